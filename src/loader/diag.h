@@ -1,0 +1,24 @@
+/* Internal: the thread-local last-error sentence and the log. Shared by both layers. */
+#ifndef CUSHIM_LOADER_DIAG_H
+#define CUSHIM_LOADER_DIAG_H
+
+#include "cushim.h"
+
+#if defined(__GNUC__)
+#define CUSHIM__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CUSHIM__PRINTF(f, a)
+#endif
+
+/* Sets this thread's cushim_last_error() sentence and returns r, so that a failure reads
+ * `return cushim__fail(CUDA_ERROR_INVALID_VALUE, "...", ...);`. */
+CUresult cushim__fail(CUresult r, const char *fmt, ...) CUSHIM__PRINTF(2, 3);
+void cushim__set_error(const char *fmt, ...) CUSHIM__PRINTF(1, 2);
+void cushim__clear_error(void);
+
+/* Sends a message to the handler, or to stderr at or above CUSHIM_LOG. */
+void cushim__log(cushim_log_level level, const char *fmt, ...) CUSHIM__PRINTF(2, 3);
+/* Whether a message at this level would go anywhere: callers skip formatting otherwise. */
+bool cushim__log_enabled(cushim_log_level level);
+
+#endif

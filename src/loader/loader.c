@@ -1,0 +1,241 @@
+/* Finding and opening the driver, resolving the function table, and the driver status. */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/diag.h"
+#include "loader/loader.h"
+#include "loader/table.h"
+
+#ifndef CUSHIM_PER_THREAD_STREAM
+#define CUSHIM_PER_THREAD_STREAM 0
+#endif
+
+/* The table every layer calls through. It starts as the stubs, so no slot is ever NULL. */
+cushim_driver_table cushim__table;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_bool loaded; /* set once, with release, after the table is complete */
+static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
+static cushim_driver_info info;
+static bool resolved[CUSHIM_TABLE_ENTRIES];
+static char message[4096];
+static char loaded_path[4096];
+
+typedef CUresult (*init_fn)(unsigned);
+typedef CUresult (*version_fn)(int *);
+typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t,
+                            CUdriverProcAddressQueryResult *);
+typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
+
+/* Appends to the status message; the text is cut, never overrun, when it is long. */
+static void note(const char *fmt, ...) CUSHIM__PRINTF(1, 2);
+static void note(const char *fmt, ...) {
+    size_t used = strlen(message);
+    if (used + 1 >= sizeof message) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message + used, sizeof message - used, fmt, ap);
+    va_end(ap);
+}
+
+static void *sym(void *h, const char *name) {
+    /* dlsym returns an object pointer; the driver's entries are functions of known types. */
+    return dlsym(h, name);
+}
+
+static void finish(cushim_driver_status status, CUresult r) {
+    info.status = status;
+    info.result = r;
+    init_result = r;
+}
+
+static unsigned resolve_table(void *gpa2, void *gpa1, int driver_version) {
+    const cuuint64_t flags = CUSHIM_PER_THREAD_STREAM ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                                                      : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+    unsigned count = 0;
+    for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
+        const cushim__entry *e = &cushim__entries[i];
+        int v = (CUSHIM_PER_THREAD_STREAM && e->ptds_version) ? e->ptds_version : e->version;
+        /* Asking for a version newer than the driver is an error; and an older ABI bound under
+         * this header's prototype would be a crash. So such an entry stays a stub. */
+        if (v > driver_version) continue;
+        void *fn = NULL;
+        CUresult r;
+        if (gpa2) {
+            CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+            gpa2_fn gpa;
+            memcpy(&gpa, &gpa2, sizeof gpa);
+            r = gpa(e->base, &fn, v, flags, &st);
+            if (st != CU_GET_PROC_ADDRESS_SUCCESS) r = CUDA_ERROR_NOT_FOUND;
+        } else {
+            gpa1_fn gpa;
+            memcpy(&gpa, &gpa1, sizeof gpa);
+            r = gpa(e->base, &fn, v, flags);
+        }
+        if (r != CUDA_SUCCESS || fn == NULL) continue;
+        memcpy((char *)&cushim__table + e->offset, &fn, sizeof fn);
+        resolved[i] = true;
+        count++;
+    }
+    return count;
+}
+
+/* Opens one candidate. Returns true when it was a CUDA driver (whatever its state), which ends
+ * the search; false, with the reason noted, to go on to the next candidate. */
+static bool try_candidate(const char *path) {
+    dlerror();
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *err = dlerror();
+        note("%s (%s); ", path, err ? err : "dlopen failed");
+        return false;
+    }
+    void *init = sym(h, "cuInit");
+    if (init == NULL) {
+        note("%s (opened, but it exports no cuInit: not a CUDA driver); ", path);
+        dlclose(h);
+        return false;
+    }
+    struct link_map *lm = NULL;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
+        snprintf(loaded_path, sizeof loaded_path, "%s", lm->l_name);
+    } else {
+        snprintf(loaded_path, sizeof loaded_path, "%s", path);
+    }
+    info.path = loaded_path;
+    /* The driver is never closed: contexts may outlive any shutdown hook. */
+
+    init_fn cu_init;
+    memcpy(&cu_init, &init, sizeof cu_init);
+    CUresult r = cu_init(0);
+    if (r == CUDA_ERROR_STUB_LIBRARY) {
+        note("%s is NVIDIA's stub library, which only satisfies the linker: install the NVIDIA "
+             "driver (it provides libcuda.so.1) to run CUDA programs.",
+             loaded_path);
+        finish(CUSHIM_DRIVER_STUB, r);
+        return true;
+    }
+    void *version = sym(h, "cuDriverGetVersion");
+    if (version) {
+        version_fn get_version;
+        memcpy(&get_version, &version, sizeof get_version);
+        if (get_version(&info.driver_version) != CUDA_SUCCESS) info.driver_version = 0;
+    }
+    void *gpa2 = sym(h, "cuGetProcAddress_v2");
+    void *gpa1 = sym(h, "cuGetProcAddress");
+    if (gpa2 == NULL && gpa1 == NULL) {
+        note("%s has no cuGetProcAddress: the driver (version %d) is older than CUDA 11.3; "
+             "update the NVIDIA driver.",
+             loaded_path, info.driver_version);
+        finish(CUSHIM_DRIVER_TOO_OLD, CUDA_ERROR_NOT_SUPPORTED);
+        return true;
+    }
+    if (r != CUDA_SUCCESS) {
+        note("%s: cuInit(0) failed with %s (%s).", loaded_path, cushim_error_name(r),
+             cushim_error_string(r));
+        finish(CUSHIM_DRIVER_INIT_FAILED, r);
+        return true;
+    }
+    info.entries_resolved = resolve_table(gpa2, gpa1, info.driver_version);
+    message[0] = '\0';
+    note("loaded %s (driver %d, header %d), %u of %u entries resolved", loaded_path,
+         info.driver_version, CUDA_VERSION, info.entries_resolved, info.entries_total);
+    finish(CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
+    return true;
+}
+
+static void load(void) {
+    memcpy(&cushim__table, &cushim__stub_table, sizeof cushim__table);
+    info.header_version = CUDA_VERSION;
+    info.entries_total = CUSHIM_TABLE_ENTRIES;
+    info.per_thread_stream = CUSHIM_PER_THREAD_STREAM;
+    info.message = message;
+    finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_STUB_LIBRARY);
+
+    const char *env = secure_getenv("CUSHIM_DRIVER");
+    if (env != NULL) {
+        /* When set, CUSHIM_DRIVER is the only candidate: a silent fallback would hide a typo. */
+        if (env[0] == '\0') {
+            note("CUSHIM_DRIVER is set but empty: give the absolute path of a driver library, or "
+                 "unset it to search the usual places.");
+        } else if (env[0] != '/') {
+            note("CUSHIM_DRIVER=%s is not an absolute path, so it is refused (a relative path "
+                 "would depend on the working directory); no other library was tried.",
+                 env);
+        } else {
+            note("tried CUSHIM_DRIVER: ");
+            if (!try_candidate(env)) note("no other library was tried since CUSHIM_DRIVER is set.");
+        }
+    } else {
+        static const char *const candidates[] = {
+            "libcuda.so.1",
+            "/usr/lib/wsl/lib/libcuda.so.1",
+            "libcuda.so", /* last: this name is often the toolkit's stub */
+        };
+        note("no CUDA driver found; tried: ");
+        bool found = false;
+        for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !found; i++) {
+            found = try_candidate(candidates[i]);
+        }
+        if (!found) note("install the NVIDIA driver, or set CUSHIM_DRIVER to its absolute path.");
+    }
+    if (info.status == CUSHIM_DRIVER_NOT_FOUND) info.path = NULL;
+    cushim__log(CUSHIM_LOG_INFO, "%s",
+                message);
+    atomic_store_explicit(&loaded, info.status == CUSHIM_DRIVER_LOADED, memory_order_release);
+}
+
+static CUresult init_slow(void) {
+    pthread_once(&once, load);
+    if (init_result != CUDA_SUCCESS) cushim__set_error("%s", message);
+    return init_result;
+}
+
+CUSHIM_API CUresult cushim_init(void) {
+    if (atomic_load_explicit(&loaded, memory_order_acquire)) return CUDA_SUCCESS;
+    return init_slow();
+}
+
+CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void) {
+    cushim_init();
+    return &info;
+}
+
+CUSHIM_API const cushim_driver_table *cushim_driver(void) {
+    return cushim_init() == CUDA_SUCCESS ? &cushim__table : NULL;
+}
+
+static int find_entry(const char *name) {
+    if (name == NULL) return -1;
+    for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
+        if (strcmp(cushim__entries[i].name, name) == 0) return (int)i;
+    }
+    return -1;
+}
+
+CUSHIM_API bool cushim_driver_has(const char *entry) {
+    if (cushim_init() != CUDA_SUCCESS) return false;
+    int i = find_entry(entry);
+    return i >= 0 && resolved[i];
+}
+
+CUresult cushim__unavailable(unsigned index) {
+    const cushim__entry *e = &cushim__entries[index];
+    int v = (CUSHIM_PER_THREAD_STREAM && e->ptds_version) ? e->ptds_version : e->version;
+    if (v > info.driver_version) {
+        return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
+                            "%s is not available: its ABI in this cushim build appeared in CUDA "
+                            "%d, and the driver is %d",
+                            e->name, v, info.driver_version);
+    }
+    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
+                        "%s is not available: the driver (version %d) does not provide %s at "
+                        "version %d",
+                        e->name, info.driver_version, e->base, v);
+}
