@@ -1,0 +1,163 @@
+/* Contexts: the device's primary context, or a dedicated one; refcounted. */
+#include "api/object.h"
+
+#define T cushim__table
+
+static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
+    CUresult r = T.cuDeviceGet(dev, ordinal);
+    if (r == CUDA_SUCCESS) return r;
+    int count = 0;
+    if (T.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
+    return cushim__fail(r, "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
+                           "device%s)",
+                        fn, ordinal, cushim_error_name(r), count, count == 1 ? "" : "s");
+}
+
+static cushim_context *new_context(CUcontext raw, CUdevice dev, int ordinal, bool primary) {
+    cushim_context *c = cushim__alloc(sizeof *c);
+    if (c == NULL) return NULL;
+    cushim__object_init(&c->obj, CUSHIM__CONTEXT);
+    c->raw = raw;
+    c->device = dev;
+    c->ordinal = ordinal;
+    c->primary = primary;
+    return c;
+}
+
+CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_context_primary: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim_init();
+    if (r != CUDA_SUCCESS) return r;
+    CUdevice dev;
+    r = get_device(&dev, ordinal, "cushim_context_primary");
+    if (r != CUDA_SUCCESS) return r;
+    cushim_context *c = new_context(NULL, dev, ordinal, true);
+    if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    r = T.cuDevicePrimaryCtxRetain(&c->raw, dev);
+    if (r != CUDA_SUCCESS) {
+        cushim__free(c);
+        return cushim__fail(r, "cushim_context_primary: retaining the primary context of device "
+                               "%d failed with %s",
+                            ordinal, cushim_error_name(r));
+    }
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, unsigned flags) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_context_create: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim_init();
+    if (r != CUDA_SUCCESS) return r;
+    CUdevice dev;
+    r = get_device(&dev, ordinal, "cushim_context_create");
+    if (r != CUDA_SUCCESS) return r;
+    /* cuCtxCreate makes the new context current; the caller's current one is put back. */
+    CUcontext prev = NULL;
+    r = T.cuCtxGetCurrent(&prev);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_context_create: reading the current context failed with %s",
+                            cushim_error_name(r));
+    }
+    cushim_context *c = new_context(NULL, dev, ordinal, false);
+    if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUctxCreateParams params = {0};
+    r = T.cuCtxCreate(&c->raw, &params, flags, dev);
+    if (r != CUDA_SUCCESS) {
+        cushim__free(c);
+        return cushim__fail(r, "cushim_context_create: cuCtxCreate on device %d with flags 0x%x "
+                               "failed with %s",
+                            ordinal, flags, cushim_error_name(r));
+    }
+    r = T.cuCtxSetCurrent(prev);
+    if (r != CUDA_SUCCESS) {
+        CUresult d = T.cuCtxDestroy(c->raw);
+        if (d != CUDA_SUCCESS) cushim__destroy_refused("context", (void *)c->raw, d);
+        cushim__free(c);
+        return cushim__fail(r, "cushim_context_create: restoring the previous current context "
+                               "failed with %s",
+                            cushim_error_name(r));
+    }
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
+    if (cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_retain") != CUDA_SUCCESS) {
+        return NULL;
+    }
+    cushim__retain(&ctx->obj);
+    return ctx;
+}
+
+CUSHIM_API void cushim_context_release(cushim_context *ctx) {
+    if (ctx == NULL) return;
+    if (cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_release") != CUDA_SUCCESS) {
+        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+        return;
+    }
+    if (!cushim__release(&ctx->obj)) return;
+    CUresult r = ctx->primary ? T.cuDevicePrimaryCtxRelease(ctx->device) : T.cuCtxDestroy(ctx->raw);
+    if (r != CUDA_SUCCESS) {
+        cushim__destroy_refused(ctx->primary ? "primary context" : "context", (void *)ctx->raw, r);
+    }
+    cushim__free(ctx);
+}
+
+CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx) {
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_synchronize");
+    if (r != CUDA_SUCCESS) return r;
+    cushim__guard g;
+    r = cushim__enter(ctx->raw, &g);
+    if (r != CUDA_SUCCESS) return r;
+    r = T.cuCtxSynchronize();
+    CUresult l = cushim__leave(&g);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_context_synchronize: %s", cushim_error_name(r));
+    }
+    return l;
+}
+
+CUSHIM_API CUresult cushim_device_synchronize(void) {
+    CUresult r = cushim_init();
+    if (r != CUDA_SUCCESS) return r;
+    r = T.cuCtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_device_synchronize: cuCtxSynchronize failed with %s%s",
+                            cushim_error_name(r),
+                            r == CUDA_ERROR_INVALID_CONTEXT ? " (no context is current)" : "");
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
+                                                         int *greatest) {
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_stream_priority_range");
+    if (r != CUDA_SUCCESS) return r;
+    if (least == NULL && greatest == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "cushim_context_stream_priority_range: least and greatest are NULL");
+    }
+    cushim__guard g;
+    r = cushim__enter(ctx->raw, &g);
+    if (r != CUDA_SUCCESS) return r;
+    r = T.cuCtxGetStreamPriorityRange(least, greatest);
+    CUresult l = cushim__leave(&g);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_context_stream_priority_range: %s", cushim_error_name(r));
+    }
+    return l;
+}
+
+CUSHIM_API CUcontext cushim_context_raw(const cushim_context *ctx) {
+    return cushim__is(ctx, CUSHIM__CONTEXT) ? ctx->raw : NULL;
+}
+
+CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx) {
+    return cushim__is(ctx, CUSHIM__CONTEXT) ? ctx->device : CU_DEVICE_INVALID;
+}

@@ -1,0 +1,153 @@
+/* Events: created and destroyed with their context current; refcounted. */
+#include "api/object.h"
+
+#define T cushim__table
+
+static const unsigned event_flags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+                                    CU_EVENT_INTERPROCESS;
+
+CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx, unsigned flags) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_event_create: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_event_create");
+    if (r != CUDA_SUCCESS) return r;
+    if ((flags & ~event_flags) != 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "cushim_event_create: flags 0x%x: the event flags are "
+                            "CU_EVENT_DEFAULT, BLOCKING_SYNC, DISABLE_TIMING and INTERPROCESS",
+                            flags);
+    }
+    if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "cushim_event_create: CU_EVENT_INTERPROCESS needs "
+                            "CU_EVENT_DISABLE_TIMING too");
+    }
+    cushim_event *e = cushim__alloc(sizeof *e);
+    if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    cushim__guard g;
+    r = cushim__enter(ctx->raw, &g);
+    if (r != CUDA_SUCCESS) {
+        cushim__free(e);
+        return r;
+    }
+    r = T.cuEventCreate(&e->raw, flags);
+    if (r != CUDA_SUCCESS) {
+        cushim__fail(r, "cushim_event_create: cuEventCreate with flags 0x%x failed with %s", flags,
+                     cushim_error_name(r));
+    }
+    CUresult l = cushim__leave(&g);
+    if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
+        CUresult d = T.cuEventDestroy(e->raw);
+        if (d != CUDA_SUCCESS) cushim__destroy_refused("event", (void *)e->raw, d);
+        r = l;
+    }
+    if (r != CUDA_SUCCESS) {
+        cushim__free(e);
+        return r;
+    }
+    cushim__object_init(&e->obj, CUSHIM__EVENT);
+    e->ctx = cushim_context_retain(ctx);
+    e->flags = flags;
+    *out = e;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e) {
+    if (cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_retain") != CUDA_SUCCESS) return NULL;
+    cushim__retain(&e->obj);
+    return e;
+}
+
+CUSHIM_API void cushim_event_release(cushim_event *e) {
+    if (e == NULL) return;
+    if (cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_release") != CUDA_SUCCESS) {
+        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+        return;
+    }
+    if (!cushim__release(&e->obj)) return;
+    cushim__guard g;
+    CUresult r = cushim__enter(e->ctx->raw, &g);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuEventDestroy(e->raw);
+        CUresult l = cushim__leave(&g);
+        if (r != CUDA_SUCCESS) cushim__destroy_refused("event", (void *)e->raw, r);
+        if (l != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+    } else {
+        cushim__destroy_refused("event", (void *)e->raw, r);
+    }
+    cushim_context_release(e->ctx);
+    cushim__free(e);
+}
+
+CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_record");
+    if (r != CUDA_SUCCESS) return r;
+    if (s != NULL) {
+        r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_event_record");
+        if (r != CUDA_SUCCESS) return r;
+        if (s->ctx->raw != e->ctx->raw) {
+            return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
+                                "cushim_event_record: the event belongs to context %p and the "
+                                "stream to context %p; an event records only in its own context",
+                                (void *)e->ctx->raw, (void *)s->ctx->raw);
+        }
+        r = T.cuEventRecord(e->raw, s->raw);
+    } else {
+        cushim__guard g;
+        r = cushim__enter(e->ctx->raw, &g);
+        if (r != CUDA_SUCCESS) return r;
+        r = T.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
+        CUresult l = cushim__leave(&g);
+        if (r == CUDA_SUCCESS) r = l;
+    }
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_event_record: %s", cushim_error_name(r));
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_synchronize");
+    if (r != CUDA_SUCCESS) return r;
+    r = T.cuEventSynchronize(e->raw);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_event_synchronize: %s", cushim_error_name(r));
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_event_query(cushim_event *e) {
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_query");
+    if (r != CUDA_SUCCESS) return r;
+    return T.cuEventQuery(e->raw);
+}
+
+CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cushim_event *end) {
+    if (ms == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_event_elapsed_ms: ms is NULL");
+    }
+    CUresult r = cushim__check(start, CUSHIM__EVENT, "start", "cushim_event_elapsed_ms");
+    if (r == CUDA_SUCCESS) r = cushim__check(end, CUSHIM__EVENT, "end", "cushim_event_elapsed_ms");
+    if (r != CUDA_SUCCESS) return r;
+    if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) {
+        return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
+                            "cushim_event_elapsed_ms: the %s event was created with "
+                            "CU_EVENT_DISABLE_TIMING, so it records no time",
+                            (start->flags & CU_EVENT_DISABLE_TIMING) ? "start" : "end");
+    }
+    r = T.cuEventElapsedTime(ms, start->raw, end->raw);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) {
+        return cushim__fail(r, "cushim_event_elapsed_ms: %s", cushim_error_name(r));
+    }
+    return r;
+}
+
+CUSHIM_API cushim_context *cushim_event_context(const cushim_event *e) {
+    return cushim__is(e, CUSHIM__EVENT) ? e->ctx : NULL;
+}
+
+CUSHIM_API CUevent cushim_event_raw(const cushim_event *e) {
+    return cushim__is(e, CUSHIM__EVENT) ? e->raw : NULL;
+}

@@ -1,0 +1,346 @@
+/* Device limits, read once per device, and the launch: pre-checks against those limits, then
+ * the driver. The launch is benchmarked against a direct cuLaunchKernel, so its common path
+ * does tag checks, compares with cached numbers and the call; every sentence is written off
+ * that path, in functions kept out of line. */
+#include <limits.h>
+#include <pthread.h>
+
+#include "api/module.h"
+
+#define T cushim__table
+
+#if defined(__GNUC__)
+#define COLD __attribute__((cold, noinline))
+#define NOINLINE __attribute__((noinline))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define COLD
+#define NOINLINE
+#define UNLIKELY(x) (x)
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Device limits                                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Devices past this ordinal get no cached limits, and so no launches through cushim. */
+#define MAX_DEVICES 256
+
+typedef struct device_slot {
+    atomic_bool ready;
+    cushim__limits limits;
+} device_slot;
+
+static device_slot slots[MAX_DEVICES];
+static pthread_mutex_t limits_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal) {
+    static const struct {
+        CUdevice_attribute attr;
+        const char *name;
+    } wanted[] = {
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X"},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "MAX_BLOCK_DIM_Y"},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "MAX_BLOCK_DIM_Z"},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "MAX_GRID_DIM_X"},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "MAX_GRID_DIM_Y"},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "MAX_GRID_DIM_Z"},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK"},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+         "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"},
+        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT"},
+        {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH"},
+    };
+    int v[sizeof wanted / sizeof wanted[0]];
+    for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+        CUresult r = T.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
+        if (r != CUDA_SUCCESS) {
+            return cushim__fail(r, "device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
+                                ordinal, wanted[i].name, cushim_error_name(r));
+        }
+    }
+    l->max_threads_per_block = v[0];
+    for (int i = 0; i < 3; i++) {
+        l->max_block[i] = v[1 + i];
+        l->max_grid[i] = v[4 + i];
+    }
+    l->max_smem_per_block = v[7];
+    /* Devices without opt-in report less than the plain limit, or nothing: the plain one holds. */
+    l->max_smem_per_block_optin = v[8] > v[7] ? v[8] : v[7];
+    l->sm_count = v[9];
+    l->cooperative = v[10];
+    return CUDA_SUCCESS;
+}
+
+CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out) {
+    int ordinal = ctx->ordinal;
+    if (ordinal < 0 || ordinal >= MAX_DEVICES) {
+        return cushim__fail(CUDA_ERROR_INVALID_DEVICE,
+                            "device %d: cushim keeps the limits of devices 0 to %d only", ordinal,
+                            MAX_DEVICES - 1);
+    }
+    device_slot *slot = &slots[ordinal];
+    /* Read once per device: the acquire pairs with the release below, so a thread that sees
+     * ready sees the limits. A failed read leaves the slot empty for a later try. */
+    if (!atomic_load_explicit(&slot->ready, memory_order_acquire)) {
+        CUresult r = CUDA_SUCCESS;
+        pthread_mutex_lock(&limits_lock);
+        if (!atomic_load_explicit(&slot->ready, memory_order_relaxed)) {
+            cushim__limits l;
+            r = read_device(&l, ctx->device, ordinal);
+            if (r == CUDA_SUCCESS) {
+                slot->limits = l;
+                atomic_store_explicit(&slot->ready, true, memory_order_release);
+            }
+        }
+        pthread_mutex_unlock(&limits_lock);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    *out = &slot->limits;
+    return CUDA_SUCCESS;
+}
+
+const cushim__limits *cushim__device_limits(const cushim_context *ctx) {
+    const cushim__limits *l = NULL;
+    return cushim__read_limits(ctx, &l) == CUDA_SUCCESS ? l : NULL;
+}
+
+unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem,
+                                    int attr_max_dynamic) {
+    long long plain = (long long)l->max_smem_per_block - static_smem;
+    long long dynamic = attr_max_dynamic > 0 ? attr_max_dynamic : plain;
+    long long cap = (long long)l->max_smem_per_block_optin - static_smem;
+    if (dynamic > cap) dynamic = cap;
+    if (dynamic < 0) dynamic = 0;
+    return dynamic > UINT_MAX ? UINT_MAX : (unsigned)dynamic;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pre-checks                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Whether cfg passes every limit, branch-free. Subtracting 1 makes a zero wrap around to
+ * UINT_MAX, so one unsigned compare refuses both a zero and an oversized dimension; the thread
+ * count cannot overflow 64 bits where the dimensions passed. */
+static inline bool within_limits(const cushim_function *f, const cushim_launch_config *c) {
+    const cushim__limits *l = f->limits;
+    unsigned bad = (c->block.x - 1u >= (unsigned)l->max_block[0]) |
+                   (c->block.y - 1u >= (unsigned)l->max_block[1]) |
+                   (c->block.z - 1u >= (unsigned)l->max_block[2]) |
+                   (c->grid.x - 1u >= (unsigned)l->max_grid[0]) |
+                   (c->grid.y - 1u >= (unsigned)l->max_grid[1]) |
+                   (c->grid.z - 1u >= (unsigned)l->max_grid[2]);
+    uint64_t threads = (uint64_t)c->block.x * c->block.y * c->block.z;
+    bad |= threads > f->max_threads;
+    bad |= c->shared_mem_bytes >
+           atomic_load_explicit(&f->max_dynamic_smem, memory_order_relaxed);
+    return bad == 0;
+}
+
+static const char axis[3] = {'X', 'Y', 'Z'};
+
+static CUresult refuse_dims(const char *fn, const char *what, cushim_dim3 d, const int max[3]) {
+    const unsigned v[3] = {d.x, d.y, d.z};
+    if (v[0] == 0 || v[1] == 0 || v[2] == 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: %s (%u, %u, %u) has a zero dimension",
+                            fn, what, v[0], v[1], v[2]);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (v[i] > (unsigned)max[i]) {
+            return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                                "%s: %s (%u, %u, %u) is %u in %c; this device allows %d "
+                                "(CU_DEVICE_ATTRIBUTE_MAX_%s_DIM_%c)",
+                                fn, what, v[0], v[1], v[2], v[i], axis[i], max[i],
+                                what[0] == 'b' ? "BLOCK" : "GRID", axis[i]);
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+/* The shared memory refusal. The kernel's limit is read again first: the caller may have
+ * raised CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES since we cached it, and then the
+ * launch goes on (CUDA_SUCCESS). */
+static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config *c,
+                            const char *fn) {
+    const cushim__limits *l = f->limits;
+    int attr = 0;
+    if (T.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
+        CUDA_SUCCESS) {
+        unsigned now = cushim__dynamic_smem_limit(l, f->static_smem, attr);
+        atomic_store_explicit(&((cushim_function *)f)->max_dynamic_smem, now,
+                              memory_order_relaxed);
+        if (c->shared_mem_bytes <= now) return CUDA_SUCCESS;
+    }
+    unsigned limit = atomic_load_explicit(&f->max_dynamic_smem, memory_order_relaxed);
+    unsigned long long total = (unsigned long long)f->static_smem + c->shared_mem_bytes;
+    if (total > (unsigned long long)l->max_smem_per_block_optin) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: kernel '%s' would use %llu bytes of shared memory per block "
+                            "(%d static + %u dynamic); this device allows %d per block",
+                            fn, f->name, total, f->static_smem, c->shared_mem_bytes,
+                            l->max_smem_per_block_optin);
+    }
+    return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                        "%s: kernel '%s' asks for %u bytes of dynamic shared memory (beside %d "
+                        "static); it may use %u, as the plain limit is %d bytes per block "
+                        "(raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to opt in to up "
+                        "to %d)",
+                        fn, f->name, c->shared_mem_bytes, f->static_smem, limit,
+                        l->max_smem_per_block, l->max_smem_per_block_optin);
+}
+
+/* Says why within_limits() refused, in the order a reader would look: arguments, zero
+ * dimensions, threads per block, each dimension, shared memory. CUDA_SUCCESS when nothing
+ * is wrong after all (a raised shared memory limit). */
+static COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
+                                   const char *fn) {
+    CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
+    if (r != CUDA_SUCCESS) return r;
+    if (c == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: cfg is NULL", fn);
+    const cushim__limits *l = f->limits;
+    const cushim_dim3 b = c->block, g = c->grid;
+    if (b.x == 0 || b.y == 0 || b.z == 0) return refuse_dims(fn, "block", b, l->max_block);
+    if (g.x == 0 || g.y == 0 || g.z == 0) return refuse_dims(fn, "grid", g, l->max_grid);
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (threads > (unsigned long long)l->max_threads_per_block) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: block (%u, %u, %u) has %llu threads; this device allows %d per "
+                            "block",
+                            fn, b.x, b.y, b.z, threads, l->max_threads_per_block);
+    }
+    if (threads > f->max_threads) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: block (%u, %u, %u) has %llu threads; kernel '%s' allows %u per "
+                            "block (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: its registers and "
+                            "other resources limit it)",
+                            fn, b.x, b.y, b.z, threads, f->name, f->max_threads);
+    }
+    r = refuse_dims(fn, "block", b, l->max_block);
+    if (r != CUDA_SUCCESS) return r;
+    r = refuse_dims(fn, "grid", g, l->max_grid);
+    if (r != CUDA_SUCCESS) return r;
+    return refuse_smem(f, c, fn);
+}
+
+static COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
+                                   const char *fn) {
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "cfg->stream", fn);
+    if (r != CUDA_SUCCESS) return r;
+    return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
+                        "%s: stream %p belongs to context %p, but kernel '%s' was loaded in "
+                        "context %p; launch it on a stream of that context",
+                        fn, (const void *)s, (void *)s->ctx->raw, f->name, (void *)f->ctx_raw);
+}
+
+static COLD CUresult launch_failed(CUresult r, const cushim_function *f,
+                                   const cushim_launch_config *c, const char *entry,
+                                   const char *fn) {
+    return cushim__fail(r,
+                        "%s: %s of kernel '%s' with grid (%u, %u, %u), block (%u, %u, %u) and "
+                        "%u bytes of dynamic shared memory failed with %s",
+                        fn, entry, f->name, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+                        c->block.y, c->block.z, c->shared_mem_bytes, cushim_error_name(r));
+}
+
+CUresult cushim__no_cooperative(const cushim_function *f, const char *fn) {
+    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
+                        "%s: device %d does not support cooperative launch "
+                        "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)",
+                        fn, f->ctx->ordinal);
+}
+
+static COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
+                                      unsigned long long blocks, int per_sm, const char *fn) {
+    return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+                        "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
+                        "(%d per SM x %d SMs) for kernel '%s' with block (%u, %u, %u) and %u "
+                        "bytes of dynamic shared memory",
+                        fn, blocks, (unsigned long long)per_sm * (unsigned)f->limits->sm_count,
+                        per_sm, f->limits->sm_count, f->name, c->block.x, c->block.y, c->block.z,
+                        c->shared_mem_bytes);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launch                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static inline bool stream_ok(const cushim_function *f, const cushim_stream *s) {
+    return cushim__is(s, CUSHIM__STREAM) && (!f->check_stream_ctx || s->ctx->raw == f->ctx_raw);
+}
+
+static inline CUresult driver_launch(const cushim_function *f, const cushim_launch_config *c,
+                                     CUstream stream, void **params, bool cooperative) {
+    if (cooperative) {
+        return T.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+                                           c->block.y, c->block.z, c->shared_mem_bytes, stream,
+                                           params);
+    }
+    return T.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
+                            c->block.z, c->shared_mem_bytes, stream, params, NULL);
+}
+
+/* A NULL stream: the default stream of the function's context, which must be current to be
+ * named; the caller's current context is back afterwards. */
+static NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
+                                        void **params, bool cooperative, const char *fn) {
+    cushim__guard g;
+    CUresult r = cushim__enter(f->ctx_raw, &g);
+    if (r != CUDA_SUCCESS) return r;
+    r = driver_launch(f, c, CUSHIM__DEFAULT_STREAM, params, cooperative);
+    CUresult l = cushim__leave(&g);
+    if (r != CUDA_SUCCESS) {
+        return launch_failed(r, f, c, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+                             fn);
+    }
+    return l;
+}
+
+CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
+                                  void **params) {
+    static const char fn[] = "cushim_launch";
+    if (UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+        CUresult r = refuse_config(f, cfg, fn);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    const cushim_stream *s = cfg->stream;
+    if (s == NULL) return launch_default(f, cfg, params, false, fn);
+    if (UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
+    CUresult r = T.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x,
+                                  cfg->block.y, cfg->block.z, cfg->shared_mem_bytes, s->raw,
+                                  params, NULL);
+    if (UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
+                                              const cushim_launch_config *cfg, void **params) {
+    static const char fn[] = "cushim_launch_cooperative";
+    if (UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+        CUresult r = refuse_config(f, cfg, fn);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    const cushim_stream *s = cfg->stream;
+    if (UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, fn);
+    const cushim__limits *l = f->limits;
+    if (UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, fn);
+    /* The grid must fit at once. The pre-checks bound the thread count by the device's limit. */
+    unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
+    int per_sm;
+    if (!cushim__coop_cache_get(f, threads, cfg->shared_mem_bytes, &per_sm)) {
+        CUresult r = cushim__active_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, fn);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    unsigned long long blocks = (unsigned long long)cfg->grid.x * cfg->grid.y * cfg->grid.z;
+    if (UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
+        return refuse_too_large(f, cfg, blocks, per_sm, fn);
+    }
+    if (s == NULL) return launch_default(f, cfg, params, true, fn);
+    CUresult r = T.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
+                                             cfg->block.x, cfg->block.y, cfg->block.z,
+                                             cfg->shared_mem_bytes, s->raw, params);
+    if (UNLIKELY(r != CUDA_SUCCESS)) {
+        return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", fn);
+    }
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,456 @@
+/* Modules (loaded into a context), libraries (context-less, cuLibraryLoadData) and the
+ * functions they own. Modules are loaded and unloaded with their context current. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/module.h"
+
+#define T cushim__table
+
+/* ------------------------------------------------------------------------------------------ */
+/* JIT logs                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The options every load passes: the error and info logs, so that a PTX that fails to compile
+ * says why. The driver writes the used sizes back into vals. */
+enum { JIT_OPTION_COUNT = 4 };
+
+static void jit_options(CUjit_option opts[JIT_OPTION_COUNT], void *vals[JIT_OPTION_COUNT],
+                        char *error_log, char *info_log) {
+    error_log[0] = '\0';
+    info_log[0] = '\0';
+    opts[0] = CU_JIT_ERROR_LOG_BUFFER;
+    vals[0] = error_log;
+    opts[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[1] = (void *)(uintptr_t)CUSHIM__JIT_LOG_BYTES;
+    opts[2] = CU_JIT_INFO_LOG_BUFFER;
+    vals[2] = info_log;
+    opts[3] = CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES;
+    vals[3] = (void *)(uintptr_t)CUSHIM__JIT_LOG_BYTES;
+}
+
+/* Makes a log fit to print: NUL-terminated whatever the driver did, no trailing newlines. */
+static const char *tidy_log(char *log) {
+    log[CUSHIM__JIT_LOG_BYTES - 1] = '\0';
+    size_t n = strlen(log);
+    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' ')) log[--n] = 0;
+    return log;
+}
+
+/* The sentence for a failed load: the JIT's error log when it wrote one, else the code's text. */
+static CUresult load_failed(CUresult r, const char *fn, const char *path, char *error_log,
+                            char *info_log) {
+    const char *why = tidy_log(error_log);
+    if (*why == '\0') why = tidy_log(info_log);
+    if (*why == '\0') why = cushim_error_string(r);
+    if (path != NULL) {
+        return cushim__fail(r, "%s: %s: %s: %s", fn, path, cushim_error_name(r), why);
+    }
+    return cushim__fail(r, "%s: %s: %s", fn, cushim_error_name(r), why);
+}
+
+static void log_info(const char *fn, char *info_log) {
+    const char *info = tidy_log(info_log);
+    if (*info != '\0') cushim__log(CUSHIM_LOG_DEBUG, "%s: JIT info: %s", fn, info);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Functions                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static cushim_function *new_function(const char *name) {
+    size_t len = strlen(name);
+    cushim_function *f = cushim__alloc(sizeof *f + len + 1);
+    if (f == NULL) return NULL;
+    memcpy(f->name, name, len + 1);
+    return f;
+}
+
+/* Reads, once, what the launch pre-checks need from the kernel, and folds it together with the
+ * device's limits. */
+static CUresult read_attributes(cushim_function *f, const char *fn) {
+    static const struct {
+        CUfunction_attribute attr;
+        const char *name;
+    } wanted[] = {
+        {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"},
+        {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"},
+        {CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+         "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"},
+    };
+    int value[3];
+    for (int i = 0; i < 3; i++) {
+        CUresult r = T.cuFuncGetAttribute(&value[i], wanted[i].attr, f->fn);
+        if (r != CUDA_SUCCESS) {
+            return cushim__fail(r, "%s: kernel '%s': reading %s failed with %s", fn, f->name,
+                                wanted[i].name, cushim_error_name(r));
+        }
+    }
+    f->static_smem = value[0];
+    f->kernel_max_threads = value[1];
+    const cushim__limits *l = f->limits;
+    int threads = l->max_threads_per_block;
+    if (value[1] > 0 && value[1] < threads) threads = value[1];
+    f->max_threads = threads > 0 ? (unsigned)threads : 0u;
+    atomic_init(&f->max_dynamic_smem, cushim__dynamic_smem_limit(l, value[0], value[2]));
+    atomic_init(&f->coop_cache, 0);
+    return CUDA_SUCCESS;
+}
+
+static cushim_function *find_function(cushim_function *list, const char *name, CUcontext ctx) {
+    for (cushim_function *f = list; f != NULL; f = f->next) {
+        if (f->ctx_raw == ctx && strcmp(f->name, name) == 0) return f;
+    }
+    return NULL;
+}
+
+/* Frees a list of functions; a library's hold a reference to their context. */
+static void free_functions(cushim_function *f, bool owns_ctx) {
+    while (f != NULL) {
+        cushim_function *next = f->next;
+        atomic_store_explicit(&f->obj.tag, (uint32_t)CUSHIM__DEAD, memory_order_relaxed);
+        if (owns_ctx) cushim_context_release(f->ctx);
+        cushim__free(f);
+        f = next;
+    }
+}
+
+CUSHIM_API CUfunction cushim_function_raw(const cushim_function *f) {
+    return cushim__is(f, CUSHIM__FUNCTION) ? f->raw : NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Modules                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+static CUresult load_module(cushim_module **out, cushim_context *ctx, const void *image,
+                            const char *path, const char *fn) {
+    cushim_module *m = cushim__alloc(sizeof *m);
+    if (m == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (path != NULL) {
+        m->path = cushim__alloc(strlen(path) + 1);
+        if (m->path == NULL) {
+            cushim__free(m);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        strcpy(m->path, path);
+    }
+    char error_log[CUSHIM__JIT_LOG_BYTES], info_log[CUSHIM__JIT_LOG_BYTES];
+    CUjit_option opts[JIT_OPTION_COUNT];
+    void *vals[JIT_OPTION_COUNT];
+    jit_options(opts, vals, error_log, info_log);
+
+    cushim__guard g;
+    CUresult r = cushim__enter(ctx->raw, &g);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuModuleLoadDataEx(&m->raw, image, JIT_OPTION_COUNT, opts, vals);
+        if (r != CUDA_SUCCESS) load_failed(r, fn, path, error_log, info_log);
+        CUresult l = cushim__leave(&g);
+        if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
+            /* Loaded, but the caller's context could not be put back: undo, so that the failure
+             * leaves nothing behind. */
+            CUresult d = T.cuModuleUnload(m->raw);
+            if (d != CUDA_SUCCESS) cushim__destroy_refused("module", (void *)m->raw, d);
+            r = l;
+        }
+    }
+    if (r != CUDA_SUCCESS) {
+        cushim__free(m->path);
+        cushim__free(m);
+        return r;
+    }
+    log_info(fn, info_log);
+    pthread_mutex_init(&m->lock, NULL);
+    cushim__object_init(&m->obj, CUSHIM__MODULE);
+    m->ctx = cushim_context_retain(ctx);
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_module_load_data(cushim_module **out, cushim_context *ctx,
+                                            const void *image) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_data: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_module_load_data");
+    if (r != CUDA_SUCCESS) return r;
+    if (image == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_data: image is NULL");
+    }
+    return load_module(out, ctx, image, NULL, "cushim_module_load_data");
+}
+
+/* Reads a whole file and adds a NUL, which PTX text needs and a cubin or fatbin ignores. */
+static CUresult read_file(const char *path, char **data, const char *fn) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        char buf[256];
+        const char *why = strerror_r(errno, buf, sizeof buf);
+        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open '%s': %s", fn, path,
+                            why);
+    }
+    size_t used = 0, size = 64 * 1024;
+    char *p = malloc(size);
+    while (p != NULL) {
+        used += fread(p + used, 1, size - 1 - used, file);
+        if (used < size - 1) break;
+        char *bigger = realloc(p, size * 2);
+        if (bigger == NULL) free(p);
+        p = bigger;
+        size *= 2;
+    }
+    bool failed = p != NULL && ferror(file);
+    fclose(file);
+    if (p == NULL) {
+        return cushim__fail(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory reading '%s'", fn,
+                            path);
+    }
+    if (failed) {
+        free(p);
+        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: reading '%s' failed", fn, path);
+    }
+    p[used] = '\0';
+    *data = p;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_module_load_file(cushim_module **out, cushim_context *ctx,
+                                            const char *path) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_file: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_module_load_file");
+    if (r != CUDA_SUCCESS) return r;
+    if (path == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_file: path is NULL");
+    }
+    /* Read here rather than with cuModuleLoad, so that a PTX file gets the JIT log too. */
+    char *data = NULL;
+    r = read_file(path, &data, "cushim_module_load_file");
+    if (r != CUDA_SUCCESS) return r;
+    r = load_module(out, ctx, data, path, "cushim_module_load_file");
+    free(data);
+    return r;
+}
+
+CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
+    if (cushim__check(m, CUSHIM__MODULE, "m", "cushim_module_retain") != CUDA_SUCCESS) return NULL;
+    cushim__retain(&m->obj);
+    return m;
+}
+
+CUSHIM_API void cushim_module_release(cushim_module *m) {
+    if (m == NULL) return;
+    if (cushim__check(m, CUSHIM__MODULE, "m", "cushim_module_release") != CUDA_SUCCESS) {
+        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+        return;
+    }
+    if (!cushim__release(&m->obj)) return;
+    cushim__guard g;
+    CUresult r = cushim__enter(m->ctx->raw, &g);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuModuleUnload(m->raw);
+        CUresult l = cushim__leave(&g);
+        if (r != CUDA_SUCCESS) cushim__destroy_refused("module", (void *)m->raw, r);
+        if (l != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+    } else {
+        cushim__destroy_refused("module", (void *)m->raw, r);
+    }
+    free_functions(m->functions, false);
+    pthread_mutex_destroy(&m->lock);
+    cushim_context_release(m->ctx);
+    cushim__free(m->path);
+    cushim__free(m);
+}
+
+/* Looks the kernel up in the module's context and reads its attributes. */
+static CUresult make_module_function(cushim_function **out, cushim_module *m, const char *name) {
+    static const char fn[] = "cushim_module_function";
+    const cushim__limits *limits = NULL;
+    CUresult r = cushim__read_limits(m->ctx, &limits);
+    if (r != CUDA_SUCCESS) return r;
+    cushim_function *f = new_function(name);
+    if (f == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    f->limits = limits;
+    f->ctx = m->ctx;
+    f->ctx_raw = m->ctx->raw;
+    f->check_stream_ctx = true;
+    cushim__guard g;
+    r = cushim__enter(m->ctx->raw, &g);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuModuleGetFunction(&f->raw, m->raw, name);
+        if (r == CUDA_ERROR_NOT_FOUND) {
+            cushim__fail(r, "%s: no kernel named '%s' in module %p%s%s%s", fn, name, (void *)m,
+                         m->path ? " (loaded from '" : "", m->path ? m->path : "",
+                         m->path ? "')" : "");
+        } else if (r != CUDA_SUCCESS) {
+            cushim__fail(r, "%s: cuModuleGetFunction of '%s' in module %p failed with %s", fn,
+                         name, (void *)m, cushim_error_name(r));
+        }
+        CUresult l = cushim__leave(&g);
+        if (r == CUDA_SUCCESS) r = l;
+    }
+    if (r == CUDA_SUCCESS) {
+        f->fn = f->raw;
+        r = read_attributes(f, fn);
+    }
+    if (r != CUDA_SUCCESS) {
+        cushim__free(f);
+        return r;
+    }
+    cushim__object_init(&f->obj, CUSHIM__FUNCTION);
+    *out = f;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_module_function(cushim_function **out, cushim_module *m,
+                                           const char *name) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_function: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim__check(m, CUSHIM__MODULE, "m", "cushim_module_function");
+    if (r != CUDA_SUCCESS) return r;
+    if (name == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_function: name is NULL");
+    }
+    /* The lock makes a name asked twice, even at once, one object. */
+    pthread_mutex_lock(&m->lock);
+    cushim_function *f = find_function(m->functions, name, m->ctx->raw);
+    if (f == NULL) {
+        r = make_module_function(&f, m, name);
+        if (r == CUDA_SUCCESS) {
+            f->next = m->functions;
+            m->functions = f;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (r == CUDA_SUCCESS) *out = f;
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Libraries                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *image) {
+    static const char fn[] = "cushim_library_load_data";
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", fn);
+    *out = NULL;
+    if (image == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: image is NULL", fn);
+    CUresult r = cushim_init();
+    if (r != CUDA_SUCCESS) return r;
+    cushim_library *lib = cushim__alloc(sizeof *lib);
+    if (lib == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUjit_option opts[JIT_OPTION_COUNT];
+    void *vals[JIT_OPTION_COUNT];
+    jit_options(opts, vals, lib->error_log, lib->info_log);
+    r = T.cuLibraryLoadData(&lib->raw, image, opts, vals, JIT_OPTION_COUNT, NULL, NULL, 0);
+    if (r != CUDA_SUCCESS) {
+        load_failed(r, fn, NULL, lib->error_log, lib->info_log);
+        cushim__free(lib);
+        return r;
+    }
+    log_info(fn, lib->info_log);
+    pthread_mutex_init(&lib->lock, NULL);
+    cushim__object_init(&lib->obj, CUSHIM__LIBRARY);
+    *out = lib;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API cushim_library *cushim_library_retain(cushim_library *lib) {
+    if (cushim__check(lib, CUSHIM__LIBRARY, "lib", "cushim_library_retain") != CUDA_SUCCESS) {
+        return NULL;
+    }
+    cushim__retain(&lib->obj);
+    return lib;
+}
+
+CUSHIM_API void cushim_library_release(cushim_library *lib) {
+    if (lib == NULL) return;
+    if (cushim__check(lib, CUSHIM__LIBRARY, "lib", "cushim_library_release") != CUDA_SUCCESS) {
+        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+        return;
+    }
+    if (!cushim__release(&lib->obj)) return;
+    /* A library belongs to no context: it is unloaded with none made current. */
+    CUresult r = T.cuLibraryUnload(lib->raw);
+    if (r != CUDA_SUCCESS) cushim__destroy_refused("library", (void *)lib->raw, r);
+    free_functions(lib->functions, true);
+    pthread_mutex_destroy(&lib->lock);
+    cushim__free(lib);
+}
+
+/* Finds the kernel, then its CUfunction in ctx (made current for it), which answers attribute
+ * and occupancy queries; the launch itself uses the CUkernel. */
+static CUresult make_library_function(cushim_function **out, cushim_library *lib,
+                                      cushim_context *ctx, const char *name) {
+    static const char fn[] = "cushim_library_function";
+    const cushim__limits *limits = NULL;
+    CUresult r = cushim__read_limits(ctx, &limits);
+    if (r != CUDA_SUCCESS) return r;
+    CUkernel kernel = NULL;
+    r = T.cuLibraryGetKernel(&kernel, lib->raw, name);
+    if (r == CUDA_ERROR_NOT_FOUND) {
+        return cushim__fail(r, "%s: no kernel named '%s' in library %p", fn, name, (void *)lib);
+    }
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "%s: cuLibraryGetKernel of '%s' in library %p failed with %s", fn,
+                            name, (void *)lib, cushim_error_name(r));
+    }
+    cushim_function *f = new_function(name);
+    if (f == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    f->raw = (CUfunction)kernel;
+    f->limits = limits;
+    f->ctx_raw = ctx->raw;
+    f->check_stream_ctx = false;
+    cushim__guard g;
+    r = cushim__enter(ctx->raw, &g);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuKernelGetFunction(&f->fn, kernel);
+        if (r != CUDA_SUCCESS) {
+            cushim__fail(r, "%s: cuKernelGetFunction of '%s' in context %p failed with %s", fn,
+                         name, (void *)ctx->raw, cushim_error_name(r));
+        }
+        CUresult l = cushim__leave(&g);
+        if (r == CUDA_SUCCESS) r = l;
+    }
+    if (r == CUDA_SUCCESS) r = read_attributes(f, fn);
+    if (r != CUDA_SUCCESS) {
+        cushim__free(f);
+        return r;
+    }
+    cushim__object_init(&f->obj, CUSHIM__FUNCTION);
+    f->ctx = cushim_context_retain(ctx);
+    *out = f;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_library_function(cushim_function **out, cushim_library *lib,
+                                            cushim_context *ctx, const char *name) {
+    static const char fn[] = "cushim_library_function";
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", fn);
+    *out = NULL;
+    CUresult r = cushim__check(lib, CUSHIM__LIBRARY, "lib", fn);
+    if (r != CUDA_SUCCESS) return r;
+    r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", fn);
+    if (r != CUDA_SUCCESS) return r;
+    if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", fn);
+    pthread_mutex_lock(&lib->lock);
+    cushim_function *f = find_function(lib->functions, name, ctx->raw);
+    if (f == NULL) {
+        r = make_library_function(&f, lib, ctx, name);
+        if (r == CUDA_SUCCESS) {
+            f->next = lib->functions;
+            lib->functions = f;
+        }
+    }
+    pthread_mutex_unlock(&lib->lock);
+    if (r == CUDA_SUCCESS) *out = f;
+    return r;
+}

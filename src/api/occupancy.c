@@ -1,0 +1,112 @@
+/* Occupancy: the driver's answers, passed through. A library kernel is asked about through its
+ * CUfunction in the bound context, so no context has to be current. */
+#include <limits.h>
+
+#include "api/module.h"
+
+#define T cushim__table
+
+CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
+                               const char *fn) {
+    int n = 0;
+    CUresult r = T.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r,
+                            "%s: cuOccupancyMaxActiveBlocksPerMultiprocessor of kernel '%s' for "
+                            "%u threads and %zu bytes of dynamic shared memory failed with %s",
+                            fn, f->name, threads, smem, cushim_error_name(r));
+    }
+    if (n < 0) n = 0;
+    cushim__coop_cache_put(f, threads, smem, n);
+    *blocks = n;
+    return CUDA_SUCCESS;
+}
+
+/* The checks the queries share: an output, a function, a block size. */
+static CUresult check_query(const void *out, const char *out_name, const cushim_function *f,
+                            int block_size, const char *fn) {
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: %s is NULL", fn, out_name);
+    CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
+    if (r != CUDA_SUCCESS) return r;
+    if (block_size <= 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: block_size is %d; a block has at least one thread", fn,
+                            block_size);
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_occupancy_max_active_blocks(int *blocks, const cushim_function *f,
+                                                       int block_size, size_t dynamic_smem) {
+    static const char fn[] = "cushim_occupancy_max_active_blocks";
+    if (blocks != NULL) *blocks = 0;
+    CUresult r = check_query(blocks, "blocks", f, block_size, fn);
+    if (r != CUDA_SUCCESS) return r;
+    return cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, fn);
+}
+
+CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
+                                                          int block_size, size_t dynamic_smem) {
+    static const char fn[] = "cushim_occupancy_max_cooperative_grid";
+    if (blocks != NULL) *blocks = 0;
+    CUresult r = check_query(blocks, "blocks", f, block_size, fn);
+    if (r != CUDA_SUCCESS) return r;
+    if (!f->limits->cooperative) return cushim__no_cooperative(f, fn);
+    int per_sm = 0;
+    r = cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, fn);
+    if (r != CUDA_SUCCESS) return r;
+    /* The same product the cooperative launch compares against, so that this grid launches. */
+    long long grid = (long long)per_sm * f->limits->sm_count;
+    *blocks = grid > INT_MAX ? INT_MAX : (int)grid;
+    return CUDA_SUCCESS;
+}
+
+static CUresult potential_block_size(int *min_grid, int *block_size, const cushim_function *f,
+                                     CUoccupancyB2DSize smem_for_block_size, size_t dynamic_smem,
+                                     int block_limit, const char *fn) {
+    if (min_grid != NULL) *min_grid = 0;
+    if (block_size != NULL) *block_size = 0;
+    if (min_grid == NULL || block_size == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: %s is NULL", fn,
+                            min_grid == NULL ? "min_grid" : "block_size");
+    }
+    CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
+    if (r != CUDA_SUCCESS) return r;
+    if (block_limit < 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: block_limit is %d; it is a thread count, or 0 for no limit", fn,
+                            block_limit);
+    }
+    r = T.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
+                                           dynamic_smem, block_limit);
+    if (r != CUDA_SUCCESS) {
+        *min_grid = 0;
+        *block_size = 0;
+        return cushim__fail(r, "%s: cuOccupancyMaxPotentialBlockSize of kernel '%s' failed with %s",
+                            fn, f->name, cushim_error_name(r));
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_occupancy_max_potential_block_size(int *min_grid, int *block_size,
+                                                              const cushim_function *f,
+                                                              size_t dynamic_smem,
+                                                              int block_limit) {
+    return potential_block_size(min_grid, block_size, f, NULL, dynamic_smem, block_limit,
+                                "cushim_occupancy_max_potential_block_size");
+}
+
+CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
+    int *min_grid, int *block_size, const cushim_function *f,
+    CUoccupancyB2DSize smem_for_block_size, int block_limit) {
+    static const char fn[] = "cushim_occupancy_max_potential_block_size_fn";
+    if (smem_for_block_size == NULL) {
+        if (min_grid != NULL) *min_grid = 0;
+        if (block_size != NULL) *block_size = 0;
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: smem_for_block_size is NULL (for a fixed amount use "
+                            "cushim_occupancy_max_potential_block_size)",
+                            fn);
+    }
+    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit, fn);
+}

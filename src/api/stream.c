@@ -1,0 +1,147 @@
+/* Streams: created and destroyed with their context current; refcounted. */
+#include "api/object.h"
+
+#define T cushim__table
+
+static CUresult check_priority(int priority) {
+    int least = 0, greatest = 0;
+    CUresult r = T.cuCtxGetStreamPriorityRange(&least, &greatest);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_stream_create: reading the priority range failed with %s",
+                            cushim_error_name(r));
+    }
+    /* Lower numbers are higher priorities: greatest <= priority <= least. */
+    if (priority < greatest || priority > least) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "cushim_stream_create: priority %d is outside this context's range "
+                            "[%d (highest), %d (lowest)]",
+                            priority, greatest, least);
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ctx, unsigned flags,
+                                         int priority) {
+    if (out == NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_stream_create: out is NULL");
+    }
+    *out = NULL;
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_stream_create");
+    if (r != CUDA_SUCCESS) return r;
+    if ((flags & ~(unsigned)CU_STREAM_NON_BLOCKING) != 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "cushim_stream_create: flags 0x%x: only CU_STREAM_DEFAULT and "
+                            "CU_STREAM_NON_BLOCKING are stream flags",
+                            flags);
+    }
+    cushim_stream *s = cushim__alloc(sizeof *s);
+    if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    cushim__guard g;
+    r = cushim__enter(ctx->raw, &g);
+    if (r != CUDA_SUCCESS) {
+        cushim__free(s);
+        return r;
+    }
+    if (priority != 0) r = check_priority(priority);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuStreamCreateWithPriority(&s->raw, flags, priority);
+        if (r != CUDA_SUCCESS) {
+            cushim__fail(r, "cushim_stream_create: cuStreamCreateWithPriority failed with %s",
+                         cushim_error_name(r));
+        }
+    }
+    CUresult l = cushim__leave(&g);
+    if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
+        /* The stream exists but the caller's context could not be put back: undo, so that the
+         * failure leaves nothing behind. */
+        CUresult d = T.cuStreamDestroy(s->raw);
+        if (d != CUDA_SUCCESS) cushim__destroy_refused("stream", (void *)s->raw, d);
+        r = l;
+    }
+    if (r != CUDA_SUCCESS) {
+        cushim__free(s);
+        return r;
+    }
+    cushim__object_init(&s->obj, CUSHIM__STREAM);
+    s->ctx = cushim_context_retain(ctx);
+    *out = s;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s) {
+    if (cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_retain") != CUDA_SUCCESS) return NULL;
+    cushim__retain(&s->obj);
+    return s;
+}
+
+CUSHIM_API void cushim_stream_release(cushim_stream *s) {
+    if (s == NULL) return;
+    if (cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_release") != CUDA_SUCCESS) {
+        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+        return;
+    }
+    if (!cushim__release(&s->obj)) return;
+    cushim__guard g;
+    CUresult r = cushim__enter(s->ctx->raw, &g);
+    if (r == CUDA_SUCCESS) {
+        r = T.cuStreamDestroy(s->raw);
+        CUresult l = cushim__leave(&g);
+        if (r != CUDA_SUCCESS) cushim__destroy_refused("stream", (void *)s->raw, r);
+        if (l != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+    } else {
+        cushim__destroy_refused("stream", (void *)s->raw, r);
+    }
+    cushim_context_release(s->ctx);
+    cushim__free(s);
+}
+
+CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_synchronize");
+    if (r != CUDA_SUCCESS) return r;
+    r = T.cuStreamSynchronize(s->raw);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_stream_synchronize: %s", cushim_error_name(r));
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_query");
+    if (r != CUDA_SUCCESS) return r;
+    /* NOT_READY is an answer, not a failure: no sentence for it. */
+    return T.cuStreamQuery(s->raw);
+}
+
+CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, unsigned flags) {
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_stream_wait_event");
+    if (r != CUDA_SUCCESS) return r;
+    if (s == NULL) {
+        /* The default stream of the event's context: it must be current to be named. */
+        cushim__guard g;
+        r = cushim__enter(e->ctx->raw, &g);
+        if (r != CUDA_SUCCESS) return r;
+        r = T.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
+        CUresult l = cushim__leave(&g);
+        if (r == CUDA_SUCCESS) r = l;
+    } else {
+        r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_wait_event");
+        if (r != CUDA_SUCCESS) return r;
+        r = T.cuStreamWaitEvent(s->raw, e->raw, flags);
+    }
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "cushim_stream_wait_event: %s", cushim_error_name(r));
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API bool cushim_stream_same_queue(const cushim_stream *a, const cushim_stream *b) {
+    return cushim__is(a, CUSHIM__STREAM) && cushim__is(b, CUSHIM__STREAM) && a->raw == b->raw;
+}
+
+CUSHIM_API cushim_context *cushim_stream_context(const cushim_stream *s) {
+    return cushim__is(s, CUSHIM__STREAM) ? s->ctx : NULL;
+}
+
+CUSHIM_API CUstream cushim_stream_raw(const cushim_stream *s) {
+    return cushim__is(s, CUSHIM__STREAM) ? s->raw : NULL;
+}

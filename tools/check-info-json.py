@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Run cushim-info (or any program) and check its exit code and, by default, its JSON output.
+
+Usage: check-info-json.py PROGRAM [ARGS...] [--expect-exit N] [--expect-status WORD]
+                          [--expect-in-message TEXT] [--expect-stdout TEXT]
+                          [--expect-stderr TEXT] [--no-json]
+
+The options above are taken by this script wherever they appear; every other argument goes to
+PROGRAM, in order. Without --no-json, stdout must be exactly one JSON object with the fields
+cushim-info documents. Exits 0 when every check passes, 1 (with the reason) otherwise.
+"""
+
+import json
+import subprocess
+import sys
+
+REQUIRED = {
+    "status": str, "result": str, "message": str, "driver_version": int, "header_version": int,
+    "entries": dict, "devices": list,
+}
+
+
+def parse(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    opts = {"exit": 0, "status": None, "in_message": None, "stdout": None, "stderr": None,
+            "json": True}
+    takes_value = {"--expect-exit": "exit", "--expect-status": "status",
+                   "--expect-in-message": "in_message", "--expect-stdout": "stdout",
+                   "--expect-stderr": "stderr"}
+    program, rest, args = argv[1], argv[2:], []
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        if a in takes_value:
+            if i + 1 >= len(rest):
+                sys.exit("check-info-json: %s needs a value" % a)
+            opts[takes_value[a]] = rest[i + 1]
+            i += 2
+            continue
+        if a == "--no-json":
+            opts["json"] = False
+        else:
+            args.append(a)
+        i += 1
+    opts["exit"] = int(opts["exit"])
+    return program, args, opts
+
+
+def check_json(out, opts, fail):
+    try:
+        doc = json.loads(out.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        fail("stdout is not valid JSON (%s)" % e)
+    if not isinstance(doc, dict):
+        fail("stdout is JSON but not an object")
+    for key, kind in REQUIRED.items():
+        if not isinstance(doc.get(key), kind):
+            fail("field %r is missing or not a %s" % (key, kind.__name__))
+    if "path" not in doc or not (doc["path"] is None or isinstance(doc["path"], str)):
+        fail("field 'path' is missing or neither a string nor null")
+    if doc["status"] != "loaded" and doc["devices"] != []:
+        fail("status is %r but devices is not []" % doc["status"])
+    if opts["status"] is not None and doc["status"] != opts["status"]:
+        fail("status is %r, expected %r" % (doc["status"], opts["status"]))
+    if opts["in_message"] is not None and opts["in_message"] not in doc["message"]:
+        fail("message %r does not contain %r" % (doc["message"], opts["in_message"]))
+
+
+def main():
+    program, args, opts = parse(sys.argv)
+    try:
+        p = subprocess.run([program] + args, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        sys.exit("check-info-json: could not run %s: %s" % (program, e))
+
+    def fail(why):
+        sys.stderr.write("check-info-json: %s %s: %s\n--- stdout ---\n%s\n--- stderr ---\n%s\n"
+                         % (program, " ".join(args), why, p.stdout.decode("utf-8", "replace"),
+                            p.stderr.decode("utf-8", "replace")))
+        sys.exit(1)
+
+    if p.returncode != opts["exit"]:
+        fail("exit code %d, expected %d" % (p.returncode, opts["exit"]))
+    if opts["stdout"] is not None and opts["stdout"].encode() not in p.stdout:
+        fail("stdout does not contain %r" % opts["stdout"])
+    if opts["stderr"] is not None and opts["stderr"].encode() not in p.stderr:
+        fail("stderr does not contain %r" % opts["stderr"])
+    if opts["json"]:
+        check_json(p.stdout, opts, fail)
+
+
+if __name__ == "__main__":
+    main()
