@@ -16,7 +16,7 @@
 
 /* The options every load passes: the error and info logs, so that a PTX that fails to compile
  * says why. The driver writes the used sizes back into vals. */
-enum { JIT_OPTION_COUNT = 4 };
+enum { JIT_OPTION_COUNT = CUSHIM__JIT_OPTIONS };
 
 static void jit_options(CUjit_option opts[JIT_OPTION_COUNT], void *vals[JIT_OPTION_COUNT],
                         char *error_log, char *info_log) {
@@ -347,10 +347,9 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
     if (r != CUDA_SUCCESS) return r;
     cushim_library *lib = cushim__alloc(sizeof *lib);
     if (lib == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-    CUjit_option opts[JIT_OPTION_COUNT];
-    void *vals[JIT_OPTION_COUNT];
-    jit_options(opts, vals, lib->error_log, lib->info_log);
-    r = T.cuLibraryLoadData(&lib->raw, image, opts, vals, JIT_OPTION_COUNT, NULL, NULL, 0);
+    jit_options(lib->jit_opts, lib->jit_vals, lib->error_log, lib->info_log);
+    r = T.cuLibraryLoadData(&lib->raw, image, lib->jit_opts, lib->jit_vals, JIT_OPTION_COUNT, NULL,
+                            NULL, 0);
     if (r != CUDA_SUCCESS) {
         load_failed(r, fn, NULL, lib->error_log, lib->info_log);
         cushim__free(lib);
@@ -386,6 +385,18 @@ CUSHIM_API void cushim_library_release(cushim_library *lib) {
     cushim__free(lib);
 }
 
+/* A library's PTX is compiled when a kernel is first asked for, so a failure there carries the
+ * JIT's log when it wrote one. */
+static CUresult library_failed(CUresult r, cushim_library *lib, const char *entry,
+                               const char *name, CUcontext ctx) {
+    static const char fn[] = "cushim_library_function";
+    const char *log = tidy_log(lib->error_log);
+    char where[64] = "";
+    if (ctx != NULL) snprintf(where, sizeof where, " in context %p", (void *)ctx);
+    return cushim__fail(r, "%s: %s of '%s'%s failed with %s: %s", fn, entry, name, where,
+                        cushim_error_name(r), *log ? log : cushim_error_string(r));
+}
+
 /* Finds the kernel, then its CUfunction in ctx (made current for it), which answers attribute
  * and occupancy queries; the launch itself uses the CUkernel. */
 static CUresult make_library_function(cushim_function **out, cushim_library *lib,
@@ -399,10 +410,7 @@ static CUresult make_library_function(cushim_function **out, cushim_library *lib
     if (r == CUDA_ERROR_NOT_FOUND) {
         return cushim__fail(r, "%s: no kernel named '%s' in library %p", fn, name, (void *)lib);
     }
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "%s: cuLibraryGetKernel of '%s' in library %p failed with %s", fn,
-                            name, (void *)lib, cushim_error_name(r));
-    }
+    if (r != CUDA_SUCCESS) return library_failed(r, lib, "cuLibraryGetKernel", name, NULL);
     cushim_function *f = new_function(name);
     if (f == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     f->raw = (CUfunction)kernel;
@@ -413,10 +421,7 @@ static CUresult make_library_function(cushim_function **out, cushim_library *lib
     r = cushim__enter(ctx->raw, &g);
     if (r == CUDA_SUCCESS) {
         r = T.cuKernelGetFunction(&f->fn, kernel);
-        if (r != CUDA_SUCCESS) {
-            cushim__fail(r, "%s: cuKernelGetFunction of '%s' in context %p failed with %s", fn,
-                         name, (void *)ctx->raw, cushim_error_name(r));
-        }
+        if (r != CUDA_SUCCESS) library_failed(r, lib, "cuKernelGetFunction", name, ctx->raw);
         CUresult l = cushim__leave(&g);
         if (r == CUDA_SUCCESS) r = l;
     }

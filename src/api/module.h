@@ -10,6 +10,8 @@
 /* The JIT logs a load asks the driver for. The error log ends up in cushim_last_error(), which
  * holds about this much; longer logs are cut. */
 #define CUSHIM__JIT_LOG_BYTES 4096
+/* The error and info logs, each a buffer and its size. */
+#define CUSHIM__JIT_OPTIONS 4
 
 /* A kernel, owned by its module or library and freed with it. The fields that a launch reads
  * come first, so that the hot path touches one or two cache lines. */
@@ -52,8 +54,11 @@ struct cushim_library {
     CUlibrary raw;
     pthread_mutex_t lock;
     cushim_function *functions;
-    /* The JIT logs live as long as the library: with lazy loading the driver may compile later
-     * than cuLibraryLoadData, and a log buffer it was given must still be there then. */
+    /* The JIT options and logs live as long as the library: with lazy loading the driver
+     * compiles a PTX when a kernel is first asked for, not in cuLibraryLoadData (a broken PTX
+     * loads fine; seen with driver 580), and what it was given must still be there then. */
+    CUjit_option jit_opts[CUSHIM__JIT_OPTIONS];
+    void *jit_vals[CUSHIM__JIT_OPTIONS];
     char error_log[CUSHIM__JIT_LOG_BYTES];
     char info_log[CUSHIM__JIT_LOG_BYTES];
 };
@@ -90,8 +95,8 @@ static inline void cushim__coop_cache_put(const cushim_function *f, unsigned thr
 }
 
 /* Active blocks per SM of f for this block size and dynamic shared memory, asked of the driver
- * every time (a query answers what the driver says now) and kept in the cooperative launch's
- * cache. Sets the last error (naming fn) on failure. */
+ * every time (a query answers what the driver says now), with f's context current, and kept in
+ * the cooperative launch's cache. Sets the last error (naming fn) on failure. */
 CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
                                const char *fn);
 

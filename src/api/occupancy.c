@@ -1,5 +1,7 @@
-/* Occupancy: the driver's answers, passed through. A library kernel is asked about through its
- * CUfunction in the bound context, so no context has to be current. */
+/* Occupancy: the driver's answers, passed through. The driver answers only with a context
+ * current, even for a CUfunction that knows its own (CUDA_ERROR_INVALID_CONTEXT otherwise, seen
+ * with driver 580 on an H200), so each query is made in the function's context by the context
+ * rule. A library kernel is asked about through its CUfunction in the bound context. */
 #include <limits.h>
 
 #include "api/module.h"
@@ -8,14 +10,19 @@
 
 CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
                                const char *fn) {
+    cushim__guard g;
+    CUresult r = cushim__enter(f->ctx_raw, &g);
+    if (r != CUDA_SUCCESS) return r;
     int n = 0;
-    CUresult r = T.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
+    r = T.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
+    CUresult l = cushim__leave(&g);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r,
                             "%s: cuOccupancyMaxActiveBlocksPerMultiprocessor of kernel '%s' for "
                             "%u threads and %zu bytes of dynamic shared memory failed with %s",
                             fn, f->name, threads, smem, cushim_error_name(r));
     }
+    if (l != CUDA_SUCCESS) return l;
     if (n < 0) n = 0;
     cushim__coop_cache_put(f, threads, smem, n);
     *blocks = n;
@@ -77,15 +84,21 @@ static CUresult potential_block_size(int *min_grid, int *block_size, const cushi
                             "%s: block_limit is %d; it is a thread count, or 0 for no limit", fn,
                             block_limit);
     }
+    cushim__guard g;
+    r = cushim__enter(f->ctx_raw, &g);
+    if (r != CUDA_SUCCESS) return r;
     r = T.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
                                            dynamic_smem, block_limit);
-    if (r != CUDA_SUCCESS) {
+    CUresult l = cushim__leave(&g);
+    if (r != CUDA_SUCCESS || l != CUDA_SUCCESS) {
         *min_grid = 0;
         *block_size = 0;
+    }
+    if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "%s: cuOccupancyMaxPotentialBlockSize of kernel '%s' failed with %s",
                             fn, f->name, cushim_error_name(r));
     }
-    return CUDA_SUCCESS;
+    return l;
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_potential_block_size(int *min_grid, int *block_size,

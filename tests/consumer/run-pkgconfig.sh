@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the build into a staging dir (meson install --destdir) and compiles a program with
+# nothing but `pkg-config --cflags --libs cushim` against that installed copy.
+#   run-pkgconfig.sh BUILD_DIR CUSHIM_SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+meson install -C "$build" --destdir "$stage" --no-rebuild >"$stage/install.log" 2>&1 ||
+  { cat "$stage/install.log"; exit 1; }
+prefix=$(meson introspect "$build" --buildoptions |
+  python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+root="$stage$prefix"
+pc=$(dirname "$(find "$root" -name cushim.pc | head -n 1)")
+[[ -n $pc ]] || { echo "cushim.pc was not installed"; exit 1; }
+for f in include/cushim.h include/cushim_table.h bin/cushim-info; do
+  [[ -e $root/$f ]] || { echo "not installed: $f"; exit 1; }
+done
+ls "$pc"/../libcushim.so.0 "$pc"/../libcushim.a >/dev/null
+flags=$(PKG_CONFIG_PATH="$pc" pkg-config --define-variable=prefix="$root" --cflags --libs cushim)
+echo "pkg-config: $flags"
+cc -std=c11 -Wall -Wextra -pedantic -Werror "$src/tests/consumer/project/main.c" $flags \
+  -o "$stage/consumer"
+LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/consumer"
+readelf -d "$stage/consumer" | grep -q 'libcushim.so.0' || { echo "not linked to libcushim.so.0"; exit 1; }
+if readelf -d "$stage/consumer" | grep -q 'libcuda'; then echo "linked to libcuda"; exit 1; fi
+echo "pkg-config consumer: ok"

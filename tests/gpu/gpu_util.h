@@ -1,0 +1,78 @@
+/* Shared by the GPU tests: skip (exit 77) where there is no driver or device, load PTX from
+ * the source tree, launch through the raw table. */
+#ifndef CUSHIM_GPU_UTIL_H
+#define CUSHIM_GPU_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cushim.h"
+
+#ifndef PTX_DIR
+#error "PTX_DIR must name the directory of the PTX kernels"
+#endif
+
+#define GPU_SKIP 77
+
+/* Exits 77 with the reason when this machine cannot run GPU tests. */
+static inline void gpu_require(void) {
+    CUresult r = cushim_init();
+    if (r != CUDA_SUCCESS) {
+        fprintf(stderr, "skip: no usable CUDA driver: %s\n", cushim_last_error());
+        exit(GPU_SKIP);
+    }
+    int n = 0;
+    if (cushim_driver()->cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
+        fprintf(stderr, "skip: the driver sees no device\n");
+        exit(GPU_SKIP);
+    }
+}
+
+#define assert_cu(expected, actual)                                                               \
+    do {                                                                                          \
+        CUresult e_ = (expected), a_ = (actual);                                                  \
+        if (e_ != a_) {                                                                           \
+            fail_msg("expected %s, got %s (%s)", cushim_error_name(e_), cushim_error_name(a_),   \
+                     cushim_last_error());                                                        \
+        }                                                                                         \
+    } while (0)
+#define assert_ok(expr) assert_cu(CUDA_SUCCESS, (expr))
+
+/* The whole text of ptx/NAME, NUL-terminated; the caller frees it. */
+static inline char *read_ptx(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", PTX_DIR, name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text) text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Loads ptx/NAME into the current context through the raw table and returns `entry`. */
+static inline CUfunction raw_kernel(CUmodule *m, const char *file, const char *entry) {
+    char *ptx = read_ptx(file);
+    assert_non_null(ptx);
+    assert_ok(cushim_driver()->cuModuleLoadData(m, ptx));
+    free(ptx);
+    CUfunction f = NULL;
+    assert_ok(cushim_driver()->cuModuleGetFunction(&f, *m, entry));
+    return f;
+}
+
+#endif

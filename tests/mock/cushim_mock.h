@@ -1,0 +1,147 @@
+/* Control API of libcushim-mock.so, the fake CUDA driver.
+ *
+ * The mock is a real shared library that exports cuGetProcAddress_v2, cuInit and the driver
+ * entry points cushim uses, and keeps real state: devices, a thread-local current context,
+ * contexts, streams, events, modules, libraries, launches and a clock. A test (or a user's own
+ * test) reaches this API by dlopen() of the same path that CUSHIM_DRIVER names: both handles
+ * are one library, so they share the state. cushim_mock_open() does that and resolves every
+ * function below.
+ *
+ * The mock aborts with a message on stderr when it is handed a handle it never made or one
+ * already destroyed: a refcount mistake in the code under test is a loud test failure.
+ */
+#ifndef CUSHIM_MOCK_H
+#define CUSHIM_MOCK_H
+
+#include <cuda.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cushim_mock_kind {
+    CUSHIM_MOCK_CONTEXT, /* created contexts and retained primary contexts */
+    CUSHIM_MOCK_STREAM,
+    CUSHIM_MOCK_EVENT,
+    CUSHIM_MOCK_MODULE,
+    CUSHIM_MOCK_LIBRARY,
+    CUSHIM_MOCK_MEMORY, /* cuMemAlloc allocations */
+    CUSHIM_MOCK_KIND_COUNT
+} cushim_mock_kind;
+
+/* One recorded launch (cuLaunchKernel, cuLaunchCooperativeKernel or cuLaunchKernelEx). */
+typedef struct cushim_mock_launch {
+    char kernel[64];
+    unsigned grid[3], block[3];
+    unsigned shared_mem_bytes;
+    CUstream stream; /* as passed: NULL for the default stream */
+    CUcontext context; /* the context current at the launch */
+    bool cooperative;
+} cushim_mock_launch;
+
+/* The control functions, exported by the mock under these names. */
+typedef struct cushim_mock_api {
+    /* Back to the start: one H200-shaped device, driver 13000, no objects, no knobs, counts 0.
+     * Objects still alive are forgotten (and later use of them aborts). */
+    void (*reset)(void);
+
+    /* Fail the nth next call (1: the very next) of entry `entry` (the base name, as given to
+     * cuGetProcAddress: "cuStreamCreate") with `code`; the call does nothing else. */
+    void (*fail_call)(const char *entry, int nth, CUresult code);
+    /* Fail the nth next driver call of any entry (cuGetProcAddress and control calls not
+     * counted). 0 disarms. */
+    void (*fail_any)(int nth, CUresult code);
+    /* cuGetProcAddress answers CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND for this entry. */
+    void (*hide)(const char *entry);
+    /* What cuDriverGetVersion reports; cuGetProcAddress refuses newer versions with
+     * CUDA_ERROR_INVALID_VALUE, as the real driver does. */
+    void (*set_driver_version)(int version);
+    /* What cuInit returns from now on (CUDA_SUCCESS by default). */
+    void (*set_init_result)(CUresult r);
+
+    /* Calls of `entry` (base name) since the last reset; "*" counts every entry. */
+    int (*calls)(const char *entry);
+    /* The version cuGetProcAddress was last asked for `entry`, -1 if never; and its flags. */
+    int (*asked_version)(const char *entry);
+    unsigned long long (*asked_flags)(const char *entry);
+    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function. */
+    int (*asked_count)(void);
+    int (*resolved_count)(void);
+    /* The ordered log of driver calls since the last reset: the name of call i (0-based), or
+     * NULL past the end. */
+    const char *(*call_name)(int i);
+
+    /* Live objects of a kind, as the driver sees them. */
+    int (*live)(cushim_mock_kind kind);
+    /* The calling thread's current context. */
+    CUcontext (*current)(void);
+    /* The context a stream, event, module or function was created in (NULL if unknown). */
+    CUcontext (*stream_context)(CUstream s);
+    CUcontext (*event_context)(CUevent e);
+    CUcontext (*module_context)(CUmodule m);
+    /* Whether a context is a device's primary context; its device. */
+    bool (*is_primary)(CUcontext ctx);
+    /* Primary context retain count of a device (0: inactive). */
+    int (*primary_refcount)(int ordinal);
+
+    /* Devices. set_device_count(n) keeps n H200-shaped devices; set_attribute changes one. */
+    void (*set_device_count)(int n);
+    void (*set_attribute)(int ordinal, CUdevice_attribute attr, int value);
+
+    /* Work: with pending on (the default), a launch or record leaves its stream busy, so
+     * cuStreamQuery and cuEventQuery answer CUDA_ERROR_NOT_READY until a synchronize (of the
+     * stream, its context or an event recorded after it). Off: work completes at once. */
+    void (*set_pending)(bool on);
+    /* The clock advances by this many microseconds at each launch (default 1000), which is
+     * what cuEventElapsedTime measures between records. */
+    void (*set_launch_us)(unsigned long long us);
+
+    /* Occupancy model: active blocks per SM for a block size and dynamic shared memory are
+     * min(max blocks per SM, max threads per SM / block, smem per SM / (static + dynamic smem))
+     * from the device attributes; override forces a fixed answer (-1: use the model). */
+    void (*set_occupancy_override)(int blocks_per_sm);
+    /* Static shared memory and registers reported for every kernel (cuFuncGetAttribute). */
+    void (*set_kernel_attributes)(int static_smem_bytes, int num_regs, int max_threads);
+
+    /* Launches recorded since the last reset: their count and launch i. */
+    int (*launch_count)(void);
+    const cushim_mock_launch *(*launch)(int i);
+} cushim_mock_api;
+
+/* Fills *api from the mock at `path` (NULL: $CUSHIM_DRIVER). Returns false, with the reason
+ * on stderr, when the mock cannot be opened. Defined inline so that tests need no extra
+ * library. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline bool cushim_mock_open(cushim_mock_api *api, const char *path) {
+    if (path == NULL) path = getenv("CUSHIM_DRIVER");
+    if (path == NULL) {
+        fprintf(stderr, "cushim_mock_open: CUSHIM_DRIVER is not set\n");
+        return false;
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        fprintf(stderr, "cushim_mock_open: %s\n", dlerror());
+        return false;
+    }
+    typedef void (*fill_fn)(cushim_mock_api *);
+    fill_fn fill;
+    void *sym = dlsym(h, "cushim_mock_get_api");
+    if (sym == NULL) {
+        fprintf(stderr, "cushim_mock_open: %s is not the cushim mock\n", path);
+        return false;
+    }
+    memcpy(&fill, &sym, sizeof fill); /* dlsym gives an object pointer; this is a function */
+    fill(api);
+    return true;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,431 @@
+/* Internal to the mock driver: its state, the handle records and the list of entries.
+ *
+ * The mock never includes cushim.h: it is a driver, built from <cuda.h> and <cudaTypedefs.h>
+ * alone, and each entry is declared from its PFN_ typedef so that the compiler checks the
+ * mock's ABI against the header. Everything below runs under one mutex (mock__lock); only the
+ * calling thread's context stack is thread-local.
+ */
+#ifndef CUSHIM_MOCK_INTERNAL_H
+#define CUSHIM_MOCK_INTERNAL_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cushim_mock.h"
+
+#define MOCK_EXPORT __attribute__((visibility("default")))
+#define MOCK_NORETURN __attribute__((noreturn))
+#define MOCK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+#define MOCK_MAX_DEVICES 16
+#define MOCK_STACK_DEPTH (1u << 20) /* contexts on one thread's stack */
+#define MOCK_LOG_CAP (1u << 20)
+#define MOCK_LAUNCH_CAP (1u << 20)
+#define MOCK_DEFAULT_VERSION 13000
+#define MOCK_TOTAL_MEM (141ull << 30)
+#define MOCK_PRIORITY_LEAST 0
+#define MOCK_PRIORITY_GREATEST (-5)
+
+#ifndef MOCK_INIT_RESULT
+#define MOCK_INIT_RESULT CUDA_SUCCESS
+#endif
+
+/* Every entry the mock implements: the C name's suffix (mock_<fn>), the base name that
+ * cuGetProcAddress takes, the release whose ABI the mock implements (the lowest version that
+ * gets it), and the cudaTypedefs.h type of that ABI. A base name with two ABIs has two rows. */
+#define MOCK_ENTRIES(X)                                                                           \
+    X(cuInit, "cuInit", 2000, PFN_cuInit_v2000)                                                   \
+    X(cuDriverGetVersion, "cuDriverGetVersion", 2020, PFN_cuDriverGetVersion_v2020)               \
+    X(cuGetProcAddress, "cuGetProcAddress", 12000, PFN_cuGetProcAddress_v12000)                   \
+    X(cuGetErrorName, "cuGetErrorName", 6000, PFN_cuGetErrorName_v6000)                           \
+    X(cuGetErrorString, "cuGetErrorString", 6000, PFN_cuGetErrorString_v6000)                     \
+    X(cuDeviceGet, "cuDeviceGet", 2000, PFN_cuDeviceGet_v2000)                                    \
+    X(cuDeviceGetCount, "cuDeviceGetCount", 2000, PFN_cuDeviceGetCount_v2000)                     \
+    X(cuDeviceGetName, "cuDeviceGetName", 2000, PFN_cuDeviceGetName_v2000)                        \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000, PFN_cuDeviceGetAttribute_v2000)         \
+    X(cuDeviceTotalMem, "cuDeviceTotalMem", 3020, PFN_cuDeviceTotalMem_v3020)                     \
+    X(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", 4010, PFN_cuDeviceGetPCIBusId_v4010)            \
+    X(cuDeviceGetByPCIBusId, "cuDeviceGetByPCIBusId", 4010, PFN_cuDeviceGetByPCIBusId_v4010)      \
+    X(cuDeviceGetUuid, "cuDeviceGetUuid", 11040, PFN_cuDeviceGetUuid_v11040)                      \
+    X(cuDeviceComputeCapability, "cuDeviceComputeCapability", 2000,                               \
+      PFN_cuDeviceComputeCapability_v2000)                                                        \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000,                                 \
+      PFN_cuDevicePrimaryCtxRetain_v7000)                                                         \
+    X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000,                              \
+      PFN_cuDevicePrimaryCtxRelease_v11000)                                                       \
+    X(cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState", 7000,                             \
+      PFN_cuDevicePrimaryCtxGetState_v7000)                                                       \
+    X(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags", 11000,                            \
+      PFN_cuDevicePrimaryCtxSetFlags_v11000)                                                      \
+    X(cuCtxCreate, "cuCtxCreate", 12050, PFN_cuCtxCreate_v12050)                                  \
+    X(cuCtxDestroy, "cuCtxDestroy", 4000, PFN_cuCtxDestroy_v4000)                                 \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent", 4000, PFN_cuCtxGetCurrent_v4000)                        \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", 4000, PFN_cuCtxSetCurrent_v4000)                        \
+    X(cuCtxPushCurrent, "cuCtxPushCurrent", 4000, PFN_cuCtxPushCurrent_v4000)                     \
+    X(cuCtxPopCurrent, "cuCtxPopCurrent", 4000, PFN_cuCtxPopCurrent_v4000)                        \
+    X(cuCtxGetDevice, "cuCtxGetDevice", 2000, PFN_cuCtxGetDevice_v2000)                           \
+    X(cuCtxGetDevice_v2, "cuCtxGetDevice", 13000, PFN_cuCtxGetDevice_v13000)                      \
+    X(cuCtxSynchronize, "cuCtxSynchronize", 2000, PFN_cuCtxSynchronize_v2000)                     \
+    X(cuCtxSynchronize_v2, "cuCtxSynchronize", 13000, PFN_cuCtxSynchronize_v13000)                \
+    X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", 5050,                           \
+      PFN_cuCtxGetStreamPriorityRange_v5050)                                                      \
+    X(cuCtxGetApiVersion, "cuCtxGetApiVersion", 3020, PFN_cuCtxGetApiVersion_v3020)               \
+    X(cuCtxGetId, "cuCtxGetId", 12000, PFN_cuCtxGetId_v12000)                                     \
+    X(cuCtxGetFlags, "cuCtxGetFlags", 7000, PFN_cuCtxGetFlags_v7000)                              \
+    X(cuStreamCreate, "cuStreamCreate", 2000, PFN_cuStreamCreate_v2000)                           \
+    X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 5050,                             \
+      PFN_cuStreamCreateWithPriority_v5050)                                                       \
+    X(cuStreamDestroy, "cuStreamDestroy", 4000, PFN_cuStreamDestroy_v4000)                        \
+    X(cuStreamQuery, "cuStreamQuery", 2000, PFN_cuStreamQuery_v2000)                              \
+    X(cuStreamSynchronize, "cuStreamSynchronize", 2000, PFN_cuStreamSynchronize_v2000)            \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", 3020, PFN_cuStreamWaitEvent_v3020)                  \
+    X(cuStreamGetCtx, "cuStreamGetCtx", 9020, PFN_cuStreamGetCtx_v9020)                           \
+    X(cuStreamGetCtx_v2, "cuStreamGetCtx", 12050, PFN_cuStreamGetCtx_v12050)                      \
+    X(cuStreamGetPriority, "cuStreamGetPriority", 5050, PFN_cuStreamGetPriority_v5050)            \
+    X(cuStreamGetFlags, "cuStreamGetFlags", 5050, PFN_cuStreamGetFlags_v5050)                     \
+    X(cuStreamGetId, "cuStreamGetId", 12000, PFN_cuStreamGetId_v12000)                            \
+    X(cuStreamGetDevice, "cuStreamGetDevice", 12080, PFN_cuStreamGetDevice_v12080)                \
+    X(cuEventCreate, "cuEventCreate", 2000, PFN_cuEventCreate_v2000)                              \
+    X(cuEventDestroy, "cuEventDestroy", 4000, PFN_cuEventDestroy_v4000)                           \
+    X(cuEventRecord, "cuEventRecord", 2000, PFN_cuEventRecord_v2000)                              \
+    X(cuEventRecordWithFlags, "cuEventRecordWithFlags", 11010, PFN_cuEventRecordWithFlags_v11010) \
+    X(cuEventQuery, "cuEventQuery", 2000, PFN_cuEventQuery_v2000)                                 \
+    X(cuEventSynchronize, "cuEventSynchronize", 2000, PFN_cuEventSynchronize_v2000)               \
+    X(cuEventElapsedTime, "cuEventElapsedTime", 12080, PFN_cuEventElapsedTime_v12080)             \
+    X(cuMemAlloc, "cuMemAlloc", 3020, PFN_cuMemAlloc_v3020)                                       \
+    X(cuMemFree, "cuMemFree", 3020, PFN_cuMemFree_v3020)                                          \
+    X(cuMemGetInfo, "cuMemGetInfo", 3020, PFN_cuMemGetInfo_v3020)                                 \
+    X(cuMemAllocHost, "cuMemAllocHost", 3020, PFN_cuMemAllocHost_v3020)                           \
+    X(cuMemFreeHost, "cuMemFreeHost", 2000, PFN_cuMemFreeHost_v2000)                              \
+    X(cuMemcpyHtoD, "cuMemcpyHtoD", 3020, PFN_cuMemcpyHtoD_v3020)                                 \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH", 3020, PFN_cuMemcpyDtoH_v3020)                                 \
+    X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync", 3020, PFN_cuMemcpyHtoDAsync_v3020)                  \
+    X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync", 3020, PFN_cuMemcpyDtoHAsync_v3020)                  \
+    X(cuMemsetD32, "cuMemsetD32", 3020, PFN_cuMemsetD32_v3020)                                    \
+    X(cuMemsetD32Async, "cuMemsetD32Async", 3020, PFN_cuMemsetD32Async_v3020)                     \
+    X(cuModuleLoad, "cuModuleLoad", 2000, PFN_cuModuleLoad_v2000)                                 \
+    X(cuModuleLoadData, "cuModuleLoadData", 2000, PFN_cuModuleLoadData_v2000)                     \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, PFN_cuModuleLoadDataEx_v2010)               \
+    X(cuModuleUnload, "cuModuleUnload", 2000, PFN_cuModuleUnload_v2000)                           \
+    X(cuModuleGetFunction, "cuModuleGetFunction", 2000, PFN_cuModuleGetFunction_v2000)            \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)               \
+    X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)               \
+    X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                            \
+    X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                      \
+    X(cuLibraryLoadData, "cuLibraryLoadData", 12000, PFN_cuLibraryLoadData_v12000)                \
+    X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, PFN_cuLibraryLoadFromFile_v12000)    \
+    X(cuLibraryUnload, "cuLibraryUnload", 12000, PFN_cuLibraryUnload_v12000)                      \
+    X(cuLibraryGetKernel, "cuLibraryGetKernel", 12000, PFN_cuLibraryGetKernel_v12000)             \
+    X(cuKernelGetFunction, "cuKernelGetFunction", 12000, PFN_cuKernelGetFunction_v12000)          \
+    X(cuKernelGetAttribute, "cuKernelGetAttribute", 12000, PFN_cuKernelGetAttribute_v12000)       \
+    X(cuKernelSetAttribute, "cuKernelSetAttribute", 12000, PFN_cuKernelSetAttribute_v12000)       \
+    X(cuKernelGetName, "cuKernelGetName", 12030, PFN_cuKernelGetName_v12030)                      \
+    X(cuKernelGetLibrary, "cuKernelGetLibrary", 12050, PFN_cuKernelGetLibrary_v12050)             \
+    X(cuLaunchKernel, "cuLaunchKernel", 4000, PFN_cuLaunchKernel_v4000)                           \
+    X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000,                               \
+      PFN_cuLaunchCooperativeKernel_v9000)                                                        \
+    X(cuLaunchKernelEx, "cuLaunchKernelEx", 11060, PFN_cuLaunchKernelEx_v11060)                   \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", \
+      6050, PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050)                                \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,                                       \
+      "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,                               \
+      PFN_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000)                             \
+    X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", 6050,                 \
+      PFN_cuOccupancyMaxPotentialBlockSize_v6050)                                                 \
+    X(cuOccupancyMaxPotentialBlockSizeWithFlags, "cuOccupancyMaxPotentialBlockSizeWithFlags",     \
+      7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)
+
+#define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
+typedef enum mock_entry { MOCK_ENTRIES(MOCK_ENUM_) MOCK_ENTRY_COUNT } mock_entry;
+
+/* Each entry is declared with the function type of its PFN_ typedef: a definition whose
+ * prototype differs from the header's ABI is a compile error. */
+#define MOCK_DECLARE_(fn, base, ver, pfn) extern __typeof__(*(pfn)0) mock_##fn;
+MOCK_ENTRIES(MOCK_DECLARE_)
+
+typedef struct mock_row {
+    const char *base;
+    int version;
+    void (*fn)(void); /* the entry, as the generic function pointer type */
+} mock_row;
+extern const mock_row mock__rows[MOCK_ENTRY_COUNT];
+
+/* ------------------------------------------------------------------------------------------ */
+/* Handles                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Kinds of handle records: the counted kinds of cushim_mock.h, then two more. */
+enum { MOCK_K_FUNCTION = CUSHIM_MOCK_KIND_COUNT, MOCK_K_KERNEL, MOCK_K_COUNT };
+
+#define MOCK_MAGIC 0x6d6f636bu /* "mock" */
+
+/* The head of every handle record. Records stay allocated (dead) until reset, so a stale handle
+ * is recognised rather than read through freed memory. */
+typedef struct mock_obj {
+    uint32_t magic;
+    int kind;
+    bool alive;
+    struct CUctx_st *ctx;         /* the owning context, NULL for libraries and kernels */
+    struct mock_obj *prev, *next; /* in the owning context's list of live children */
+} mock_obj;
+
+typedef struct mock_dep {
+    struct CUstream_st *stream; /* the stream an event waited on was recorded in */
+    unsigned long long seq;     /* the work of that stream the event waits for */
+    unsigned long long at;      /* the position of the wait in the waiting stream */
+} mock_dep;
+
+/* Work is a count: submitted items and completed items. Pending while completed < submitted. */
+struct CUstream_st {
+    mock_obj h;
+    unsigned flags;
+    int priority;
+    unsigned long long id;
+    unsigned long long submitted, completed;
+    mock_dep *deps;
+    size_t ndeps, capdeps;
+};
+
+struct CUctx_st {
+    mock_obj h;
+    int device;
+    unsigned flags;
+    bool primary;
+    bool active; /* a created context while alive; a primary while its refcount is > 0 */
+    int refcount;
+    unsigned long long id;
+    mock_obj children;                  /* sentinel of the list of live children */
+    struct CUstream_st default_stream;  /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+};
+
+struct CUevent_st {
+    mock_obj h;
+    unsigned flags;
+    bool recorded;
+    unsigned long long stamp;   /* the mock clock at the last record, in microseconds */
+    struct CUstream_st *stream; /* where it was last recorded */
+    unsigned long long seq;     /* the work of that stream it waits for */
+};
+
+typedef struct mock_names {
+    char **v;
+    size_t n;
+} mock_names;
+
+/* Function attributes that cuFuncSetAttribute / cuKernelSetAttribute changed. */
+typedef struct mock_fattrs {
+    int value[CU_FUNC_ATTRIBUTE_MAX];
+    bool set[CU_FUNC_ATTRIBUTE_MAX];
+} mock_fattrs;
+
+struct CUmod_st {
+    mock_obj h;
+    mock_names names;
+    struct CUfunc_st **funcs; /* per name, made on first cuModuleGetFunction */
+};
+
+struct CUfunc_st {
+    mock_obj h;
+    const char *name;         /* owned by the module or library */
+    struct CUmod_st *module;  /* NULL for a function of a kernel */
+    struct CUkern_st *kernel; /* NULL for a module's function */
+    mock_fattrs own;
+    mock_fattrs *attrs; /* own, or the kernel's */
+};
+
+struct CUlib_st {
+    mock_obj h;
+    mock_names names;
+    struct CUkern_st **kernels;
+};
+
+struct CUkern_st {
+    mock_obj h;
+    const char *name;
+    struct CUlib_st *library;
+    mock_fattrs attrs;
+    struct CUfunc_st **funcs; /* one per context, made by cuKernelGetFunction */
+    size_t nfuncs, capfuncs;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* State                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct mock_alloc {
+    uintptr_t base;
+    size_t size;
+    struct CUctx_st *ctx;
+    bool host;
+} mock_alloc;
+
+typedef struct mock_fail {
+    int row_base; /* index of the first row with the entry's base name */
+    int remaining;
+    CUresult code;
+} mock_fail;
+
+typedef struct mock_lookup {
+    char *name;
+    int version;
+    unsigned long long flags;
+    bool resolved;
+} mock_lookup;
+
+#define MOCK_MAX_FAILS 64
+#define MOCK_LAUNCH_CHUNK 1024
+
+typedef struct mock_state {
+    bool booted;
+    /* kept across reset: a process resolves its entries and initialises its driver once */
+    bool initialized;
+    mock_lookup *lookups;
+    size_t nlookups, caplookups;
+
+    CUresult init_result;
+    int driver_version;
+    int device_count;
+    int attrs[MOCK_MAX_DEVICES][CU_DEVICE_ATTRIBUTE_MAX];
+    struct CUctx_st *primary[MOCK_MAX_DEVICES];
+
+    /* every record made since the last reset, and a hash set of them by address */
+    mock_obj **objs;
+    size_t nobjs, capobjs;
+    mock_obj **set;
+    size_t setcap, setcount;
+    int live[CUSHIM_MOCK_KIND_COUNT];
+    unsigned generation; /* bumped by reset: thread-local context stacks older than it are void */
+    unsigned long long next_id;
+
+    const char **log;
+    size_t nlog, caplog;
+    int total_calls;
+    int counts[MOCK_ENTRY_COUNT];
+    mock_fail fails[MOCK_MAX_FAILS];
+    int nfails;
+    int fail_any_remaining;
+    CUresult fail_any_code;
+    char **hidden;
+    size_t nhidden;
+
+    bool pending;
+    unsigned long long launch_us, clock_us;
+    int occupancy_override;
+    int kernel_static_smem, kernel_regs, kernel_max_threads;
+
+    cushim_mock_launch **launch_chunks;
+    size_t nlaunches, capchunks;
+
+    mock_alloc *allocs;
+    size_t nallocs, capallocs;
+} mock_state;
+
+extern mock_state mock__s;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Helpers (mock_core.c), all called with the lock held unless said otherwise                 */
+/* ------------------------------------------------------------------------------------------ */
+
+void mock__lock(void);
+void mock__unlock(void);
+/* Grows the array whose pointer is at v to hold `need` elements of `size` bytes. */
+bool mock__grow(void *v, size_t *cap, size_t need, size_t size);
+/* The first row with this base name, -1 for none. */
+int mock__base_row(const char *name);
+/* Reset helpers: free every record; free the launch records. */
+void mock__forget_all(void);
+void mock__forget_launches(void);
+/* A zeroed launch record to fill, NULL past the cap; launch i, NULL past the end. */
+cushim_mock_launch *mock__new_launch(void);
+const cushim_mock_launch *mock__launch_at(size_t i);
+
+/* The bookkeeping every entry starts with: takes the lock, logs and counts the call, applies
+ * injected failures, and refuses calls before a successful cuInit (unless `anytime`). Returns
+ * CUDA_SUCCESS with the lock held, or the code to return with the lock released. */
+CUresult mock__enter(mock_entry id, bool anytime);
+/* Releases the lock and returns r. */
+CUresult mock__leave(CUresult r);
+
+#define MOCK_ENTER(id)                                                                            \
+    do {                                                                                          \
+        CUresult mock_enter_r_ = mock__enter(MOCK_E_##id, false);                                 \
+        if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                  \
+    } while (0)
+#define MOCK_ENTER_ANYTIME(id)                                                                    \
+    do {                                                                                          \
+        CUresult mock_enter_r_ = mock__enter(MOCK_E_##id, true);                                  \
+        if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                  \
+    } while (0)
+
+/* Prints "cushim mock: <entry>: <message>" on stderr and aborts. */
+MOCK_NORETURN void mock__die(const char *entry, const char *fmt, ...) MOCK_PRINTF(2, 3);
+
+/* Allocates, registers and (for ctx non-NULL) links a record into ctx's children. NULL when out
+ * of memory. Live counts are the caller's. */
+void *mock__new(size_t size, int kind, struct CUctx_st *ctx);
+/* The record at p, or NULL when the mock never made one there. */
+mock_obj *mock__find(const void *p);
+/* The live record of `kind` at p; aborts, naming `entry`, on anything else. */
+void *mock__expect(const void *p, int kind, const char *entry);
+/* Marks a record dead, unlinks it from its context, and kills what it owns. */
+void mock__kill(mock_obj *o);
+const char *mock__kind_name(int kind);
+
+/* The calling thread's context stack. */
+struct CUctx_st *mock__current(void);
+bool mock__push(struct CUctx_st *ctx);
+struct CUctx_st *mock__pop(void);
+bool mock__replace_top(struct CUctx_st *ctx);
+
+/* The current context, usable for work: CUDA_ERROR_INVALID_CONTEXT when there is none,
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED for a released primary; aborts for a destroyed context. */
+CUresult mock__need_current(const char *entry, struct CUctx_st **out);
+/* A stream argument: NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are the current context's
+ * default stream. */
+CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out);
+struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s);
+
+/* Work on streams (mock_stream.c). */
+void mock__submit(struct CUstream_st *s);
+void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth);
+void mock__stream_init(struct CUstream_st *s, struct CUctx_st *ctx);
+void mock__ctx_sync(struct CUctx_st *ctx);
+
+/* Devices (mock_device.c). */
+void mock__device_defaults(int ordinal);
+bool mock__valid_device(CUdevice dev);
+int mock__attr(int dev, CUdevice_attribute a);
+/* Destroys a context's children and allocations (mock_device.c). */
+void mock__ctx_clear(struct CUctx_st *ctx);
+/* Frees the allocations of ctx, or all of them (mock_memory.c). */
+void mock__free_allocs(struct CUctx_st *ctx);
+
+/* Functions and kernels (mock_module.c). */
+typedef struct mock_kinfo {
+    const char *name;
+    struct CUctx_st *ctx; /* a function's context; NULL for a kernel */
+    mock_fattrs *attrs;
+} mock_kinfo;
+/* A CUfunction argument, which may be a CUkernel cast to one. */
+CUresult mock__function(CUfunction f, const char *entry, mock_kinfo *out);
+int mock__func_attr(const mock_fattrs *a, CUfunction_attribute attr, int dev);
+void mock__free_record(mock_obj *o);
+
+/* The device whose attributes apply to a function: its context's, or for a kernel the current
+ * context's. */
+CUresult mock__function_device(const char *entry, const mock_kinfo *k, int *dev);
+
+/* The occupancy model (mock_launch.c): what it needs, copied under the lock, so that the block
+ * size search can call the user's callback without it. */
+typedef struct mock_occ {
+    int override;
+    int max_threads; /* of the function on the device */
+    int max_blocks_sm, max_threads_sm, smem_sm, smem_optin, static_smem, sms;
+} mock_occ;
+void mock__occ_snapshot(int dev, const mock_fattrs *a, mock_occ *o);
+int mock__occ_blocks(const mock_occ *o, int block, size_t dynamic_smem);
+
+#endif

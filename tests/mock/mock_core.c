@@ -1,0 +1,439 @@
+/* The mock's core: the lock, the call bookkeeping, the handle registry and the thread's context
+ * stack. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+mock_state mock__s;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The calling thread's context stack; its top is the current context. A reset voids every
+ * thread's stack at once through the generation. The stack grows (cuCtxCreate pushes, and
+ * cuCtxSetCurrent only replaces the top), so it lives on the heap and a thread-specific key
+ * frees it when its thread exits. */
+static _Thread_local struct CUctx_st **tl_stack;
+static _Thread_local size_t tl_depth, tl_cap;
+static _Thread_local unsigned tl_generation;
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+
+/* The first row of each row's base name, so that rows of one base count as one entry. */
+static int base_row[MOCK_ENTRY_COUNT];
+
+static void boot(void) {
+    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
+        base_row[i] = i;
+        for (int j = 0; j < i; j++) {
+            if (strcmp(mock__rows[i].base, mock__rows[j].base) == 0) {
+                base_row[i] = j;
+                break;
+            }
+        }
+    }
+    mock__s.booted = true;
+    mock__s.generation = 1;
+    mock__s.next_id = 1;
+    mock__s.init_result = MOCK_INIT_RESULT;
+    mock__s.driver_version = MOCK_DEFAULT_VERSION;
+    mock__s.device_count = 1;
+    for (int d = 0; d < MOCK_MAX_DEVICES; d++) mock__device_defaults(d);
+    mock__s.pending = true;
+    mock__s.launch_us = 1000;
+    mock__s.occupancy_override = -1;
+    mock__s.kernel_static_smem = 0;
+    mock__s.kernel_regs = 32;
+    mock__s.kernel_max_threads = 1024;
+}
+
+void mock__lock(void) {
+    pthread_mutex_lock(&lock);
+    if (!mock__s.booted) boot();
+}
+
+void mock__unlock(void) { pthread_mutex_unlock(&lock); }
+
+CUresult mock__leave(CUresult r) {
+    mock__unlock();
+    return r;
+}
+
+void mock__die(const char *entry, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cushim mock: %s: ", entry);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (a refcount or lifetime bug in the code under test)\n");
+    va_end(ap);
+    fflush(stderr);
+    abort();
+}
+
+/* Grows the array whose pointer is at v (elements of `size` bytes) to hold `need` elements.
+ * The pointer is moved with memcpy, so any object pointer type may be passed. */
+static bool grow(void *v, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *old;
+    memcpy(&old, v, sizeof old);
+    void *p = realloc(old, n * size);
+    if (p == NULL) return false;
+    memcpy(v, &p, sizeof p);
+    *cap = n;
+    return true;
+}
+
+int mock__base_row(const char *name) {
+    if (name == NULL) return -1;
+    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
+        if (strcmp(mock__rows[i].base, name) == 0) return i;
+    }
+    return -1;
+}
+
+CUresult mock__enter(mock_entry id, bool anytime) {
+    mock__lock();
+    mock_state *s = &mock__s;
+    if (s->nlog < MOCK_LOG_CAP && grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log)) {
+        s->log[s->nlog++] = mock__rows[id].base;
+    }
+    s->total_calls++;
+    s->counts[id]++;
+
+    CUresult injected = CUDA_SUCCESS;
+    for (int i = 0; i < s->nfails;) {
+        mock_fail *f = &s->fails[i];
+        if (f->row_base == base_row[id] && --f->remaining == 0) {
+            if (injected == CUDA_SUCCESS) injected = f->code;
+            s->fails[i] = s->fails[--s->nfails];
+            continue;
+        }
+        i++;
+    }
+    if (s->fail_any_remaining > 0 && --s->fail_any_remaining == 0 && injected == CUDA_SUCCESS) {
+        injected = s->fail_any_code;
+    }
+    if (injected != CUDA_SUCCESS) return mock__leave(injected);
+    if (!anytime && !s->initialized) return mock__leave(CUDA_ERROR_NOT_INITIALIZED);
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The registry                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+static size_t hash_ptr(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static void set_put(mock_obj **set, size_t cap, mock_obj *o) {
+    size_t i = hash_ptr(o) & (cap - 1);
+    while (set[i] != NULL) i = (i + 1) & (cap - 1);
+    set[i] = o;
+}
+
+static bool set_insert(mock_obj *o) {
+    mock_state *s = &mock__s;
+    if ((s->setcount + 1) * 2 > s->setcap) {
+        size_t cap = s->setcap ? s->setcap * 2 : 256;
+        mock_obj **set = calloc(cap, sizeof *set);
+        if (set == NULL) return false;
+        for (size_t i = 0; i < s->setcap; i++) {
+            if (s->set[i]) set_put(set, cap, s->set[i]);
+        }
+        free(s->set);
+        s->set = set;
+        s->setcap = cap;
+    }
+    set_put(s->set, s->setcap, o);
+    s->setcount++;
+    return true;
+}
+
+mock_obj *mock__find(const void *p) {
+    mock_state *s = &mock__s;
+    if (p == NULL || s->setcap == 0) return NULL;
+    for (size_t i = hash_ptr(p) & (s->setcap - 1); s->set[i] != NULL;
+         i = (i + 1) & (s->setcap - 1)) {
+        if ((const void *)s->set[i] == p) return s->set[i];
+    }
+    return NULL;
+}
+
+const char *mock__kind_name(int kind) {
+    static const char *const names[MOCK_K_COUNT] = {
+        [CUSHIM_MOCK_CONTEXT] = "context", [CUSHIM_MOCK_STREAM] = "stream",
+        [CUSHIM_MOCK_EVENT] = "event",     [CUSHIM_MOCK_MODULE] = "module",
+        [CUSHIM_MOCK_LIBRARY] = "library", [CUSHIM_MOCK_MEMORY] = "allocation",
+        [MOCK_K_FUNCTION] = "function",    [MOCK_K_KERNEL] = "kernel",
+    };
+    return kind >= 0 && kind < MOCK_K_COUNT ? names[kind] : "object";
+}
+
+void *mock__expect(const void *p, int kind, const char *entry) {
+    mock_obj *o = mock__find(p);
+    if (o == NULL) {
+        mock__die(entry, "%s handle %p was never made by the mock (or was forgotten by reset)",
+                  mock__kind_name(kind), p);
+    }
+    if (o->kind != kind) {
+        mock__die(entry, "handle %p is a %s, not a %s", p, mock__kind_name(o->kind),
+                  mock__kind_name(kind));
+    }
+    if (!o->alive) mock__die(entry, "%s %p was already destroyed", mock__kind_name(kind), p);
+    return o;
+}
+
+static void unlink_obj(mock_obj *o) {
+    if (o->prev) {
+        o->prev->next = o->next;
+        o->next->prev = o->prev;
+    }
+    o->prev = o->next = NULL;
+}
+
+void *mock__new(size_t size, int kind, struct CUctx_st *ctx) {
+    mock_state *s = &mock__s;
+    if (!grow(&s->objs, &s->capobjs, s->nobjs + 1, sizeof *s->objs)) return NULL;
+    mock_obj *o = calloc(1, size);
+    if (o == NULL) return NULL;
+    if (!set_insert(o)) {
+        free(o);
+        return NULL;
+    }
+    s->objs[s->nobjs++] = o;
+    o->magic = MOCK_MAGIC;
+    o->kind = kind;
+    o->alive = true;
+    o->ctx = ctx;
+    if (ctx != NULL) {
+        mock_obj *head = &ctx->children;
+        o->prev = head->prev;
+        o->next = head;
+        head->prev->next = o;
+        head->prev = o;
+    }
+    return o;
+}
+
+void mock__kill(mock_obj *o) {
+    if (!o->alive) return;
+    switch (o->kind) {
+    case CUSHIM_MOCK_CONTEXT: {
+        struct CUctx_st *c = (struct CUctx_st *)o;
+        mock__ctx_clear(c);
+        if (c->active) mock__s.live[CUSHIM_MOCK_CONTEXT]--;
+        c->active = false;
+        break;
+    }
+    case CUSHIM_MOCK_STREAM: {
+        struct CUstream_st *st = (struct CUstream_st *)o;
+        mock__complete(st, st->submitted, 0); /* its work finishes, as on the driver */
+        mock__s.live[CUSHIM_MOCK_STREAM]--;
+        break;
+    }
+    case CUSHIM_MOCK_EVENT:
+        mock__s.live[CUSHIM_MOCK_EVENT]--;
+        break;
+    case CUSHIM_MOCK_MODULE: {
+        struct CUmod_st *m = (struct CUmod_st *)o;
+        for (size_t i = 0; i < m->names.n; i++) {
+            if (m->funcs[i]) mock__kill(&m->funcs[i]->h);
+        }
+        mock__s.live[CUSHIM_MOCK_MODULE]--;
+        break;
+    }
+    case CUSHIM_MOCK_LIBRARY: {
+        struct CUlib_st *l = (struct CUlib_st *)o;
+        for (size_t i = 0; i < l->names.n; i++) {
+            if (l->kernels[i]) mock__kill(&l->kernels[i]->h);
+        }
+        mock__s.live[CUSHIM_MOCK_LIBRARY]--;
+        break;
+    }
+    case MOCK_K_KERNEL: {
+        struct CUkern_st *k = (struct CUkern_st *)o;
+        for (size_t i = 0; i < k->nfuncs; i++) mock__kill(&k->funcs[i]->h);
+        break;
+    }
+    default:
+        break;
+    }
+    unlink_obj(o);
+    o->alive = false;
+}
+
+static void free_names(mock_names *n) {
+    for (size_t i = 0; i < n->n; i++) free(n->v[i]);
+    free(n->v);
+}
+
+void mock__free_record(mock_obj *o) {
+    switch (o->kind) {
+    case CUSHIM_MOCK_CONTEXT:
+        free(((struct CUctx_st *)o)->default_stream.deps);
+        break;
+    case CUSHIM_MOCK_STREAM:
+        free(((struct CUstream_st *)o)->deps);
+        break;
+    case CUSHIM_MOCK_MODULE:
+        free_names(&((struct CUmod_st *)o)->names);
+        free(((struct CUmod_st *)o)->funcs);
+        break;
+    case CUSHIM_MOCK_LIBRARY:
+        free_names(&((struct CUlib_st *)o)->names);
+        free(((struct CUlib_st *)o)->kernels);
+        break;
+    case MOCK_K_KERNEL:
+        free(((struct CUkern_st *)o)->funcs);
+        break;
+    default:
+        break;
+    }
+    o->magic = 0;
+    free(o);
+}
+
+/* Frees every record and forgets them all; the thread stacks become void. */
+void mock__forget_all(void) {
+    mock_state *s = &mock__s;
+    for (size_t i = 0; i < s->nobjs; i++) mock__free_record(s->objs[i]);
+    free(s->objs);
+    free(s->set);
+    s->objs = NULL;
+    s->set = NULL;
+    s->nobjs = s->capobjs = s->setcap = s->setcount = 0;
+    memset(s->live, 0, sizeof s->live);
+    memset(s->primary, 0, sizeof s->primary);
+    s->generation++;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The thread's context stack                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static void tl_sync(void) {
+    if (tl_generation != mock__s.generation) {
+        tl_depth = 0;
+        tl_generation = mock__s.generation;
+    }
+}
+
+struct CUctx_st *mock__current(void) {
+    tl_sync();
+    return tl_depth > 0 ? tl_stack[tl_depth - 1] : NULL;
+}
+
+static void tl_free(void *stack) { free(stack); }
+static void tl_make_key(void) { pthread_key_create(&tl_key, tl_free); }
+
+bool mock__push(struct CUctx_st *ctx) {
+    tl_sync();
+    if (tl_depth == tl_cap) {
+        if (tl_cap >= MOCK_STACK_DEPTH) return false;
+        pthread_once(&tl_once, tl_make_key);
+        struct CUctx_st **v = realloc(tl_stack, (tl_cap ? tl_cap * 2 : 16) * sizeof *v);
+        if (v == NULL) return false;
+        tl_stack = v;
+        tl_cap = tl_cap ? tl_cap * 2 : 16;
+        pthread_setspecific(tl_key, v);
+    }
+    tl_stack[tl_depth++] = ctx;
+    return true;
+}
+
+struct CUctx_st *mock__pop(void) {
+    tl_sync();
+    return tl_depth > 0 ? tl_stack[--tl_depth] : NULL;
+}
+
+/* cuCtxSetCurrent: replaces the top of the stack; NULL pops it. False when out of memory. */
+bool mock__replace_top(struct CUctx_st *ctx) {
+    tl_sync();
+    if (ctx == NULL) {
+        if (tl_depth > 0) tl_depth--;
+    } else if (tl_depth == 0) {
+        return mock__push(ctx);
+    } else {
+        tl_stack[tl_depth - 1] = ctx;
+    }
+    return true;
+}
+
+CUresult mock__need_current(const char *entry, struct CUctx_st **out) {
+    struct CUctx_st *c = mock__current();
+    *out = NULL;
+    if (c == NULL) return CUDA_ERROR_INVALID_CONTEXT;
+    mock__expect(c, CUSHIM_MOCK_CONTEXT, entry);
+    if (!c->active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out) {
+    *out = NULL;
+    if (s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
+        struct CUctx_st *c;
+        CUresult r = mock__need_current(entry, &c);
+        if (r != CUDA_SUCCESS) return r;
+        *out = &c->default_stream;
+        return CUDA_SUCCESS;
+    }
+    *out = mock__expect(s, CUSHIM_MOCK_STREAM, entry);
+    return CUDA_SUCCESS;
+}
+
+struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) { return s->h.ctx; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launch records                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Chunks keep earlier records in place, so a pointer from cushim_mock_api.launch stays valid
+ * until reset. */
+cushim_mock_launch *mock__new_launch(void) {
+    mock_state *s = &mock__s;
+    if (s->nlaunches >= MOCK_LAUNCH_CAP) return NULL;
+    size_t chunk = s->nlaunches / MOCK_LAUNCH_CHUNK;
+    if (chunk >= s->capchunks) {
+        if (!grow(&s->launch_chunks, &s->capchunks, chunk + 1, sizeof *s->launch_chunks)) {
+            return NULL;
+        }
+        memset(s->launch_chunks + chunk, 0,
+               (s->capchunks - chunk) * sizeof *s->launch_chunks);
+    }
+    if (s->launch_chunks[chunk] == NULL) {
+        s->launch_chunks[chunk] = calloc(MOCK_LAUNCH_CHUNK, sizeof(cushim_mock_launch));
+        if (s->launch_chunks[chunk] == NULL) return NULL;
+    }
+    cushim_mock_launch *l = &s->launch_chunks[chunk][s->nlaunches % MOCK_LAUNCH_CHUNK];
+    memset(l, 0, sizeof *l);
+    s->nlaunches++;
+    return l;
+}
+
+const cushim_mock_launch *mock__launch_at(size_t i) {
+    mock_state *s = &mock__s;
+    if (i >= s->nlaunches) return NULL;
+    return &s->launch_chunks[i / MOCK_LAUNCH_CHUNK][i % MOCK_LAUNCH_CHUNK];
+}
+
+void mock__forget_launches(void) {
+    mock_state *s = &mock__s;
+    for (size_t i = 0; i < s->capchunks; i++) free(s->launch_chunks[i]);
+    free(s->launch_chunks);
+    s->launch_chunks = NULL;
+    s->capchunks = s->nlaunches = 0;
+}
+
+bool mock__grow(void *v, size_t *cap, size_t need, size_t size) {
+    return grow(v, cap, need, size);
+}

@@ -1,0 +1,460 @@
+/* Init, versions, error names, devices, primary contexts and created contexts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define S mock__s
+
+/* ------------------------------------------------------------------------------------------ */
+/* Init, version, errors                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+CUresult CUDAAPI mock_cuInit(unsigned int flags) {
+    MOCK_ENTER_ANYTIME(cuInit);
+    if (flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUresult r = S.init_result;
+    if (r == CUDA_SUCCESS) S.initialized = true;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuDriverGetVersion(int *version) {
+    MOCK_ENTER_ANYTIME(cuDriverGetVersion);
+    if (version == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    *version = S.driver_version;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+static const struct {
+    CUresult code;
+    const char *name, *text;
+} errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY",
+     "CUDA driver is a stub library"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
+     "a PTX JIT compilation failed"},
+    {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+     "context is destroyed"},
+    {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+     "too many blocks in cooperative launch"},
+    {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+static CUresult error_text(CUresult error, const char **out, bool name) {
+    if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+        if (errors[i].code == error) {
+            *out = name ? errors[i].name : errors[i].text;
+            return CUDA_SUCCESS;
+        }
+    }
+    *out = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI mock_cuGetErrorName(CUresult error, const char **pstr) {
+    MOCK_ENTER_ANYTIME(cuGetErrorName);
+    return mock__leave(error_text(error, pstr, true));
+}
+
+CUresult CUDAAPI mock_cuGetErrorString(CUresult error, const char **pstr) {
+    MOCK_ENTER_ANYTIME(cuGetErrorString);
+    return mock__leave(error_text(error, pstr, false));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Devices                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* An H200 (SXM) as the real driver describes it. */
+void mock__device_defaults(int ordinal) {
+    static const struct {
+        CUdevice_attribute attr;
+        int value;
+    } h200[] = {
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152},
+        {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 65536},
+        {CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
+        {CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2147483647},
+        {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536},
+        {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1980000},
+        {CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 512},
+        {CU_DEVICE_ATTRIBUTE_GPU_OVERLAP, 1},
+        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132},
+        {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1},
+        {CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 1},
+        {CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 1},
+        {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 3201000},
+        {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 6144},
+        {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800},
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048},
+        {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 3},
+        {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 9},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0},
+        {CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472},
+        {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536},
+        {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1},
+        {CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 1},
+        {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448},
+        {CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32},
+        {CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 82837504},
+        {CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, 134213632},
+        {CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024},
+        {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 1},
+        {CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1},
+        {CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, 4},
+    };
+    /* The bus ids of the eight GPUs of an HGX H200 board. */
+    static const int bus[] = {0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb};
+    int *a = S.attrs[ordinal];
+    memset(a, 0, sizeof S.attrs[ordinal]);
+    for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; i++) a[h200[i].attr] = h200[i].value;
+    a[CU_DEVICE_ATTRIBUTE_PCI_BUS_ID] = ordinal < 8 ? bus[ordinal] : 0xe0 + ordinal;
+    a[CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID] = 0;
+    a[CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID] = 0;
+}
+
+bool mock__valid_device(CUdevice dev) { return dev >= 0 && dev < S.device_count; }
+
+int mock__attr(int dev, CUdevice_attribute a) { return S.attrs[dev][a]; }
+
+CUresult CUDAAPI mock_cuDeviceGet(CUdevice *device, int ordinal) {
+    MOCK_ENTER(cuDeviceGet);
+    if (device == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(ordinal)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    *device = ordinal;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceGetCount(int *count) {
+    MOCK_ENTER(cuDeviceGetCount);
+    if (count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    *count = S.device_count;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceGetName(char *name, int len, CUdevice dev) {
+    MOCK_ENTER(cuDeviceGetName);
+    if (name == NULL || len <= 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    snprintf(name, (size_t)len, "%s", "cushim mock H200");
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) {
+    MOCK_ENTER(cuDeviceGetAttribute);
+    if (pi == NULL || (int)attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    *pi = mock__attr(dev, attrib);
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
+    MOCK_ENTER(cuDeviceTotalMem);
+    if (bytes == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    *bytes = (size_t)MOCK_TOTAL_MEM;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
+    MOCK_ENTER(cuDeviceGetPCIBusId);
+    if (id == NULL || len <= 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    snprintf(id, (size_t)len, "%04x:%02x:%02x.0",
+             (unsigned)mock__attr(dev, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+             (unsigned)mock__attr(dev, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+             (unsigned)mock__attr(dev, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceGetByPCIBusId(CUdevice *dev, const char *id) {
+    MOCK_ENTER(cuDeviceGetByPCIBusId);
+    if (dev == NULL || id == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    unsigned domain = 0, bus = 0, device = 0;
+    if (sscanf(id, "%x:%x:%x", &domain, &bus, &device) != 3) {
+        domain = 0;
+        if (sscanf(id, "%x:%x", &bus, &device) != 2) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    for (int d = 0; d < S.device_count; d++) {
+        if ((unsigned)mock__attr(d, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID) == domain &&
+            (unsigned)mock__attr(d, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) == bus &&
+            (unsigned)mock__attr(d, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID) == device) {
+            *dev = d;
+            return mock__leave(CUDA_SUCCESS);
+        }
+    }
+    return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+}
+
+CUresult CUDAAPI mock_cuDeviceGetUuid(CUuuid *uuid, CUdevice dev) {
+    MOCK_ENTER(cuDeviceGetUuid);
+    if (uuid == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    static const char text[16] = "cushim-mock-gpu";
+    memcpy(uuid->bytes, text, sizeof uuid->bytes);
+    uuid->bytes[15] = (char)('0' + dev % 10);
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev) {
+    MOCK_ENTER(cuDeviceComputeCapability);
+    if (major == NULL || minor == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    *major = mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    *minor = mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Contexts                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static struct CUctx_st *new_context(int dev, unsigned flags, bool primary) {
+    struct CUctx_st *c = mock__new(sizeof *c, CUSHIM_MOCK_CONTEXT, NULL);
+    if (c == NULL) return NULL;
+    c->device = dev;
+    c->flags = flags;
+    c->primary = primary;
+    c->id = S.next_id++;
+    c->children.prev = c->children.next = &c->children;
+    mock__stream_init(&c->default_stream, c);
+    return c;
+}
+
+void mock__ctx_clear(struct CUctx_st *c) {
+    while (c->children.next != &c->children) mock__kill(c->children.next);
+    mock__complete(&c->default_stream, c->default_stream.submitted, 0);
+    mock__free_allocs(c);
+}
+
+CUresult CUDAAPI mock_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+    MOCK_ENTER(cuDevicePrimaryCtxRetain);
+    if (pctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    struct CUctx_st *c = S.primary[dev];
+    if (c == NULL) {
+        c = new_context(dev, 0, true);
+        if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+        S.primary[dev] = c;
+    }
+    if (c->refcount++ == 0) {
+        c->active = true;
+        S.live[CUSHIM_MOCK_CONTEXT]++;
+    }
+    *pctx = c;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDevicePrimaryCtxRelease(CUdevice dev) {
+    MOCK_ENTER(cuDevicePrimaryCtxRelease);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    struct CUctx_st *c = S.primary[dev];
+    if (c == NULL || c->refcount == 0) return mock__leave(CUDA_ERROR_INVALID_CONTEXT);
+    if (--c->refcount == 0) {
+        /* As on the driver, the last release destroys everything made in the context. The
+         * handle stays valid (a later retain revives it) but is inactive meanwhile. */
+        mock__ctx_clear(c);
+        c->active = false;
+        S.live[CUSHIM_MOCK_CONTEXT]--;
+    }
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
+    MOCK_ENTER(cuDevicePrimaryCtxGetState);
+    if (flags == NULL || active == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    struct CUctx_st *c = S.primary[dev];
+    *flags = c ? c->flags : 0;
+    *active = c && c->active;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+    MOCK_ENTER(cuDevicePrimaryCtxSetFlags);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    if (flags & ~(unsigned)CU_CTX_FLAGS_MASK) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c = S.primary[dev];
+    if (c == NULL) {
+        c = new_context(dev, 0, true);
+        if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+        S.primary[dev] = c;
+    }
+    c->flags = flags;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuCtxCreate(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+                                  CUdevice dev) {
+    MOCK_ENTER(cuCtxCreate);
+    (void)params; /* execution affinity and CIG are not modelled */
+    if (pctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    if (flags & ~(unsigned)CU_CTX_FLAGS_MASK) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c = new_context(dev, flags, false);
+    if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    /* The driver makes the new context current by pushing it. */
+    if (!mock__push(c)) {
+        mock__kill(&c->h);
+        return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    c->active = true;
+    S.live[CUSHIM_MOCK_CONTEXT]++;
+    *pctx = c;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuCtxDestroy(CUcontext ctx) {
+    MOCK_ENTER(cuCtxDestroy);
+    if (ctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c = mock__expect(ctx, CUSHIM_MOCK_CONTEXT, "cuCtxDestroy");
+    if (c->primary) return mock__leave(CUDA_ERROR_INVALID_CONTEXT);
+    mock__kill(&c->h);
+    /* Current on this thread: popped, as by cuCtxPopCurrent. */
+    if (mock__current() == c) mock__pop();
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuCtxGetCurrent(CUcontext *pctx) {
+    MOCK_ENTER(cuCtxGetCurrent);
+    if (pctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    *pctx = mock__current();
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuCtxSetCurrent(CUcontext ctx) {
+    MOCK_ENTER(cuCtxSetCurrent);
+    if (ctx != NULL) mock__expect(ctx, CUSHIM_MOCK_CONTEXT, "cuCtxSetCurrent");
+    return mock__leave(mock__replace_top(ctx) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+CUresult CUDAAPI mock_cuCtxPushCurrent(CUcontext ctx) {
+    MOCK_ENTER(cuCtxPushCurrent);
+    if (ctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    mock__expect(ctx, CUSHIM_MOCK_CONTEXT, "cuCtxPushCurrent");
+    return mock__leave(mock__push(ctx) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+CUresult CUDAAPI mock_cuCtxPopCurrent(CUcontext *pctx) {
+    MOCK_ENTER(cuCtxPopCurrent);
+    if (mock__current() == NULL) return mock__leave(CUDA_ERROR_INVALID_CONTEXT);
+    struct CUctx_st *c = mock__pop();
+    if (pctx != NULL) *pctx = c;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* ctx, or the current context when ctx is NULL, ready for use. */
+static CUresult ctx_or_current(CUcontext ctx, const char *entry, struct CUctx_st **out) {
+    if (ctx == NULL) return mock__need_current(entry, out);
+    *out = mock__expect(ctx, CUSHIM_MOCK_CONTEXT, entry);
+    return (*out)->active ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
+
+CUresult CUDAAPI mock_cuCtxGetDevice(CUdevice *device) {
+    MOCK_ENTER(cuCtxGetDevice);
+    if (device == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c;
+    CUresult r = mock__need_current("cuCtxGetDevice", &c);
+    if (r == CUDA_SUCCESS) *device = c->device;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
+    MOCK_ENTER(cuCtxGetDevice_v2);
+    if (device == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c;
+    CUresult r = ctx_or_current(ctx, "cuCtxGetDevice_v2", &c);
+    if (r == CUDA_SUCCESS) *device = c->device;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuCtxSynchronize(void) {
+    MOCK_ENTER(cuCtxSynchronize);
+    struct CUctx_st *c;
+    CUresult r = mock__need_current("cuCtxSynchronize", &c);
+    if (r == CUDA_SUCCESS) mock__ctx_sync(c);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuCtxSynchronize_v2(CUcontext ctx) {
+    MOCK_ENTER(cuCtxSynchronize_v2);
+    struct CUctx_st *c;
+    CUresult r = ctx_or_current(ctx, "cuCtxSynchronize_v2", &c);
+    if (r == CUDA_SUCCESS) mock__ctx_sync(c);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuCtxGetStreamPriorityRange(int *least, int *greatest) {
+    MOCK_ENTER(cuCtxGetStreamPriorityRange);
+    struct CUctx_st *c;
+    CUresult r = mock__need_current("cuCtxGetStreamPriorityRange", &c);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    if (least) *least = MOCK_PRIORITY_LEAST;
+    if (greatest) *greatest = MOCK_PRIORITY_GREATEST;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
+    MOCK_ENTER(cuCtxGetApiVersion);
+    if (version == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c;
+    CUresult r = ctx_or_current(ctx, "cuCtxGetApiVersion", &c);
+    if (r == CUDA_SUCCESS) *version = 3020;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuCtxGetId(CUcontext ctx, unsigned long long *id) {
+    MOCK_ENTER(cuCtxGetId);
+    if (id == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c;
+    CUresult r = ctx_or_current(ctx, "cuCtxGetId", &c);
+    if (r == CUDA_SUCCESS) *id = c->id;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuCtxGetFlags(unsigned int *flags) {
+    MOCK_ENTER(cuCtxGetFlags);
+    if (flags == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c;
+    CUresult r = mock__need_current("cuCtxGetFlags", &c);
+    if (r == CUDA_SUCCESS) *flags = c->flags;
+    return mock__leave(r);
+}

@@ -1,0 +1,502 @@
+/* Modules, libraries, functions and kernels. The mock reads PTX text only: its kernels are the
+ * names after `.entry`, and a text containing MOCK_JIT_ERROR fails to compile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define S mock__s
+#define JIT_ERROR_TEXT "mock ptxas error: line 1: MOCK_JIT_ERROR"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Images                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static bool ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || c == '%';
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static bool add_name(mock_names *n, const char *p, size_t len) {
+    for (size_t i = 0; i < n->n; i++) {
+        if (strlen(n->v[i]) == len && memcmp(n->v[i], p, len) == 0) return true;
+    }
+    char **v = realloc(n->v, (n->n + 1) * sizeof *v);
+    if (v == NULL) return false;
+    n->v = v;
+    char *s = malloc(len + 1);
+    if (s == NULL) return false;
+    memcpy(s, p, len);
+    s[len] = '\0';
+    n->v[n->n++] = s;
+    return true;
+}
+
+static void free_names(mock_names *n) {
+    for (size_t i = 0; i < n->n; i++) free(n->v[i]);
+    free(n->v);
+    n->v = NULL;
+    n->n = 0;
+}
+
+/* The `.entry` names of a PTX text, comments skipped. */
+static CUresult parse(const void *image, mock_names *out, bool *jit_error) {
+    const unsigned char *b = image;
+    *jit_error = false;
+    memset(out, 0, sizeof *out);
+    if (image == NULL) return CUDA_ERROR_INVALID_VALUE;
+    /* ELF (a cubin) and fatbin images: the mock cannot read them. */
+    if ((b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') ||
+        (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba) ||
+        (b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)) {
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    const char *t = image;
+    if (t[0] == '\0') return CUDA_ERROR_INVALID_IMAGE;
+    if (strstr(t, "MOCK_JIT_ERROR") != NULL) {
+        *jit_error = true;
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    for (const char *p = t; *p;) {
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n') p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            p = end ? end + 2 : p + strlen(p);
+        } else if (strncmp(p, ".entry", 6) == 0 && is_space(p[6]) && (p == t || !ident_char(p[-1]))) {
+            p += 6;
+            while (is_space(*p)) p++;
+            const char *start = p;
+            while (ident_char(*p)) p++;
+            if (p > start && !add_name(out, start, (size_t)(p - start))) {
+                free_names(out);
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            }
+        } else {
+            p++;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Fills one log buffer option pair with text, as the JIT does: at most size - 1 characters and
+ * a NUL, and the size option becomes the bytes written. */
+static void write_log(unsigned n, const CUjit_option *opts, void **vals, CUjit_option buf_opt,
+                      CUjit_option size_opt, const char *text) {
+    int ib = -1, is = -1;
+    for (unsigned i = 0; i < n; i++) {
+        if (opts[i] == buf_opt) ib = (int)i;
+        if (opts[i] == size_opt) is = (int)i;
+    }
+    if (ib < 0 || vals[ib] == NULL) return;
+    size_t size = is >= 0 ? (size_t)(uintptr_t)vals[is] : 0;
+    if (size == 0) return;
+    size_t len = strlen(text);
+    if (len > size - 1) len = size - 1;
+    memcpy(vals[ib], text, len);
+    ((char *)vals[ib])[len] = '\0';
+    if (is >= 0) vals[is] = (void *)(uintptr_t)(len ? len + 1 : 0);
+}
+
+/* Parses an image under JIT options; on a JIT error, the error log gets the message. */
+static CUresult compile(const void *image, unsigned n, CUjit_option *opts, void **vals,
+                        mock_names *names) {
+    if (n > 0 && (opts == NULL || vals == NULL)) return CUDA_ERROR_INVALID_VALUE;
+    bool jit_error;
+    CUresult r = parse(image, names, &jit_error);
+    write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+              jit_error ? JIT_ERROR_TEXT : "");
+    write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "");
+    return r;
+}
+
+/* The whole file, NUL-terminated; NULL when it cannot be read. */
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *p = realloc(buf, cap);
+            if (p == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = p;
+        }
+        size_t got = fread(buf + len, 1, 4096, f);
+        len += got;
+        if (got < 4096) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Modules                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+static CUresult load_module(const char *entry, CUmodule *out, const void *image, unsigned n,
+                            CUjit_option *opts, void **vals) {
+    if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c;
+    CUresult r = mock__need_current(entry, &c);
+    if (r != CUDA_SUCCESS) return r;
+    mock_names names;
+    r = compile(image, n, opts, vals, &names);
+    if (r != CUDA_SUCCESS) return r;
+    struct CUfunc_st **funcs = calloc(names.n + 1, sizeof *funcs);
+    struct CUmod_st *m = funcs ? mock__new(sizeof *m, CUSHIM_MOCK_MODULE, c) : NULL;
+    if (m == NULL) {
+        free(funcs);
+        free_names(&names);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    m->names = names;
+    m->funcs = funcs;
+    S.live[CUSHIM_MOCK_MODULE]++;
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuModuleLoadData(CUmodule *module, const void *image) {
+    MOCK_ENTER(cuModuleLoadData);
+    return mock__leave(load_module("cuModuleLoadData", module, image, 0, NULL, NULL));
+}
+
+CUresult CUDAAPI mock_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n,
+                                         CUjit_option *opts, void **vals) {
+    MOCK_ENTER(cuModuleLoadDataEx);
+    return mock__leave(load_module("cuModuleLoadDataEx", module, image, n, opts, vals));
+}
+
+CUresult CUDAAPI mock_cuModuleLoad(CUmodule *module, const char *fname) {
+    MOCK_ENTER(cuModuleLoad);
+    if (module == NULL || fname == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    char *text = read_file(fname);
+    if (text == NULL) return mock__leave(CUDA_ERROR_FILE_NOT_FOUND);
+    CUresult r = load_module("cuModuleLoad", module, text, 0, NULL, NULL);
+    free(text);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuModuleUnload(CUmodule hmod) {
+    MOCK_ENTER(cuModuleUnload);
+    if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    mock__kill(mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleUnload"));
+    return mock__leave(CUDA_SUCCESS);
+}
+
+static long find_name(const mock_names *n, const char *name) {
+    for (size_t i = 0; i < n->n; i++) {
+        if (strcmp(n->v[i], name) == 0) return (long)i;
+    }
+    return -1;
+}
+
+static struct CUfunc_st *new_function(struct CUctx_st *ctx, const char *name) {
+    struct CUfunc_st *f = mock__new(sizeof *f, MOCK_K_FUNCTION, ctx);
+    if (f == NULL) return NULL;
+    f->name = name;
+    f->attrs = &f->own;
+    return f;
+}
+
+CUresult CUDAAPI mock_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name) {
+    MOCK_ENTER(cuModuleGetFunction);
+    if (hfunc == NULL || name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunction");
+    long i = find_name(&m->names, name);
+    if (i < 0) return mock__leave(CUDA_ERROR_NOT_FOUND);
+    if (m->funcs[i] == NULL) {
+        struct CUfunc_st *f = new_function(m->h.ctx, m->names.v[i]);
+        if (f == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+        f->module = m;
+        m->funcs[i] = f;
+    }
+    *hfunc = m->funcs[i];
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Function attributes                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+CUresult mock__function(CUfunction hf, const char *entry, mock_kinfo *out) {
+    if (hf == NULL) return CUDA_ERROR_INVALID_HANDLE;
+    mock_obj *o = mock__find(hf);
+    if (o != NULL && o->kind == MOCK_K_KERNEL) {
+        struct CUkern_st *k = (struct CUkern_st *)o;
+        if (!o->alive) mock__die(entry, "kernel %p was already destroyed", (void *)hf);
+        *out = (mock_kinfo){k->name, NULL, &k->attrs};
+        return CUDA_SUCCESS;
+    }
+    struct CUfunc_st *f = mock__expect(hf, MOCK_K_FUNCTION, entry);
+    *out = (mock_kinfo){f->name, f->h.ctx, f->attrs};
+    return CUDA_SUCCESS;
+}
+
+/* The device a function's attributes are read for: its context's, or for a kernel the
+ * current context's. */
+CUresult mock__function_device(const char *entry, const mock_kinfo *k, int *dev) {
+    if (k->ctx != NULL) {
+        *dev = k->ctx->device;
+        return CUDA_SUCCESS;
+    }
+    struct CUctx_st *c;
+    CUresult r = mock__need_current(entry, &c);
+    if (r == CUDA_SUCCESS) *dev = c->device;
+    return r;
+}
+
+int mock__func_attr(const mock_fattrs *a, CUfunction_attribute attr, int dev) {
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: {
+        int dmax = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+        return S.kernel_max_threads < dmax ? S.kernel_max_threads : dmax;
+    }
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+        return S.kernel_static_smem;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+        return S.kernel_regs;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+        return 60;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        return mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+               mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
+        if (a->set[attr]) return a->value[attr];
+        int left = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK) -
+                   S.kernel_static_smem;
+        return left > 0 ? left : 0;
+    }
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        return a->set[attr] ? a->value[attr] : -1;
+    default:
+        return a->set[attr] ? a->value[attr] : 0;
+    }
+}
+
+static bool valid_attr(CUfunction_attribute attr) {
+    return (int)attr >= 0 && attr < CU_FUNC_ATTRIBUTE_MAX;
+}
+
+static CUresult set_attr(mock_fattrs *a, CUfunction_attribute attr, int value, int dev) {
+    if (!valid_attr(attr)) return CUDA_ERROR_INVALID_VALUE;
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        return CUDA_ERROR_INVALID_VALUE; /* read-only */
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        if (value < 0 ||
+            value > mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) -
+                        S.kernel_static_smem) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
+        break;
+    default:
+        break;
+    }
+    a->value[attr] = value;
+    a->set[attr] = true;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hf) {
+    MOCK_ENTER(cuFuncGetAttribute);
+    if (pi == NULL || !valid_attr(attrib)) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    mock_kinfo k;
+    int dev = 0;
+    CUresult r = mock__function(hf, "cuFuncGetAttribute", &k);
+    if (r == CUDA_SUCCESS) r = mock__function_device("cuFuncGetAttribute", &k, &dev);
+    if (r == CUDA_SUCCESS) *pi = mock__func_attr(k.attrs, attrib, dev);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuFuncSetAttribute(CUfunction hf, CUfunction_attribute attrib, int value) {
+    MOCK_ENTER(cuFuncSetAttribute);
+    mock_kinfo k;
+    int dev = 0;
+    CUresult r = mock__function(hf, "cuFuncSetAttribute", &k);
+    if (r == CUDA_SUCCESS) r = mock__function_device("cuFuncSetAttribute", &k, &dev);
+    if (r == CUDA_SUCCESS) r = set_attr(k.attrs, attrib, value, dev);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuFuncGetName(const char **name, CUfunction hf) {
+    MOCK_ENTER(cuFuncGetName);
+    if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    mock_kinfo k;
+    CUresult r = mock__function(hf, "cuFuncGetName", &k);
+    if (r == CUDA_SUCCESS) *name = k.name;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuFuncGetModule(CUmodule *hmod, CUfunction hf) {
+    MOCK_ENTER(cuFuncGetModule);
+    if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hf == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUfunc_st *f = mock__expect(hf, MOCK_K_FUNCTION, "cuFuncGetModule");
+    if (f->module == NULL) return mock__leave(CUDA_ERROR_NOT_FOUND);
+    *hmod = f->module;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Libraries and kernels                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static CUresult load_library(CUlibrary *out, const void *code, CUjit_option *opts, void **vals,
+                             unsigned n) {
+    if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
+    mock_names names;
+    CUresult r = compile(code, n, opts, vals, &names);
+    if (r != CUDA_SUCCESS) return r;
+    struct CUkern_st **kernels = calloc(names.n + 1, sizeof *kernels);
+    struct CUlib_st *l = kernels ? mock__new(sizeof *l, CUSHIM_MOCK_LIBRARY, NULL) : NULL;
+    if (l == NULL) {
+        free(kernels);
+        free_names(&names);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    l->names = names;
+    l->kernels = kernels;
+    S.live[CUSHIM_MOCK_LIBRARY]++;
+    *out = l;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuLibraryLoadData(CUlibrary *library, const void *code,
+                                        CUjit_option *jit_opts, void **jit_vals, unsigned int njit,
+                                        CUlibraryOption *lib_opts, void **lib_vals,
+                                        unsigned int nlib) {
+    MOCK_ENTER(cuLibraryLoadData);
+    (void)lib_opts, (void)lib_vals, (void)nlib;
+    return mock__leave(load_library(library, code, jit_opts, jit_vals, njit));
+}
+
+CUresult CUDAAPI mock_cuLibraryLoadFromFile(CUlibrary *library, const char *file,
+                                            CUjit_option *jit_opts, void **jit_vals,
+                                            unsigned int njit, CUlibraryOption *lib_opts,
+                                            void **lib_vals, unsigned int nlib) {
+    MOCK_ENTER(cuLibraryLoadFromFile);
+    (void)lib_opts, (void)lib_vals, (void)nlib;
+    if (library == NULL || file == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    char *text = read_file(file);
+    if (text == NULL) return mock__leave(CUDA_ERROR_FILE_NOT_FOUND);
+    CUresult r = load_library(library, text, jit_opts, jit_vals, njit);
+    free(text);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuLibraryUnload(CUlibrary library) {
+    MOCK_ENTER(cuLibraryUnload);
+    if (library == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    mock__kill(mock__expect(library, CUSHIM_MOCK_LIBRARY, "cuLibraryUnload"));
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuLibraryGetKernel(CUkernel *pk, CUlibrary library, const char *name) {
+    MOCK_ENTER(cuLibraryGetKernel);
+    if (pk == NULL || name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (library == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUlib_st *l = mock__expect(library, CUSHIM_MOCK_LIBRARY, "cuLibraryGetKernel");
+    long i = find_name(&l->names, name);
+    if (i < 0) return mock__leave(CUDA_ERROR_NOT_FOUND);
+    if (l->kernels[i] == NULL) {
+        struct CUkern_st *k = mock__new(sizeof *k, MOCK_K_KERNEL, NULL);
+        if (k == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+        k->name = l->names.v[i];
+        k->library = l;
+        l->kernels[i] = k;
+    }
+    *pk = l->kernels[i];
+    return mock__leave(CUDA_SUCCESS);
+}
+
+static struct CUkern_st *expect_kernel(CUkernel hk, const char *entry) {
+    return mock__expect(hk, MOCK_K_KERNEL, entry);
+}
+
+CUresult CUDAAPI mock_cuKernelGetFunction(CUfunction *pf, CUkernel hk) {
+    MOCK_ENTER(cuKernelGetFunction);
+    if (pf == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUkern_st *k = expect_kernel(hk, "cuKernelGetFunction");
+    struct CUctx_st *c;
+    CUresult r = mock__need_current("cuKernelGetFunction", &c);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    for (size_t i = 0; i < k->nfuncs; i++) {
+        if (k->funcs[i]->h.alive && k->funcs[i]->h.ctx == c) {
+            *pf = k->funcs[i];
+            return mock__leave(CUDA_SUCCESS);
+        }
+    }
+    if (!mock__grow(&k->funcs, &k->capfuncs, k->nfuncs + 1, sizeof *k->funcs)) {
+        return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    struct CUfunc_st *f = new_function(c, k->name);
+    if (f == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    f->kernel = k;
+    f->attrs = &k->attrs;
+    k->funcs[k->nfuncs++] = f;
+    *pf = f;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel hk,
+                                           CUdevice dev) {
+    MOCK_ENTER(cuKernelGetAttribute);
+    if (pi == NULL || !valid_attr(attrib)) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUkern_st *k = expect_kernel(hk, "cuKernelGetAttribute");
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    *pi = mock__func_attr(&k->attrs, attrib, dev);
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuKernelSetAttribute(CUfunction_attribute attrib, int value, CUkernel hk,
+                                           CUdevice dev) {
+    MOCK_ENTER(cuKernelSetAttribute);
+    if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUkern_st *k = expect_kernel(hk, "cuKernelSetAttribute");
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    return mock__leave(set_attr(&k->attrs, attrib, value, dev));
+}
+
+CUresult CUDAAPI mock_cuKernelGetName(const char **name, CUkernel hk) {
+    MOCK_ENTER(cuKernelGetName);
+    if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    *name = expect_kernel(hk, "cuKernelGetName")->name;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuKernelGetLibrary(CUlibrary *plib, CUkernel hk) {
+    MOCK_ENTER(cuKernelGetLibrary);
+    if (plib == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    *plib = expect_kernel(hk, "cuKernelGetLibrary")->library;
+    return mock__leave(CUDA_SUCCESS);
+}

@@ -1,0 +1,172 @@
+/* The context rule: what is created or destroyed in a context is so with that context current,
+ * and the thread's previous current context (or none) is back afterwards, on success and on
+ * failure alike; no switch at all when the context is already current. */
+#include "testutil.h"
+
+static cushim_context *X, *Y;
+
+static int setup(void **state) {
+    if (mock_setup(state) != 0) return -1;
+    if (cushim_context_create(&X, 0, 0) != CUDA_SUCCESS) return -1;
+    if (cushim_context_create(&Y, 0, 0) != CUDA_SUCCESS) return -1;
+    return 0;
+}
+
+static int teardown(void **state) {
+    cushim_driver()->cuCtxSetCurrent(NULL);
+    cushim_context_release(X);
+    cushim_context_release(Y);
+    if (mock.live(CUSHIM_MOCK_CONTEXT) != 0) return -1;
+    return mock_teardown(state);
+}
+
+static void make_current(cushim_context *c) {
+    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
+}
+
+static void test_create_does_not_change_the_current_context(void **state) {
+    (void)state;
+    /* Both contexts were made with none current; none is current still. */
+    assert_null(mock.current());
+}
+
+static void test_stream_and_event_belong_to_y_and_x_stays_current(void **state) {
+    (void)state;
+    make_current(X);
+    cushim_stream *s = NULL;
+    cushim_event *e = NULL;
+    assert_ok(cushim_stream_create(&s, Y, CU_STREAM_NON_BLOCKING, 0));
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    assert_ok(cushim_event_create(&e, Y, CU_EVENT_DEFAULT));
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    assert_ptr_equal(mock.stream_context(cushim_stream_raw(s)), cushim_context_raw(Y));
+    assert_ptr_equal(mock.event_context(cushim_event_raw(e)), cushim_context_raw(Y));
+    assert_ptr_equal(cushim_stream_context(s), Y);
+    assert_ptr_equal(cushim_event_context(e), Y);
+    /* Destroy: also in Y, X current afterwards. */
+    cushim_stream_release(s);
+    cushim_event_release(e);
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
+    assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), 0);
+}
+
+static void test_none_current_before_means_none_after(void **state) {
+    (void)state;
+    make_current(NULL);
+    cushim_stream *s = NULL;
+    cushim_event *e = NULL;
+    assert_ok(cushim_stream_create(&s, Y, 0, 0));
+    assert_null(mock.current());
+    assert_ok(cushim_event_create(&e, Y, 0));
+    assert_null(mock.current());
+    cushim_event_release(e);
+    assert_null(mock.current());
+    cushim_stream_release(s);
+    assert_null(mock.current());
+}
+
+static void test_failed_create_restores_and_leaves_nothing(void **state) {
+    (void)state;
+    make_current(X);
+    cushim_stream *s = (cushim_stream *)&s;
+    mock.fail_call("cuStreamCreateWithPriority", 1, CUDA_ERROR_OUT_OF_MEMORY);
+    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, cushim_stream_create(&s, Y, 0, 0));
+    assert_null(s);
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    assert_non_null(strstr(cushim_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"));
+    cushim_event *e = (cushim_event *)&e;
+    mock.fail_call("cuEventCreate", 1, CUDA_ERROR_INVALID_CONTEXT);
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, cushim_event_create(&e, Y, 0));
+    assert_null(e);
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
+    assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), 0);
+}
+
+static void test_failed_switch_is_an_error_and_leaks_nothing(void **state) {
+    (void)state;
+    make_current(X);
+    /* The first switch (to Y) fails. */
+    mock.fail_call("cuCtxSetCurrent", 1, CUDA_ERROR_INVALID_CONTEXT);
+    cushim_stream *s = (cushim_stream *)&s;
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, cushim_stream_create(&s, Y, 0, 0));
+    assert_null(s);
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    /* The switch back fails: the stream made in Y is destroyed again and the error returned. */
+    mock.fail_call("cuCtxSetCurrent", 2, CUDA_ERROR_INVALID_CONTEXT);
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, cushim_stream_create(&s, Y, 0, 0));
+    assert_null(s);
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
+    assert_int_equal(mock.calls("cuStreamDestroy"), 1);
+    /* Reading the current context fails. */
+    make_current(X);
+    mock.fail_call("cuCtxGetCurrent", 1, CUDA_ERROR_NOT_INITIALIZED);
+    cushim_event *e = (cushim_event *)&e;
+    assert_cu(CUDA_ERROR_NOT_INITIALIZED, cushim_event_create(&e, Y, 0));
+    assert_null(e);
+    assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), 0);
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+}
+
+static void test_no_switch_when_already_current(void **state) {
+    (void)state;
+    make_current(Y);
+    int before = mock.calls("cuCtxSetCurrent");
+    cushim_stream *s = NULL;
+    cushim_event *e = NULL;
+    assert_ok(cushim_stream_create(&s, Y, 0, 0));
+    assert_ok(cushim_event_create(&e, Y, 0));
+    assert_ok(cushim_event_record(e, NULL));
+    cushim_stream_release(s);
+    cushim_event_release(e);
+    assert_int_equal(mock.calls("cuCtxSetCurrent"), before);
+    assert_ptr_equal(mock.current(), cushim_context_raw(Y));
+}
+
+static void test_destroy_with_switch_failing_is_logged(void **state) {
+    (void)state;
+    make_current(X);
+    cushim_stream *s = NULL;
+    assert_ok(cushim_stream_create(&s, Y, 0, 0));
+    memset(&captured, 0, sizeof captured);
+    mock.fail_call("cuCtxSetCurrent", 1, CUDA_ERROR_INVALID_CONTEXT);
+    cushim_stream_release(s);
+    /* The destroy could not happen in Y: a warning with the code, our memory freed (ASan and
+     * valgrind check that), and the current context untouched. */
+    assert_int_equal(captured.count[CUSHIM_LOG_WARN], 1);
+    assert_non_null(strstr(captured.text, "CUDA_ERROR_INVALID_CONTEXT"));
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+}
+
+static void test_context_synchronize_switches_and_restores(void **state) {
+    (void)state;
+    make_current(X);
+    assert_ok(cushim_context_synchronize(Y));
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    int least = 1, greatest = 1;
+    assert_ok(cushim_context_stream_priority_range(Y, &least, &greatest));
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    assert_true(greatest <= least);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_create_does_not_change_the_current_context, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stream_and_event_belong_to_y_and_x_stays_current,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_none_current_before_means_none_after, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_create_restores_and_leaves_nothing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_switch_is_an_error_and_leaks_nothing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_no_switch_when_already_current, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_with_switch_failing_is_logged, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_context_synchronize_switches_and_restores, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

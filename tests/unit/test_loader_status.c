@@ -1,0 +1,73 @@
+/* The driver status when there is no usable driver. One process per scenario (cushim_init runs
+ * once per process); the scenario and what to expect come from the command line:
+ *   test_loader_status STATUS RESULT TEXT...
+ * STATUS is the expected cushim_driver_status word, RESULT the expected CUresult name, and each
+ * TEXT must appear in the status message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cushim.h"
+
+static const char *status_word(cushim_driver_status s) {
+    switch (s) {
+    case CUSHIM_DRIVER_LOADED: return "loaded";
+    case CUSHIM_DRIVER_NOT_FOUND: return "not_found";
+    case CUSHIM_DRIVER_STUB: return "stub";
+    case CUSHIM_DRIVER_TOO_OLD: return "too_old";
+    case CUSHIM_DRIVER_INIT_FAILED: return "init_failed";
+    }
+    return "?";
+}
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                          \
+    do {                                                                                          \
+        if (!(cond)) {                                                                            \
+            printf("# FAIL %s:%d: ", __FILE__, __LINE__);                                          \
+            printf(__VA_ARGS__);                                                                  \
+            printf("\n");                                                                         \
+            failures++;                                                                           \
+        }                                                                                         \
+    } while (0)
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s STATUS RESULT [TEXT...]\n", argv[0]);
+        return 2;
+    }
+    CUresult r = cushim_init();
+    const cushim_driver_info *info = cushim_driver_get_info();
+    CHECK(strcmp(status_word(info->status), argv[1]) == 0, "status %s, expected %s",
+          status_word(info->status), argv[1]);
+    CHECK(strcmp(cushim_error_name(r), argv[2]) == 0, "cushim_init returned %s, expected %s",
+          cushim_error_name(r), argv[2]);
+    CHECK(info->result == r, "info->result %d differs from cushim_init's %d", info->result, r);
+    for (int i = 3; i < argc; i++) {
+        CHECK(strstr(info->message, argv[i]) != NULL, "message lacks \"%s\": %s", argv[i],
+              info->message);
+    }
+    /* The failure is data, and the same on every later call; nothing is half-loaded. */
+    CHECK(cushim_init() == r, "a second cushim_init gave another result");
+    CHECK(cushim_driver() == NULL, "cushim_driver() is not NULL without a driver");
+    CHECK(!cushim_driver_has("cuInit"), "cushim_driver_has is true without a driver");
+    CHECK(info->entries_resolved == 0, "%u entries resolved without a driver",
+          info->entries_resolved);
+    CHECK(info->entries_total == CUSHIM_TABLE_ENTRIES, "entries_total %u", info->entries_total);
+    CHECK(info->header_version == CUDA_VERSION, "header_version %d", info->header_version);
+    CHECK(strcmp(cushim_last_error(), info->message) == 0, "last error \"%s\" is not the status",
+          cushim_last_error());
+    if (info->status == CUSHIM_DRIVER_NOT_FOUND) {
+        CHECK(info->path == NULL, "path %s for a driver not found", info->path);
+    } else {
+        CHECK(info->path != NULL, "no path for a library that was loaded");
+    }
+    /* Every object call degrades to the same code rather than crashing. */
+    cushim_context *ctx = (cushim_context *)&ctx;
+    CHECK(cushim_context_primary(&ctx, 0) == r && ctx == NULL,
+          "cushim_context_primary without a driver");
+    CHECK(cushim_device_synchronize() == r, "cushim_device_synchronize without a driver");
+    printf("1..1\n%s - driver status %s, %s\n", failures ? "not ok 1" : "ok 1", argv[1], argv[2]);
+    return failures ? 1 : 0;
+}

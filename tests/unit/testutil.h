@@ -1,0 +1,65 @@
+/* Shared by the unit tests: the mock's control API, a log capture, and cmocka. */
+#ifndef CUSHIM_TESTUTIL_H
+#define CUSHIM_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cushim.h"
+#include "cushim_mock.h"
+
+static cushim_mock_api mock;
+
+/* Messages the log handler saw, joined, and the count at each level. */
+typedef struct test_log {
+    char text[8192];
+    int count[CUSHIM_LOG_OFF + 1];
+} test_log;
+
+static test_log captured;
+
+static void capture_log(cushim_log_level level, const char *message, void *user) {
+    test_log *log = user;
+    log->count[level]++;
+    size_t used = strlen(log->text);
+    if (used + strlen(message) + 2 < sizeof log->text) {
+        strcat(log->text, message);
+        strcat(log->text, "\n");
+    }
+}
+
+/* Opens the mock named by CUSHIM_DRIVER, resets it, and starts capturing the log. Every unit
+ * test's setup calls this; a mock that cannot be opened fails the test. */
+static inline int mock_setup(void **state) {
+    (void)state;
+    if (!cushim_mock_open(&mock, NULL)) return -1;
+    mock.reset();
+    memset(&captured, 0, sizeof captured);
+    cushim_set_log_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
+    return cushim_init() == CUDA_SUCCESS ? 0 : -1;
+}
+
+static inline int mock_teardown(void **state) {
+    (void)state;
+    cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_WARN);
+    return 0;
+}
+
+/* cmocka's assert_int_equal prints numbers; this prints CUresult names too. */
+#define assert_cu(expected, actual)                                                               \
+    do {                                                                                          \
+        CUresult e_ = (expected), a_ = (actual);                                                  \
+        if (e_ != a_) {                                                                           \
+            fail_msg("expected %s, got %s (%s)", cushim_error_name(e_), cushim_error_name(a_),   \
+                     cushim_last_error());                                                        \
+        }                                                                                         \
+    } while (0)
+
+#define assert_ok(expr) assert_cu(CUDA_SUCCESS, (expr))
+
+#endif

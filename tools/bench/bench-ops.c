@@ -1,0 +1,276 @@
+/* The operations cushim-bench compares, each as a batch of n direct driver calls and a batch of
+ * n cushim calls, and the measurement: batches alternate, direct then cushim, pair after pair.
+ *
+ * Each batch is its own out-of-line function with the loop inside, so that a batch costs one
+ * indirect call and the loop's own few instructions on either side. Both sides check every
+ * result, as a careful program would. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench-ops.h"
+
+#define CHECK(r)                                                                                  \
+    do {                                                                                          \
+        CUresult check_ = (r);                                                                    \
+        if (BENCH_UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                \
+    } while (0)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launches                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static BENCH_NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
+    PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
+    for (int i = 0; i < n; i++) {
+        CHECK(launch(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL));
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
+    const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
+    for (int i = 0; i < n; i++) CHECK(cushim_launch(e->empty, &cfg, NULL));
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult direct_launch_params(bench_env *e, int n) {
+    PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
+    bench_params p;
+    bench_params_init(&p);
+    for (int i = 0; i < n; i++) {
+        CHECK(launch(e->raw_empty2, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, p.ptrs, NULL));
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
+    const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
+    bench_params p;
+    bench_params_init(&p);
+    for (int i = 0; i < n; i++) CHECK(cushim_launch(e->empty2, &cfg, p.ptrs));
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
+    PFN_cuLaunchCooperativeKernel_v9000 launch = e->d.launch_cooperative_kernel;
+    const unsigned grid = (unsigned)e->coop_grid;
+    for (int i = 0; i < n; i++) {
+        CHECK(launch(e->raw_empty, grid, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL));
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
+    const cushim_launch_config cfg = {CUSHIM_DIM3((unsigned)e->coop_grid), CUSHIM_DIM3(32), 0,
+                                      e->stream};
+    for (int i = 0; i < n; i++) CHECK(cushim_launch_cooperative(e->empty, &cfg, NULL));
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Event record and stream query                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+static BENCH_NOINLINE CUresult direct_event_record(bench_env *e, int n) {
+    PFN_cuEventRecord_v2000 record = e->d.event_record;
+    for (int i = 0; i < n; i++) CHECK(record(e->raw_event, e->raw_stream));
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_event_record(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) CHECK(cushim_event_record(e->event, e->stream));
+    return CUDA_SUCCESS;
+}
+
+/* The idle stream never gets work, so every query answers CUDA_SUCCESS; NOT_READY here would
+ * mean the measurement is not what it claims, and is reported as a failure. */
+static BENCH_NOINLINE CUresult direct_stream_query(bench_env *e, int n) {
+    PFN_cuStreamQuery_v2000 query = e->d.stream_query;
+    for (int i = 0; i < n; i++) CHECK(query(e->raw_idle));
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_stream_query(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) CHECK(cushim_stream_query(e->idle));
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Create and destroy                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+static BENCH_NOINLINE CUresult direct_stream_create(bench_env *e, int n) {
+    const bench_driver *d = &e->d;
+    for (int i = 0; i < n; i++) {
+        CUstream s;
+        CHECK(d->stream_create(&s, CU_STREAM_NON_BLOCKING));
+        CHECK(d->stream_destroy(s));
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_stream_create(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_stream *s;
+        CHECK(cushim_stream_create(&s, e->ctx, CU_STREAM_NON_BLOCKING, 0));
+        cushim_stream_release(s);
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult direct_event_create(bench_env *e, int n) {
+    const bench_driver *d = &e->d;
+    for (int i = 0; i < n; i++) {
+        CUevent ev;
+        CHECK(d->event_create(&ev, CU_EVENT_DISABLE_TIMING));
+        CHECK(d->event_destroy(ev));
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_event_create(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_event *ev;
+        CHECK(cushim_event_create(&ev, e->ctx, CU_EVENT_DISABLE_TIMING));
+        cushim_event_release(ev);
+    }
+    return CUDA_SUCCESS;
+}
+
+/* What a careful program does to create or destroy in a context that is not current: read the
+ * current one, switch, act, switch back; on failure, switch back all the same. */
+static CUresult direct_in_other(const bench_driver *d, CUcontext target, CUstream *s,
+                                bool create) {
+    CUcontext prev;
+    CHECK(d->ctx_get_current(&prev));
+    CHECK(d->ctx_set_current(target));
+    CUresult r = create ? d->stream_create(s, CU_STREAM_NON_BLOCKING) : d->stream_destroy(*s);
+    CUresult back = d->ctx_set_current(prev);
+    return r != CUDA_SUCCESS ? r : back;
+}
+
+static BENCH_NOINLINE CUresult direct_stream_other(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        CUstream s;
+        CHECK(direct_in_other(&e->d, e->raw_other, &s, true));
+        CHECK(direct_in_other(&e->d, e->raw_other, &s, false));
+    }
+    return CUDA_SUCCESS;
+}
+
+static BENCH_NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_stream *s;
+        CHECK(cushim_stream_create(&s, e->other, CU_STREAM_NON_BLOCKING, 0));
+        cushim_stream_release(s);
+    }
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The table                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+const bench_op bench_ops[] = {
+    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true,
+     false},
+    {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
+     false},
+    {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop,
+     shim_launch_coop, true, true},
+    {"event_record", "event record", direct_event_record, shim_event_record, true, false},
+    {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
+     false},
+    {"stream_create_destroy", "stream create + destroy", direct_stream_create,
+     shim_stream_create, false, false},
+    {"event_create_destroy", "event create + destroy", direct_event_create, shim_event_create,
+     false, false},
+    {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
+     shim_stream_other, false, false},
+};
+const size_t bench_op_count = sizeof bench_ops / sizeof bench_ops[0];
+
+/* ------------------------------------------------------------------------------------------ */
+/* The measurement                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* One batch: only the n calls are timed. A batch that queued work is followed by a
+ * synchronize outside the timed region, so that no batch meets a queue the last one filled. */
+static CUresult run_batch(bench_env *e, const bench_op *op, bench_batch_fn fn, int n,
+                          double *ns_per_op) {
+    int64_t t0 = now_ns();
+    CUresult r = fn(e, n);
+    int64_t t1 = now_ns();
+    if (r == CUDA_SUCCESS && op->settle) r = cushim_stream_synchronize(e->stream);
+    *ns_per_op = (double)(t1 - t0) / n;
+    return r;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool failed_pair(bench_result *out, CUresult r, const char *side) {
+    if (r == CUDA_SUCCESS) return false;
+    out->error = r;
+    out->error_side = side;
+    return true;
+}
+
+int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, bench_result *out) {
+    memset(out, 0, sizeof *out);
+    out->op = op;
+    if (op->needs_coop && e->coop_grid == 0) {
+        out->skipped = true;
+        snprintf(out->note, sizeof out->note, "%s", e->coop_note);
+        return BENCH_RC_OK;
+    }
+    double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);
+    if (v == NULL) return BENCH_RC_FAILED;
+    double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs,
+           *delta = v + 3 * s->pairs;
+    double ignored;
+    for (int i = 0; i < s->warmup; i++) {
+        if (failed_pair(out, run_batch(e, op, op->direct, s->ops, &ignored), "direct") ||
+            failed_pair(out, run_batch(e, op, op->shim, s->ops, &ignored), "cushim")) {
+            free(v);
+            return BENCH_RC_FAILED;
+        }
+    }
+    for (int i = 0; i < s->pairs; i++) {
+        if (failed_pair(out, run_batch(e, op, op->direct, s->ops, &direct[i]), "direct") ||
+            failed_pair(out, run_batch(e, op, op->shim, s->ops, &shim[i]), "cushim")) {
+            free(v);
+            return BENCH_RC_FAILED;
+        }
+        ratio[i] = shim[i] / direct[i];
+        delta[i] = shim[i] - direct[i];
+    }
+    out->ratio_min = out->ratio_max = ratio[0];
+    for (int i = 1; i < s->pairs; i++) {
+        if (ratio[i] < out->ratio_min) out->ratio_min = ratio[i];
+        if (ratio[i] > out->ratio_max) out->ratio_max = ratio[i];
+    }
+    out->direct_ns = bench_median(direct, s->pairs);
+    out->cushim_ns = bench_median(shim, s->pairs);
+    out->direct_min = direct[0];
+    out->cushim_min = shim[0];
+    out->ratio = bench_median(ratio, s->pairs);
+    out->delta_ns = bench_median(delta, s->pairs);
+    free(v);
+    return BENCH_RC_OK;
+}
