@@ -228,8 +228,9 @@ def main():
         cands = typedefs[d["base"]]
         legacy = [x for x in cands if not x[1]]
         ptds = [x for x in cands if x[1]]
-        c.append("    {%s, %s, %s, %s, offsetof(cushim_driver_table, %s)},\n"
-                 % (c_string(d["name"]), c_string(d["base"]), choose_chain(d["name"], legacy),
+        c.append("    {%s, %s, %s, %s, %s, offsetof(cushim_driver_table, %s)},\n"
+                 % (c_string(d["name"]), c_string(d["symbol"]), c_string(d["base"]),
+                    choose_chain(d["name"], legacy),
                     choose_chain(d["name"], ptds), d["name"]))
     c.append("};\n\n")
 

@@ -133,8 +133,7 @@ static inline bool within_limits(const cushim_function *f, const cushim_launch_c
                    (c->grid.z - 1u >= (unsigned)l->max_grid[2]);
     uint64_t threads = (uint64_t)c->block.x * c->block.y * c->block.z;
     bad |= threads > f->max_threads;
-    bad |= c->shared_mem_bytes >
-           atomic_load_explicit(&f->max_dynamic_smem, memory_order_relaxed);
+    bad |= c->shared_mem_bytes > atomic_load_explicit(&f->max_dynamic_smem, memory_order_relaxed);
     return bad == 0;
 }
 
@@ -168,8 +167,7 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
     if (T.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
         CUDA_SUCCESS) {
         unsigned now = cushim__dynamic_smem_limit(l, f->static_smem, attr);
-        atomic_store_explicit(&((cushim_function *)f)->max_dynamic_smem, now,
-                              memory_order_relaxed);
+        atomic_store_explicit(&((cushim_function *)f)->max_dynamic_smem, now, memory_order_relaxed);
         if (c->shared_mem_bytes <= now) return CUDA_SUCCESS;
     }
     unsigned limit = atomic_load_explicit(&f->max_dynamic_smem, memory_order_relaxed);
@@ -239,8 +237,8 @@ static COLD CUresult launch_failed(CUresult r, const cushim_function *f,
     return cushim__fail(r,
                         "%s: %s of kernel '%s' with grid (%u, %u, %u), block (%u, %u, %u) and "
                         "%u bytes of dynamic shared memory failed with %s",
-                        fn, entry, f->name, c->grid.x, c->grid.y, c->grid.z, c->block.x,
-                        c->block.y, c->block.z, c->shared_mem_bytes, cushim_error_name(r));
+                        fn, entry, f->name, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
+                        c->block.z, c->shared_mem_bytes, cushim_error_name(r));
 }
 
 CUresult cushim__no_cooperative(const cushim_function *f, const char *fn) {
@@ -306,9 +304,9 @@ CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_
     const cushim_stream *s = cfg->stream;
     if (s == NULL) return launch_default(f, cfg, params, false, fn);
     if (UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
-    CUresult r = T.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x,
-                                  cfg->block.y, cfg->block.z, cfg->shared_mem_bytes, s->raw,
-                                  params, NULL);
+    CUresult r =
+        T.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
+                         cfg->block.z, cfg->shared_mem_bytes, s->raw, params, NULL);
     if (UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
     return CUDA_SUCCESS;
 }

@@ -36,7 +36,8 @@ static void jit_options(CUjit_option opts[JIT_OPTION_COUNT], void *vals[JIT_OPTI
 static const char *tidy_log(char *log) {
     log[CUSHIM__JIT_LOG_BYTES - 1] = '\0';
     size_t n = strlen(log);
-    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' ')) log[--n] = 0;
+    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' '))
+        log[--n] = 0;
     return log;
 }
 
@@ -190,8 +191,7 @@ static CUresult read_file(const char *path, char **data, const char *fn) {
     if (file == NULL) {
         char buf[256];
         const char *why = strerror_r(errno, buf, sizeof buf);
-        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open '%s': %s", fn, path,
-                            why);
+        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open '%s': %s", fn, path, why);
     }
     size_t used = 0, size = 64 * 1024;
     char *p = malloc(size);
@@ -289,8 +289,8 @@ static CUresult make_module_function(cushim_function **out, cushim_module *m, co
                          m->path ? " (loaded from '" : "", m->path ? m->path : "",
                          m->path ? "')" : "");
         } else if (r != CUDA_SUCCESS) {
-            cushim__fail(r, "%s: cuModuleGetFunction of '%s' in module %p failed with %s", fn,
-                         name, (void *)m, cushim_error_name(r));
+            cushim__fail(r, "%s: cuModuleGetFunction of '%s' in module %p failed with %s", fn, name,
+                         (void *)m, cushim_error_name(r));
         }
         CUresult l = cushim__leave(&g);
         if (r == CUDA_SUCCESS) r = l;
@@ -387,8 +387,8 @@ CUSHIM_API void cushim_library_release(cushim_library *lib) {
 
 /* A library's PTX is compiled when a kernel is first asked for, so a failure there carries the
  * JIT's log when it wrote one. */
-static CUresult library_failed(CUresult r, cushim_library *lib, const char *entry,
-                               const char *name, CUcontext ctx) {
+static CUresult library_failed(CUresult r, cushim_library *lib, const char *entry, const char *name,
+                               CUcontext ctx) {
     static const char fn[] = "cushim_library_function";
     const char *log = tidy_log(lib->error_log);
     char where[64] = "";

@@ -75,8 +75,8 @@ unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem, in
 
 /* The cooperative launch's cache: the answer for (threads, smem) when the last one asked was
  * that, packed in one word so that a reader never sees the key of one answer with another. */
-static inline bool cushim__coop_cache_get(const cushim_function *f, unsigned threads,
-                                          unsigned smem, int *blocks) {
+static inline bool cushim__coop_cache_get(const cushim_function *f, unsigned threads, unsigned smem,
+                                          int *blocks) {
     uint64_t v = atomic_load_explicit(&f->coop_cache, memory_order_relaxed);
     uint64_t key = ((uint64_t)threads << 48) | ((uint64_t)smem << 16);
     if (threads > 0xffffu || (v & ~(uint64_t)0xffffu) != key) return false;

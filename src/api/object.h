@@ -93,8 +93,8 @@ static inline void cushim__retain(cushim__object *o) {
 
 /* Drops one reference; true when it was the last, and the caller must destroy the object. */
 static inline bool cushim__release(cushim__object *o) {
-    if (atomic_fetch_sub_explicit(&o->refs, 1u, memory_order_release) != 1u) return false;
-    atomic_thread_fence(memory_order_acquire);
+    /* acq_rel: the last release sees every write other holders made before theirs. */
+    if (atomic_fetch_sub_explicit(&o->refs, 1u, memory_order_acq_rel) != 1u) return false;
     atomic_store_explicit(&o->tag, (uint32_t)CUSHIM__DEAD, memory_order_relaxed);
     return true;
 }

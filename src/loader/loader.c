@@ -214,7 +214,8 @@ CUSHIM_API const cushim_driver_table *cushim_driver(void) {
 static int find_entry(const char *name) {
     if (name == NULL) return -1;
     for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
-        if (strcmp(cushim__entries[i].name, name) == 0) return (int)i;
+        const cushim__entry *e = &cushim__entries[i];
+        if (strcmp(e->name, name) == 0 || strcmp(e->symbol, name) == 0) return (int)i;
     }
     return -1;
 }

@@ -10,7 +10,8 @@
  * which the header's ABI of it appeared (legacy and per-thread default stream; 0 when the entry
  * has no per-thread variant), and where its slot lies in cushim_driver_table. */
 typedef struct cushim__entry {
-    const char *name;
+    const char *name;   /* as cuda.h declares it: "cuCtxCreate" */
+    const char *symbol; /* what that name expands to: "cuCtxCreate_v4" */
     const char *base;
     int version;
     int ptds_version;

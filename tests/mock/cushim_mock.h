@@ -65,7 +65,11 @@ typedef struct cushim_mock_api {
     /* The version cuGetProcAddress was last asked for `entry`, -1 if never; and its flags. */
     int (*asked_version)(const char *entry);
     unsigned long long (*asked_flags)(const char *entry);
-    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function. */
+    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function.
+     * Asked counts names; resolved counts the functions handed out, so a name with two ABIs
+     * (cuCtxSynchronize at 2000 and 13000) counts twice once both were resolved, like the two
+     * slots of cushim's table. These records, and whether cuInit succeeded, survive reset: a
+     * process resolves and initialises its driver once. */
     int (*asked_count)(void);
     int (*resolved_count)(void);
     /* The ordered log of driver calls since the last reset: the name of call i (0-based), or

@@ -272,7 +272,6 @@ typedef struct mock_lookup {
     char *name;
     int version;
     unsigned long long flags;
-    bool resolved;
 } mock_lookup;
 
 #define MOCK_MAX_FAILS 64
@@ -284,6 +283,7 @@ typedef struct mock_state {
     bool initialized;
     mock_lookup *lookups;
     size_t nlookups, caplookups;
+    bool handed_out[MOCK_ENTRY_COUNT]; /* rows cuGetProcAddress answered with */
 
     CUresult init_result;
     int driver_version;

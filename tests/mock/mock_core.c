@@ -332,7 +332,12 @@ struct CUctx_st *mock__current(void) {
     return tl_depth > 0 ? tl_stack[tl_depth - 1] : NULL;
 }
 
-static void tl_free(void *stack) { free(stack); }
+/* Runs on the exiting thread itself, so it can forget the stack too. */
+static void tl_free(void *stack) {
+    free(stack);
+    tl_stack = NULL;
+    tl_depth = tl_cap = 0;
+}
 static void tl_make_key(void) { pthread_key_create(&tl_key, tl_free); }
 
 bool mock__push(struct CUctx_st *ctx) {

@@ -92,6 +92,7 @@ static void test_driver_has(void **state) {
     (void)state;
     assert_true(cushim_driver_has("cuInit"));
     assert_true(cushim_driver_has("cuCtxCreate"));
+    assert_true(cushim_driver_has("cuCtxCreate_v4")); /* the versioned symbol names it too */
     /* An entry the mock does not provide, one cuda.h lacks, and bad input. */
     assert_false(cushim_driver_has("cuGraphicsGLRegisterBuffer"));
     assert_false(cushim_driver_has("cuNoSuchEntry"));

@@ -32,19 +32,19 @@ static int child_direct(void) {
     int64_t t0 = now_ns();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
-        fprintf(stderr, "cushim-bench: dlopen(\"%s\") failed: %s\n", path, dlerror());
+        fprintf(stderr, "cushim-bench: no usable CUDA driver: dlopen(\"%s\") failed: %s\n", path, dlerror());
         return BENCH_RC_NO_DRIVER;
     }
     PFN_cuInit_v2000 init;
     *(void **)&init = dlsym(h, "cuInit");
     if (init == NULL) {
-        fprintf(stderr, "cushim-bench: %s exports no cuInit\n", path);
+        fprintf(stderr, "cushim-bench: no usable CUDA driver: %s exports no cuInit\n", path);
         return BENCH_RC_NO_DRIVER;
     }
     CUresult r = init(0);
     int64_t t1 = now_ns();
     if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "cushim-bench: cuInit(0) failed with %s\n", bench_error_name(r));
+        fprintf(stderr, "cushim-bench: no usable CUDA driver: cuInit(0) failed with %s\n", bench_error_name(r));
         return BENCH_RC_NO_DRIVER;
     }
     printf("%lld 0\n", (long long)(t1 - t0));

@@ -42,8 +42,8 @@ static inline void gpu_free(CUdeviceptr p) {
 
 /* Runs cushim_grid_barrier cooperatively on `blocks` blocks of `threads` and returns its result
  * word: 0 when every block was resident at once and saw every other. */
-static inline unsigned run_grid_barrier(const cushim_function *f, unsigned blocks,
-                                        unsigned threads, cushim_stream *s) {
+static inline unsigned run_grid_barrier(const cushim_function *f, unsigned blocks, unsigned threads,
+                                        cushim_stream *s) {
     CUdeviceptr slots = gpu_alloc_zeroed((size_t)blocks * sizeof(unsigned));
     CUdeviceptr counter = gpu_alloc_zeroed(sizeof(unsigned));
     CUdeviceptr result = gpu_alloc_zeroed(sizeof(unsigned));

@@ -3,10 +3,11 @@
 #include "gpu_launch.h"
 
 static void assert_jit_log(CUresult r, const char *prefix) {
-    if (r == CUDA_SUCCESS) fail_msg("ptx/broken.ptx loaded");
+    if (r == CUDA_SUCCESS) fail_msg("%s", "ptx/broken.ptx loaded");
     const char *e = cushim_last_error();
     fprintf(stderr, "# %s\n", e);
-    if (strncmp(e, prefix, strlen(prefix)) != 0) fail_msg("\"%s\" does not start \"%s\"", e, prefix);
+    if (strncmp(e, prefix, strlen(prefix)) != 0)
+        fail_msg("\"%s\" does not start \"%s\"", e, prefix);
     if (strstr(e, "ptxas") == NULL && strstr(e, "error") == NULL) {
         fail_msg("\"%s\" holds no JIT log", e);
     }

@@ -15,9 +15,8 @@ static void compare(const cushim_function *f, CUfunction driver_fn, const char *
             with_ctx(false);
             assert_ok(cushim_occupancy_max_active_blocks(&ours, f, block_sizes[i], smem_sizes[j]));
             with_ctx(true);
-            assert_ok(d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&theirs, driver_fn,
-                                                                     block_sizes[i],
-                                                                     smem_sizes[j]));
+            assert_ok(d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &theirs, driver_fn, block_sizes[i], smem_sizes[j]));
             with_ctx(false);
             printf("# %s: %4d threads, %5zu bytes: %d blocks per SM\n", what, block_sizes[i],
                    smem_sizes[j], ours);
@@ -25,16 +24,16 @@ static void compare(const cushim_function *f, CUfunction driver_fn, const char *
             int grid = 0, sms = 0;
             assert_ok(d->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                                               cushim_context_device(ctx)));
-            assert_ok(cushim_occupancy_max_cooperative_grid(&grid, f, block_sizes[i],
-                                                            smem_sizes[j]));
+            assert_ok(
+                cushim_occupancy_max_cooperative_grid(&grid, f, block_sizes[i], smem_sizes[j]));
             assert_int_equal(grid, theirs * sms);
         }
     }
     int min_grid = -1, block = -1, their_min_grid = -2, their_block = -2;
     assert_ok(cushim_occupancy_max_potential_block_size(&min_grid, &block, f, 0, 0));
     with_ctx(true);
-    assert_ok(d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, driver_fn, NULL,
-                                                  0, 0));
+    assert_ok(
+        d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, driver_fn, NULL, 0, 0));
     with_ctx(false);
     assert_int_equal(min_grid, their_min_grid);
     assert_int_equal(block, their_block);

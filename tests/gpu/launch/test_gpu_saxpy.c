@@ -99,8 +99,7 @@ int main(void) {
     gpu_require();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_saxpy_on_a_stream, gpu_setup, gpu_teardown),
-        cmocka_unit_test_setup_teardown(test_saxpy_on_the_default_stream, gpu_setup,
-                                        gpu_teardown),
+        cmocka_unit_test_setup_teardown(test_saxpy_on_the_default_stream, gpu_setup, gpu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

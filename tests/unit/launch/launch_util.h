@@ -59,8 +59,8 @@ static inline int fixture_teardown(void **state) {
     int leaked = 0;
     for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) {
         if (mock.live((cushim_mock_kind)k) != 0) {
-            fprintf(stderr, "# leaked: %d objects of mock kind %d\n", mock.live((cushim_mock_kind)k),
-                    k);
+            fprintf(stderr, "# leaked: %d objects of mock kind %d\n",
+                    mock.live((cushim_mock_kind)k), k);
             leaked = 1;
         }
     }
@@ -86,11 +86,11 @@ static inline cushim_launch_config config(cushim_dim3 grid, cushim_dim3 block, u
 }
 
 /* Asserts that the last error holds `text`, printing it when not. */
-#define assert_error_has(text)                                                                    \
-    do {                                                                                          \
-        if (strstr(cushim_last_error(), (text)) == NULL) {                                        \
-            fail_msg("the last error \"%s\" does not hold \"%s\"", cushim_last_error(), (text));  \
-        }                                                                                         \
+#define assert_error_has(text)                                                                     \
+    do {                                                                                           \
+        if (strstr(cushim_last_error(), (text)) == NULL) {                                         \
+            fail_msg("the last error \"%s\" does not hold \"%s\"", cushim_last_error(), (text));   \
+        }                                                                                          \
     } while (0)
 
 #endif

@@ -41,8 +41,7 @@ static void test_cooperative_launch_is_not_supported(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cooperative_launch_is_not_supported, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_cooperative_launch_is_not_supported, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,8 +20,8 @@ static void make_current(cushim_context *c) {
 static void at_and_past_the_limit(cushim_function *f, cushim_dim3 block, unsigned smem,
                                   int per_sm) {
     int limit = 0;
-    assert_ok(cushim_occupancy_max_cooperative_grid(&limit, f, (int)(block.x * block.y * block.z),
-                                                    smem));
+    assert_ok(
+        cushim_occupancy_max_cooperative_grid(&limit, f, (int)(block.x * block.y * block.z), smem));
     assert_int_equal(limit, per_sm * H200_SMS);
     int launches = mock.launch_count();
     cushim_launch_config cfg = config(CUSHIM_DIM3((unsigned)limit), block, smem, fx.stream);
@@ -73,7 +73,8 @@ static void test_a_grid_of_several_dimensions_counts_every_block(void **state) {
     cfg.grid = CUSHIM_DIM3(33, 32, 2);
     assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
     cfg.grid = CUSHIM_DIM3(67, 32);
-    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+              cushim_launch_cooperative(fx.fn, &cfg, NULL));
     assert_error_has("cooperative launch of 2144 blocks exceeds the 2112");
     assert_int_equal(mock.launch_count(), 2);
 }
@@ -82,7 +83,8 @@ static void test_occupancy_is_asked_once_per_shape(void **state) {
     (void)state;
     const char *occ = "cuOccupancyMaxActiveBlocksPerMultiprocessor";
     cushim_launch_config cfg = config(CUSHIM_DIM3(100), CUSHIM_DIM3(128), 0, fx.stream);
-    for (int i = 0; i < 5; i++) assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    for (int i = 0; i < 5; i++)
+        assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
     assert_int_equal(mock.calls(occ), 1);
     cfg.block = CUSHIM_DIM3(64, 2); /* the same 128 threads */
     assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
@@ -105,7 +107,8 @@ static void test_no_block_fits_is_too_large(void **state) {
     (void)state;
     mock.set_occupancy_override(0);
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(128), 0, fx.stream);
-    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+              cushim_launch_cooperative(fx.fn, &cfg, NULL));
     assert_error_has("cooperative launch of 1 blocks exceeds the 0 that fit at once (0 per SM x "
                      "132 SMs)");
     assert_int_equal(mock.launch_count(), 0);
@@ -149,8 +152,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_exactly_the_limit_launches_and_one_more_is_refused,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_occupancy_model_decides, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_grid_of_several_dimensions_counts_every_block,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_grid_of_several_dimensions_counts_every_block, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_occupancy_is_asked_once_per_shape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_block_fits_is_too_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_null_stream_launches_in_the_function_context, setup,

@@ -85,8 +85,8 @@ static void check_refusals(const refusal *cases, size_t n, cushim_function *f) {
         for (int coop = 0; coop < 2; coop++) {
             int calls = mock.calls("*");
             int reads = mock.calls("cuFuncGetAttribute");
-            CUresult r = coop ? cushim_launch_cooperative(f, &cfg, NULL)
-                              : cushim_launch(f, &cfg, NULL);
+            CUresult r =
+                coop ? cushim_launch_cooperative(f, &cfg, NULL) : cushim_launch(f, &cfg, NULL);
             if (r != CUDA_ERROR_INVALID_VALUE) {
                 fail_msg("case %zu (%s): expected CUDA_ERROR_INVALID_VALUE, got %s", i,
                          coop ? "cooperative" : "plain", cushim_error_name(r));
@@ -113,19 +113,31 @@ static void test_every_dimension_and_thread_refusal_calls_no_driver(void **state
         {{1, 1, 1}, {0, 1, 1}, 0, "block (0, 1, 1) has a zero dimension"},
         {{1, 1, 1}, {1, 0, 1}, 0, "block (1, 0, 1) has a zero dimension"},
         {{1, 1, 1}, {1, 1, 0}, 0, "block (1, 1, 0) has a zero dimension"},
-        {{1, 1, 1}, {1025, 1, 1}, 0,
+        {{1, 1, 1},
+         {1025, 1, 1},
+         0,
          "block (1025, 1, 1) has 1025 threads; this device allows 1024 per block"},
         {{1, 1, 1}, {1, 1025, 1}, 0, "has 1025 threads; this device allows 1024 per block"},
         {{1, 1, 1}, {32, 32, 2}, 0, "block (32, 32, 2) has 2048 threads"},
         {{1, 1, 1}, {65536, 65536, 65536}, 0, "has 281474976710656 threads"},
-        {{1, 1, 1}, {1, 1, 65}, 0,
-         "block (1, 1, 65) is 65 in Z; this device allows 64 (CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)"},
-        {{2147483648u, 1, 1}, {32, 1, 1}, 0,
+        {{1, 1, 1},
+         {1, 1, 65},
+         0,
+         "block (1, 1, 65) is 65 in Z; this device allows 64 "
+         "(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)"},
+        {{2147483648u, 1, 1},
+         {32, 1, 1},
+         0,
          "grid (2147483648, 1, 1) is 2147483648 in X; this device allows 2147483647"},
-        {{1, 65536, 1}, {32, 1, 1}, 0,
+        {{1, 65536, 1},
+         {32, 1, 1},
+         0,
          "grid (1, 65536, 1) is 65536 in Y; this device allows 65535 "
          "(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)"},
-        {{1, 1, 65536}, {32, 1, 1}, 0, "grid (1, 1, 65536) is 65536 in Z; this device allows 65535"},
+        {{1, 1, 65536},
+         {32, 1, 1},
+         0,
+         "grid (1, 1, 65536) is 65536 in Z; this device allows 65535"},
         {{0xffffffffu, 0xffffffffu, 0xffffffffu}, {32, 1, 1}, 0, "is 4294967295 in X"},
     };
     check_refusals(cases, sizeof cases / sizeof cases[0], fx.fn);
@@ -142,7 +154,9 @@ static void test_shared_memory_refusals(void **state) {
              "allows %d per block",
              (unsigned)device_optin + 1, (unsigned)device_optin + 1, device_optin);
     const refusal cases[] = {
-        {{1, 1, 1}, {32, 1, 1}, 49153,
+        {{1, 1, 1},
+         {32, 1, 1},
+         49153,
          "kernel 'cushim_empty' asks for 49153 bytes of dynamic shared memory (beside 0 static); "
          "it may use 49152, as the plain limit is 49152 bytes per block"},
         {{1, 1, 1}, {32, 1, 1}, (unsigned)device_optin + 1, optin_says},
@@ -168,7 +182,9 @@ static void test_kernel_thread_limit(void **state) {
     cushim_module *m = NULL;
     cushim_function *f = fresh_function(&m, "cushim_saxpy");
     const refusal cases[] = {
-        {{1, 1, 1}, {257, 1, 1}, 0,
+        {{1, 1, 1},
+         {257, 1, 1},
+         0,
          "block (257, 1, 1) has 257 threads; kernel 'cushim_saxpy' allows 256 per block"},
         {{1, 1, 1}, {16, 16, 2}, 0, "has 512 threads; kernel 'cushim_saxpy' allows 256"},
     };
@@ -185,7 +201,9 @@ static void test_static_shared_memory_counts(void **state) {
     cushim_module *m = NULL;
     cushim_function *f = fresh_function(&m, "cushim_saxpy");
     const refusal cases[] = {
-        {{1, 1, 1}, {32, 1, 1}, 32769,
+        {{1, 1, 1},
+         {32, 1, 1},
+         32769,
          "asks for 32769 bytes of dynamic shared memory (beside 16384 static); it may use 32768"},
     };
     check_refusals(cases, sizeof cases / sizeof cases[0], f);
@@ -282,9 +300,11 @@ static void test_limits_are_read_once_per_device(void **state) {
     cushim_module *m = NULL;
     cushim_function *f = fresh_function(&m, "cushim_saxpy");
     cushim_launch_config cfg = config(CUSHIM_DIM3(2), CUSHIM_DIM3(64), 0, fx.stream);
-    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, NULL));
+    for (int i = 0; i < 100; i++)
+        assert_ok(cushim_launch(f, &cfg, NULL));
     cfg.stream = NULL;
-    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, NULL));
+    for (int i = 0; i < 100; i++)
+        assert_ok(cushim_launch(f, &cfg, NULL));
     assert_int_equal(mock.calls("cuDeviceGetAttribute"), reads);
     assert_int_equal(mock.launch_count(), 200);
     cushim_module_release(m);
@@ -292,8 +312,7 @@ static void test_limits_are_read_once_per_device(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_launch_on_a_stream_passes_the_config, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_launch_on_a_stream_passes_the_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_null_stream_launches_in_the_function_context, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_every_dimension_and_thread_refusal_calls_no_driver,
@@ -302,8 +321,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_kernel_thread_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_static_shared_memory_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_opt_in_after_the_lookup_is_seen, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_of_another_context_is_refused, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stream_of_another_context_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_driver_failure_is_passed_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits_are_read_once_per_device, setup, teardown),

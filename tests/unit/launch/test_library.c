@@ -126,8 +126,10 @@ static void test_retains_then_the_last_release_unloads_once(void **state) {
     (void)state;
     cushim_library *lib = NULL;
     assert_ok(cushim_library_load_data(&lib, ptx_kernels));
-    for (int i = 0; i < 4; i++) assert_ptr_equal(cushim_library_retain(lib), lib);
-    for (int i = 0; i < 4; i++) cushim_library_release(lib);
+    for (int i = 0; i < 4; i++)
+        assert_ptr_equal(cushim_library_retain(lib), lib);
+    for (int i = 0; i < 4; i++)
+        cushim_library_release(lib);
     assert_int_equal(mock.calls("cuLibraryUnload"), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_LIBRARY), 1);
     cushim_library_release(lib);
@@ -181,8 +183,7 @@ static void test_bad_arguments(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_library_kernel_launches_on_a_stream, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_library_kernel_launches_on_a_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_stream_of_any_context_will_do, setup, teardown),
         cmocka_unit_test_setup_teardown(test_null_stream_launches_in_the_bound_context, setup,
                                         teardown),

@@ -1,8 +1,11 @@
 /* Modules: loaded and unloaded with their context current by the context rule, the JIT log of a
  * failed load in the last error, missing kernels named, functions owned by their module, and
  * the last release unloading exactly once. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkstemp, open */
+#endif
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -174,9 +177,57 @@ static void test_function_is_owned_and_asked_once(void **state) {
     assert_ok(cushim_stream_create(&s, Y, 0, 0));
     int after_create = mock.calls("*");
     cushim_launch_config cfg = config(CUSHIM_DIM3(4), CUSHIM_DIM3(128), 0, s);
-    for (int i = 0; i < 10; i++) assert_ok(cushim_launch(c, &cfg, NULL));
+    for (int i = 0; i < 10; i++)
+        assert_ok(cushim_launch(c, &cfg, NULL));
     assert_int_equal(mock.calls("*") - after_create, 10);
     assert_int_equal(mock.calls("cuLaunchKernel"), 10);
+    cushim_stream_release(s);
+    cushim_module_release(m);
+}
+
+#define THREADS 8
+
+typedef struct lookup_arg {
+    cushim_module *m;
+    cushim_stream *s;
+    cushim_function *got;
+    CUresult r;
+} lookup_arg;
+
+static void *lookup_and_launch(void *p) {
+    lookup_arg *a = p;
+    a->r = cushim_module_function(&a->got, a->m, "cushim_grid_barrier");
+    cushim_launch_config cfg = config(CUSHIM_DIM3(64), CUSHIM_DIM3(128), 0, a->s);
+    for (int i = 0; a->r == CUDA_SUCCESS && i < 50; i++) {
+        a->r = cushim_launch_cooperative(a->got, &cfg, NULL);
+        if (a->r == CUDA_SUCCESS) a->r = cushim_launch(a->got, &cfg, NULL);
+        cfg.block.x = cfg.block.x == 128 ? 256 : 128;
+    }
+    return NULL;
+}
+
+/* Threads asking for one kernel at once get one function, looked up once, and launch it side
+ * by side (the cooperative cache is shared by them). */
+static void test_concurrent_lookups_make_one_function(void **state) {
+    (void)state;
+    cushim_module *m = NULL;
+    cushim_stream *s = NULL;
+    assert_ok(cushim_module_load_data(&m, Y, ptx_kernels));
+    assert_ok(cushim_stream_create(&s, Y, 0, 0));
+    pthread_t t[THREADS];
+    lookup_arg a[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        a[i] = (lookup_arg){m, s, NULL, CUDA_ERROR_UNKNOWN};
+        assert_int_equal(pthread_create(&t[i], NULL, lookup_and_launch, &a[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < THREADS; i++) {
+        assert_ok(a[i].r);
+        assert_ptr_equal(a[i].got, a[0].got);
+    }
+    assert_int_equal(mock.calls("cuModuleGetFunction"), 1);
+    assert_int_equal(mock.launch_count(), THREADS * 50 * 2);
     cushim_stream_release(s);
     cushim_module_release(m);
 }
@@ -185,8 +236,10 @@ static void test_retains_then_the_last_release_unloads_once(void **state) {
     (void)state;
     cushim_module *m = NULL;
     assert_ok(cushim_module_load_data(&m, Y, ptx_kernels));
-    for (int i = 0; i < 5; i++) assert_ptr_equal(cushim_module_retain(m), m);
-    for (int i = 0; i < 5; i++) cushim_module_release(m);
+    for (int i = 0; i < 5; i++)
+        assert_ptr_equal(cushim_module_retain(m), m);
+    for (int i = 0; i < 5; i++)
+        cushim_module_release(m);
     assert_int_equal(mock.calls("cuModuleUnload"), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_MODULE), 1);
     cushim_module_release(m);
@@ -285,17 +338,16 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_load_in_y_with_x_current_belongs_to_y, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_none_current_before_means_none_after, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_none_current_before_means_none_after, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_switch_when_y_is_current, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_load_restores_and_leaves_nothing, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_jit_error_log_is_the_last_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_each_failing_call_on_the_load_path, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_each_failing_call_on_the_load_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_kernel_is_not_found_and_named, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_function_is_owned_and_asked_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_lookups_make_one_function, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retains_then_the_last_release_unloads_once, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_module_keeps_its_context, setup, teardown),

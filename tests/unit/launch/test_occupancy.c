@@ -19,26 +19,25 @@ static void same_as_the_driver(cushim_function *f, CUfunction asked) {
         for (size_t j = 0; j < sizeof smem_sizes / sizeof smem_sizes[0]; j++) {
             int ours = -1, theirs = -2, grid = -1;
             assert_ok(cushim_occupancy_max_active_blocks(&ours, f, block_sizes[i], smem_sizes[j]));
-            assert_ok(d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&theirs, asked,
-                                                                     block_sizes[i],
+            assert_ok(d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&theirs, asked, block_sizes[i],
                                                                      smem_sizes[j]));
             assert_int_equal(ours, theirs);
             assert_true(ours > 0);
-            assert_ok(cushim_occupancy_max_cooperative_grid(&grid, f, block_sizes[i],
-                                                            smem_sizes[j]));
+            assert_ok(
+                cushim_occupancy_max_cooperative_grid(&grid, f, block_sizes[i], smem_sizes[j]));
             assert_int_equal(grid, theirs * H200_SMS);
         }
     }
     int min_grid = -1, block = -1, their_min_grid = -2, their_block = -2;
     assert_ok(cushim_occupancy_max_potential_block_size(&min_grid, &block, f, 2048, 0));
-    assert_ok(d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, asked, NULL, 2048,
-                                                  0));
+    assert_ok(
+        d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, asked, NULL, 2048, 0));
     assert_int_equal(min_grid, their_min_grid);
     assert_int_equal(block, their_block);
     assert_true(block > 0);
     assert_ok(cushim_occupancy_max_potential_block_size(&min_grid, &block, f, 0, 96));
-    assert_ok(d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, asked, NULL, 0,
-                                                  96));
+    assert_ok(
+        d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, asked, NULL, 0, 96));
     assert_int_equal(min_grid, their_min_grid);
     assert_int_equal(block, their_block);
     assert_true(block <= 96);
@@ -106,8 +105,8 @@ static size_t smem_per_block(int block_size) {
 static void test_block_size_with_a_callback(void **state) {
     (void)state;
     int min_grid = -1, block = -1, their_min_grid = -2, their_block = -2;
-    assert_ok(cushim_occupancy_max_potential_block_size_fn(&min_grid, &block, fx.fn,
-                                                           smem_per_block, 0));
+    assert_ok(
+        cushim_occupancy_max_potential_block_size_fn(&min_grid, &block, fx.fn, smem_per_block, 0));
     assert_ok(cushim_driver()->cuOccupancyMaxPotentialBlockSize(
         &their_min_grid, &their_block, cushim_function_raw(fx.fn), smem_per_block, 0, 0));
     assert_int_equal(min_grid, their_min_grid);
@@ -140,15 +139,13 @@ static void test_bad_arguments(void **state) {
     assert_error_has("block_size is 0");
     assert_int_equal(blocks, 0);
     blocks = -1;
-    assert_cu(CUDA_ERROR_INVALID_VALUE,
-              cushim_occupancy_max_active_blocks(&blocks, fx.fn, -32, 0));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_occupancy_max_active_blocks(&blocks, fx.fn, -32, 0));
     assert_int_equal(blocks, 0);
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_occupancy_max_active_blocks(&blocks, NULL, 32, 0));
     assert_cu(CUDA_ERROR_INVALID_HANDLE,
               cushim_occupancy_max_active_blocks(
                   &blocks, (const cushim_function *)(void *)fx.stream, 32, 0));
-    assert_cu(CUDA_ERROR_INVALID_VALUE,
-              cushim_occupancy_max_cooperative_grid(NULL, fx.fn, 32, 0));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_occupancy_max_cooperative_grid(NULL, fx.fn, 32, 0));
     assert_cu(CUDA_ERROR_INVALID_VALUE,
               cushim_occupancy_max_cooperative_grid(&blocks, fx.fn, 0, 0));
     assert_error_has("cushim_occupancy_max_cooperative_grid: block_size is 0");
