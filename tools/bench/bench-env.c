@@ -64,8 +64,8 @@ char *bench_read_file(const char *path, char *err, size_t err_size) {
 /* The direct entry points                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-static int resolve_one(PFN_cuGetProcAddress_v12000 gpa, const char *name, int version,
-                       void **slot, char *err, size_t n) {
+static int resolve_one(PFN_cuGetProcAddress_v12000 gpa, const char *name, int version, void **slot,
+                       char *err, size_t n) {
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     CUresult r = gpa(name, slot, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);
     if (r != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || *slot == NULL) {

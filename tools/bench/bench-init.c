@@ -32,7 +32,8 @@ static int child_direct(void) {
     int64_t t0 = now_ns();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
-        fprintf(stderr, "cushim-bench: no usable CUDA driver: dlopen(\"%s\") failed: %s\n", path, dlerror());
+        fprintf(stderr, "cushim-bench: no usable CUDA driver: dlopen(\"%s\") failed: %s\n", path,
+                dlerror());
         return BENCH_RC_NO_DRIVER;
     }
     PFN_cuInit_v2000 init;
@@ -44,7 +45,8 @@ static int child_direct(void) {
     CUresult r = init(0);
     int64_t t1 = now_ns();
     if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "cushim-bench: no usable CUDA driver: cuInit(0) failed with %s\n", bench_error_name(r));
+        fprintf(stderr, "cushim-bench: no usable CUDA driver: cuInit(0) failed with %s\n",
+                bench_error_name(r));
         return BENCH_RC_NO_DRIVER;
     }
     printf("%lld 0\n", (long long)(t1 - t0));
@@ -132,7 +134,9 @@ static int run_child(const char *which, double *ms, unsigned *entries) {
 
 static void json_list(const double *v, int n) {
     printf("[");
-    for (int i = 0; i < n; i++) printf("%s%.3f", i ? ", " : "", v[i]);
+    for (int i = 0; i < n; i++) {
+        printf("%s%.3f", i ? ", " : "", v[i]);
+    }
     printf("]");
 }
 

@@ -11,10 +11,10 @@
 
 #include "bench-ops.h"
 
-#define CHECK(r)                                                                                  \
-    do {                                                                                          \
-        CUresult check_ = (r);                                                                    \
-        if (BENCH_UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                \
+#define CHECK(r)                                                                                   \
+    do {                                                                                           \
+        CUresult check_ = (r);                                                                     \
+        if (BENCH_UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                 \
     } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
@@ -31,7 +31,9 @@ static BENCH_NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
 
 static BENCH_NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
-    for (int i = 0; i < n; i++) CHECK(cushim_launch(e->empty, &cfg, NULL));
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_launch(e->empty, &cfg, NULL));
+    }
     return CUDA_SUCCESS;
 }
 
@@ -49,7 +51,9 @@ static BENCH_NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
     bench_params p;
     bench_params_init(&p);
-    for (int i = 0; i < n; i++) CHECK(cushim_launch(e->empty2, &cfg, p.ptrs));
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_launch(e->empty2, &cfg, p.ptrs));
+    }
     return CUDA_SUCCESS;
 }
 
@@ -65,7 +69,9 @@ static BENCH_NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
 static BENCH_NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
     const cushim_launch_config cfg = {CUSHIM_DIM3((unsigned)e->coop_grid), CUSHIM_DIM3(32), 0,
                                       e->stream};
-    for (int i = 0; i < n; i++) CHECK(cushim_launch_cooperative(e->empty, &cfg, NULL));
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_launch_cooperative(e->empty, &cfg, NULL));
+    }
     return CUDA_SUCCESS;
 }
 
@@ -75,12 +81,16 @@ static BENCH_NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
 
 static BENCH_NOINLINE CUresult direct_event_record(bench_env *e, int n) {
     PFN_cuEventRecord_v2000 record = e->d.event_record;
-    for (int i = 0; i < n; i++) CHECK(record(e->raw_event, e->raw_stream));
+    for (int i = 0; i < n; i++) {
+        CHECK(record(e->raw_event, e->raw_stream));
+    }
     return CUDA_SUCCESS;
 }
 
 static BENCH_NOINLINE CUresult shim_event_record(bench_env *e, int n) {
-    for (int i = 0; i < n; i++) CHECK(cushim_event_record(e->event, e->stream));
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_event_record(e->event, e->stream));
+    }
     return CUDA_SUCCESS;
 }
 
@@ -88,12 +98,16 @@ static BENCH_NOINLINE CUresult shim_event_record(bench_env *e, int n) {
  * mean the measurement is not what it claims, and is reported as a failure. */
 static BENCH_NOINLINE CUresult direct_stream_query(bench_env *e, int n) {
     PFN_cuStreamQuery_v2000 query = e->d.stream_query;
-    for (int i = 0; i < n; i++) CHECK(query(e->raw_idle));
+    for (int i = 0; i < n; i++) {
+        CHECK(query(e->raw_idle));
+    }
     return CUDA_SUCCESS;
 }
 
 static BENCH_NOINLINE CUresult shim_stream_query(bench_env *e, int n) {
-    for (int i = 0; i < n; i++) CHECK(cushim_stream_query(e->idle));
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_stream_query(e->idle));
+    }
     return CUDA_SUCCESS;
 }
 
@@ -141,8 +155,7 @@ static BENCH_NOINLINE CUresult shim_event_create(bench_env *e, int n) {
 
 /* What a careful program does to create or destroy in a context that is not current: read the
  * current one, switch, act, switch back; on failure, switch back all the same. */
-static CUresult direct_in_other(const bench_driver *d, CUcontext target, CUstream *s,
-                                bool create) {
+static CUresult direct_in_other(const bench_driver *d, CUcontext target, CUstream *s, bool create) {
     CUcontext prev;
     CHECK(d->ctx_get_current(&prev));
     CHECK(d->ctx_set_current(target));
@@ -174,17 +187,16 @@ static BENCH_NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
 /* ------------------------------------------------------------------------------------------ */
 
 const bench_op bench_ops[] = {
-    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true,
-     false},
+    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false},
     {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
      false},
-    {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop,
-     shim_launch_coop, true, true},
+    {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop, shim_launch_coop,
+     true, true},
     {"event_record", "event record", direct_event_record, shim_event_record, true, false},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
      false},
-    {"stream_create_destroy", "stream create + destroy", direct_stream_create,
-     shim_stream_create, false, false},
+    {"stream_create_destroy", "stream create + destroy", direct_stream_create, shim_stream_create,
+     false, false},
     {"event_create_destroy", "event create + destroy", direct_event_create, shim_event_create,
      false, false},
     {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
@@ -241,8 +253,7 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
     }
     double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);
     if (v == NULL) return BENCH_RC_FAILED;
-    double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs,
-           *delta = v + 3 * s->pairs;
+    double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs, *delta = v + 3 * s->pairs;
     double ignored;
     for (int i = 0; i < s->warmup; i++) {
         if (failed_pair(out, run_batch(e, op, op->direct, s->ops, &ignored), "direct") ||

@@ -67,8 +67,8 @@ typedef struct bench_env {
     CUstream raw_stream, raw_idle;
     CUevent raw_event;
     CUfunction raw_empty, raw_empty2;
-    int coop_grid;            /* largest cooperative grid of 32-thread blocks; 0: unsupported */
-    char coop_note[160];      /* why there is no cooperative measurement, when coop_grid is 0 */
+    int coop_grid;       /* largest cooperative grid of 32-thread blocks; 0: unsupported */
+    char coop_note[160]; /* why there is no cooperative measurement, when coop_grid is 0 */
 } bench_env;
 
 /* The two parameters of cushim_empty2(u64, u32), as cuLaunchKernel takes them. */

@@ -190,8 +190,7 @@ void bench_json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-static void print_table(const bench_env *e, const options *o, const bench_result *res,
-                        size_t n) {
+static void print_table(const bench_env *e, const options *o, const bench_result *res, size_t n) {
     printf("cushim-bench: %s (device %d), driver %d.%d, %s\n", e->device_name, e->ordinal,
            e->driver_version / 1000, e->driver_version % 1000 / 10, e->d.path);
     printf("%d batch pairs of %d operations after %d warm-up pair%s; medians over batches\n\n",
@@ -239,8 +238,8 @@ static void print_json(const bench_env *e, const options *o, const bench_result 
             printf(", \"status\": \"ok\", \"direct_ns\": %.2f, \"cushim_ns\": %.2f, "
                    "\"ratio\": %.4f, \"delta_ns\": %.2f, \"direct_min_ns\": %.2f, "
                    "\"cushim_min_ns\": %.2f, \"ratio_min\": %.4f, \"ratio_max\": %.4f",
-                   r->direct_ns, r->cushim_ns, r->ratio, r->delta_ns, r->direct_min,
-                   r->cushim_min, r->ratio_min, r->ratio_max);
+                   r->direct_ns, r->cushim_ns, r->ratio, r->delta_ns, r->direct_min, r->cushim_min,
+                   r->ratio_min, r->ratio_max);
         }
         printf("}");
     }
@@ -281,8 +280,8 @@ static int run_ops(const options *o) {
         if (bench_measure(&e, &bench_ops[i], &o->s, &res[n]) != BENCH_RC_OK) {
             const char *side = res[n].error_side != NULL ? res[n].error_side : "?";
             bool shim = strcmp(side, "cushim") == 0;
-            fprintf(stderr, "cushim-bench: %s: the %s side failed with %s%s%s\n",
-                    bench_ops[i].id, side, bench_error_name(res[n].error), shim ? ": " : "",
+            fprintf(stderr, "cushim-bench: %s: the %s side failed with %s%s%s\n", bench_ops[i].id,
+                    side, bench_error_name(res[n].error), shim ? ": " : "",
                     shim ? cushim_last_error() : "");
             rc = BENCH_RC_FAILED;
         }

@@ -46,33 +46,43 @@ BENCH_NOINLINE CUresult loop_direct_launch(const bench_env *e, int k) {
 BENCH_NOINLINE CUresult loop_cushim_launch(const bench_env *e, int k) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
     unsigned bad = 0;
-    for (int i = 0; i < k; i++) bad |= (unsigned)cushim_launch(e->empty, &cfg, NULL);
+    for (int i = 0; i < k; i++) {
+        bad |= (unsigned)cushim_launch(e->empty, &cfg, NULL);
+    }
     return (CUresult)bad;
 }
 
 BENCH_NOINLINE CUresult loop_direct_event_record(const bench_env *e, int k) {
     PFN_cuEventRecord_v2000 record = e->d.event_record;
     unsigned bad = 0;
-    for (int i = 0; i < k; i++) bad |= (unsigned)record(e->raw_event, e->raw_stream);
+    for (int i = 0; i < k; i++) {
+        bad |= (unsigned)record(e->raw_event, e->raw_stream);
+    }
     return (CUresult)bad;
 }
 
 BENCH_NOINLINE CUresult loop_cushim_event_record(const bench_env *e, int k) {
     unsigned bad = 0;
-    for (int i = 0; i < k; i++) bad |= (unsigned)cushim_event_record(e->event, e->stream);
+    for (int i = 0; i < k; i++) {
+        bad |= (unsigned)cushim_event_record(e->event, e->stream);
+    }
     return (CUresult)bad;
 }
 
 BENCH_NOINLINE CUresult loop_direct_stream_query(const bench_env *e, int k) {
     PFN_cuStreamQuery_v2000 query = e->d.stream_query;
     unsigned bad = 0;
-    for (int i = 0; i < k; i++) bad |= (unsigned)query(e->raw_idle);
+    for (int i = 0; i < k; i++) {
+        bad |= (unsigned)query(e->raw_idle);
+    }
     return (CUresult)bad;
 }
 
 BENCH_NOINLINE CUresult loop_cushim_stream_query(const bench_env *e, int k) {
     unsigned bad = 0;
-    for (int i = 0; i < k; i++) bad |= (unsigned)cushim_stream_query(e->idle);
+    for (int i = 0; i < k; i++) {
+        bad |= (unsigned)cushim_stream_query(e->idle);
+    }
     return (CUresult)bad;
 }
 
@@ -169,8 +179,7 @@ int main(int argc, char **argv) {
         return BENCH_RC_FAILED;
     }
     bench_env e;
-    int rc = bench_env_open(&e, 0, ptx_file != NULL ? ptx_file : bench_empty_ptx, err,
-                            sizeof err);
+    int rc = bench_env_open(&e, 0, ptx_file != NULL ? ptx_file : bench_empty_ptx, err, sizeof err);
     free(ptx_file);
     if (rc != BENCH_RC_OK) {
         fprintf(stderr, "cushim-insn-probe: %s\n", err);
@@ -182,8 +191,7 @@ int main(int argc, char **argv) {
         rc = run_loop(&e, strcmp(side, "direct") == 0 ? &chosen->direct : &chosen->shim,
                       chosen->name, k);
     }
-    for (size_t i = 0; chosen == NULL && i < sizeof ops / sizeof ops[0] && rc == BENCH_RC_OK;
-         i++) {
+    for (size_t i = 0; chosen == NULL && i < sizeof ops / sizeof ops[0] && rc == BENCH_RC_OK; i++) {
         const probe_op *op = &ops[i];
         if (rc == BENCH_RC_OK) rc = run_loop(&e, &op->direct, op->name, k);
         if (rc == BENCH_RC_OK) rc = run_loop(&e, &op->shim, op->name, k);

@@ -357,17 +357,24 @@ def main():
     names = list(results)
     print("peers.py: median ns per operation over %d batches of %d, after a warm-up batch" %
           (args.batches, args.ops))
-    print("python %s; an empty loop iteration costs %.1f ns (included below)\n" %
+    print("python %s; an empty loop iteration costs %.1f ns (included below)" %
           (sys.version.split()[0], baseline))
-    print("%-30s" % "operation" + "".join("%15s" % n for n in names))
-    for op, label in OPS:
-        cells = []
-        for n in names:
-            v = results[n].get(op)
-            cells.append("%15s" % ("n/a" if v is None else "%.1f" % v))
-        print("%-30s" % label + "".join(cells))
     for note in notes:
-        print(note)
+        if ": skipped" in note:
+            print(note.rstrip())
+    if names:
+        print("\n%-30s" % "operation" + "".join("%15s" % n for n in names))
+        for op, label in OPS:
+            cells = []
+            for n in names:
+                v = results[n].get(op)
+                cells.append("%15s" % ("n/a" if v is None else "%.1f" % v))
+            print("%-30s" % label + "".join(cells))
+    else:
+        print("\nno peer could be measured")
+    for note in notes:
+        if ": skipped" not in note:
+            print(note.rstrip())
     return 0
 
 
