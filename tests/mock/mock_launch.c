@@ -40,7 +40,11 @@ int mock__occ_blocks(const mock_occ *o, int block, size_t dynamic_smem) {
 static CUresult occ_setup(const char *entry, CUfunction f, mock_occ *o) {
     mock_kinfo k;
     int dev = 0;
-    CUresult r = mock__function(f, entry, &k);
+    /* The real driver (580, H200) answers CUDA_ERROR_INVALID_CONTEXT to occupancy queries when
+     * no context is current, even for a CUfunction that knows its own. */
+    struct CUctx_st *cur = NULL;
+    CUresult r = mock__need_current(entry, &cur);
+    if (r == CUDA_SUCCESS) r = mock__function(f, entry, &k);
     if (r == CUDA_SUCCESS) r = mock__function_device(entry, &k, &dev);
     if (r == CUDA_SUCCESS) mock__occ_snapshot(dev, k.attrs, o);
     return r;

@@ -278,7 +278,7 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
     }
     out->direct_ns = bench_median(direct, s->pairs);
     out->cushim_ns = bench_median(shim, s->pairs);
-    out->direct_min = direct[0];
+    out->direct_min = direct[0]; /* bench_median sorted them */
     out->cushim_min = shim[0];
     out->ratio = bench_median(ratio, s->pairs);
     out->delta_ns = bench_median(delta, s->pairs);

@@ -4,6 +4,7 @@
  * Usage and exit codes: see usage_text below, or README.md beside this file.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +69,15 @@ typedef struct options {
 /* Command line                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-static int usage_error(const char *fmt, const char *arg) {
+static int usage_error(const char *fmt, ...) BENCH_PRINTF(1, 2);
+
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "cushim-bench: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n\n%s", usage_text);
+    va_end(ap);
     return BENCH_RC_USAGE;
 }
 

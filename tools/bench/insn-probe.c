@@ -114,15 +114,15 @@ static int run_loop(const bench_env *e, probe_loop const *slot, const char *what
  * whose every call callgrind counts. */
 static int warm_up(const bench_env *e) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
-    CUresult r[] = {
-        e->d.launch_kernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL),
-        cushim_launch(e->empty, &cfg, NULL),
-        e->d.event_record(e->raw_event, e->raw_stream),
-        cushim_event_record(e->event, e->stream),
-        e->d.stream_query(e->raw_idle),
-        cushim_stream_query(e->idle),
-        cushim_stream_synchronize(e->stream),
-    };
+    CUresult r[7];
+    /* In order: an initializer list would leave the order of the calls unspecified. */
+    r[0] = e->d.launch_kernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL);
+    r[1] = cushim_launch(e->empty, &cfg, NULL);
+    r[2] = e->d.event_record(e->raw_event, e->raw_stream);
+    r[3] = cushim_event_record(e->event, e->stream);
+    r[4] = e->d.stream_query(e->raw_idle);
+    r[5] = cushim_stream_query(e->idle);
+    r[6] = cushim_stream_synchronize(e->stream);
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         if (r[i] != CUDA_SUCCESS) {
             fprintf(stderr, "cushim-insn-probe: warm-up call %zu failed (%s)\n", i,
@@ -190,13 +190,14 @@ int main(int argc, char **argv) {
     if (rc == BENCH_RC_OK && chosen != NULL) {
         rc = run_loop(&e, strcmp(side, "direct") == 0 ? &chosen->direct : &chosen->shim,
                       chosen->name, k);
-    }
-    for (size_t i = 0; chosen == NULL && i < sizeof ops / sizeof ops[0] && rc == BENCH_RC_OK; i++) {
-        const probe_op *op = &ops[i];
-        if (rc == BENCH_RC_OK) rc = run_loop(&e, &op->direct, op->name, k);
-        if (rc == BENCH_RC_OK) rc = run_loop(&e, &op->shim, op->name, k);
-        if (rc == BENCH_RC_OK) rc = run_loop(&e, &op->shim, op->name, k);
-        if (rc == BENCH_RC_OK) rc = run_loop(&e, &op->direct, op->name, k);
+    } else if (rc == BENCH_RC_OK) {
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0] && rc == BENCH_RC_OK; i++) {
+            const probe_op *op = &ops[i];
+            probe_loop const *order[] = {&op->direct, &op->shim, &op->shim, &op->direct};
+            for (size_t j = 0; j < 4 && rc == BENCH_RC_OK; j++) {
+                rc = run_loop(&e, order[j], op->name, k);
+            }
+        }
     }
     bench_env_close(&e);
     if (rc == BENCH_RC_OK) printf("cushim-insn-probe: ok, k=%d\n", k);

@@ -141,7 +141,8 @@ def peer_bindings(ptx, device):
         check(driver.cuStreamDestroy(idle))
         check(driver.cuStreamDestroy(stream))
         check(driver.cuModuleUnload(module))
-        check(driver.cuDevicePrimaryCtxRelease(dev))
+        # The primary context stays retained: the next peers use it too, and releasing the
+        # last reference would tear it down between them.
 
     return {"launch_empty": launch_empty, "launch_params": launch_params,
             "event_record": event_record, "stream_query": stream_query,
@@ -314,7 +315,8 @@ def main():
         ptx = f.read()
 
     peers = [
-        ("cuda.bindings", ("cuda.bindings.driver", "cuda.cuda"), lambda: peer_bindings(ptx, args.device)),
+        ("cuda.bindings", ("cuda.bindings.driver", "cuda.cuda"),
+         lambda: peer_bindings(ptx, args.device)),
         ("cuda.core", ("cuda.core.experimental",), lambda: peer_core(ptx, args.device)),
         ("cupy", ("cupy",), lambda: peer_cupy(args.ptx, args.device)),
     ]

@@ -13,14 +13,22 @@ static int teardown(void **state) {
 static const int block_sizes[] = {32, 128, 256, 1024};
 static const size_t smem_sizes[] = {0, 1024, 16384};
 
+/* The driver's own occupancy queries need a current context (the real one answers
+ * CUDA_ERROR_INVALID_CONTEXT otherwise, and so does the mock); cushim's switch by themselves. */
+static void direct_in(cushim_context *c) {
+    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
+}
+
 static void same_as_the_driver(cushim_function *f, CUfunction asked) {
     const cushim_driver_table *d = cushim_driver();
     for (size_t i = 0; i < sizeof block_sizes / sizeof block_sizes[0]; i++) {
         for (size_t j = 0; j < sizeof smem_sizes / sizeof smem_sizes[0]; j++) {
             int ours = -1, theirs = -2, grid = -1;
             assert_ok(cushim_occupancy_max_active_blocks(&ours, f, block_sizes[i], smem_sizes[j]));
+            direct_in(fx.ctx);
             assert_ok(d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&theirs, asked, block_sizes[i],
                                                                      smem_sizes[j]));
+            direct_in(NULL);
             assert_int_equal(ours, theirs);
             assert_true(ours > 0);
             assert_ok(
@@ -30,14 +38,18 @@ static void same_as_the_driver(cushim_function *f, CUfunction asked) {
     }
     int min_grid = -1, block = -1, their_min_grid = -2, their_block = -2;
     assert_ok(cushim_occupancy_max_potential_block_size(&min_grid, &block, f, 2048, 0));
+    direct_in(fx.ctx);
     assert_ok(
         d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, asked, NULL, 2048, 0));
+    direct_in(NULL);
     assert_int_equal(min_grid, their_min_grid);
     assert_int_equal(block, their_block);
     assert_true(block > 0);
     assert_ok(cushim_occupancy_max_potential_block_size(&min_grid, &block, f, 0, 96));
+    direct_in(fx.ctx);
     assert_ok(
         d->cuOccupancyMaxPotentialBlockSize(&their_min_grid, &their_block, asked, NULL, 0, 96));
+    direct_in(NULL);
     assert_int_equal(min_grid, their_min_grid);
     assert_int_equal(block, their_block);
     assert_true(block <= 96);
@@ -107,8 +119,10 @@ static void test_block_size_with_a_callback(void **state) {
     int min_grid = -1, block = -1, their_min_grid = -2, their_block = -2;
     assert_ok(
         cushim_occupancy_max_potential_block_size_fn(&min_grid, &block, fx.fn, smem_per_block, 0));
+    direct_in(fx.ctx);
     assert_ok(cushim_driver()->cuOccupancyMaxPotentialBlockSize(
         &their_min_grid, &their_block, cushim_function_raw(fx.fn), smem_per_block, 0, 0));
+    direct_in(NULL);
     assert_int_equal(min_grid, their_min_grid);
     assert_int_equal(block, their_block);
     assert_true(block > 0);
