@@ -26,10 +26,9 @@ static const char *kind_name(uint32_t tag) {
     }
 }
 
-CUresult cushim__check(const void *p, cushim__tag tag, const char *what, const char *fn) {
+CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, const char *fn) {
     if (p == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: %s is NULL", fn, what);
     uint32_t got = atomic_load_explicit(&((const cushim__object *)p)->tag, memory_order_relaxed);
-    if (got == (uint32_t)tag) return CUDA_SUCCESS;
     return cushim__fail(CUDA_ERROR_INVALID_HANDLE, "%s: %s %p is %s, not %s", fn, what, p,
                         kind_name(got), kind_name(tag));
 }

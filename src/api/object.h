@@ -85,7 +85,13 @@ static inline bool cushim__is(const void *p, cushim__tag tag) {
 
 /* The argument check every entry point starts with: NULL is CUDA_ERROR_INVALID_VALUE, a handle
  * of another kind (or a destroyed one) is CUDA_ERROR_INVALID_HANDLE. */
-CUresult cushim__check(const void *p, cushim__tag tag, const char *what, const char *fn);
+CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, const char *fn);
+static inline CUresult cushim__check(const void *p, cushim__tag tag, const char *what,
+                                     const char *fn) {
+    /* Inline, so that the good case (every call on a hot path) is one load and a compare. */
+    if (__builtin_expect(cushim__is(p, tag), 1)) return CUDA_SUCCESS;
+    return cushim__check_failed(p, tag, what, fn);
+}
 
 static inline void cushim__retain(cushim__object *o) {
     atomic_fetch_add_explicit(&o->refs, 1u, memory_order_relaxed);
