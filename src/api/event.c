@@ -67,16 +67,7 @@ CUSHIM_API void cushim_event_release(cushim_event *e) {
         return;
     }
     if (!cushim__release(&e->obj)) return;
-    cushim__guard g;
-    CUresult r = cushim__enter(e->ctx->raw, &g);
-    if (r == CUDA_SUCCESS) {
-        r = T.cuEventDestroy(e->raw);
-        CUresult l = cushim__leave(&g);
-        if (r != CUDA_SUCCESS) cushim__destroy_refused("event", (void *)e->raw, r);
-        if (l != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-    } else {
-        cushim__destroy_refused("event", (void *)e->raw, r);
-    }
+    CUSHIM__DESTROY_IN(e->ctx->raw, "event", e->raw, T.cuEventDestroy(e->raw));
     cushim_context_release(e->ctx);
     cushim__free(e);
 }

@@ -251,16 +251,7 @@ CUSHIM_API void cushim_module_release(cushim_module *m) {
         return;
     }
     if (!cushim__release(&m->obj)) return;
-    cushim__guard g;
-    CUresult r = cushim__enter(m->ctx->raw, &g);
-    if (r == CUDA_SUCCESS) {
-        r = T.cuModuleUnload(m->raw);
-        CUresult l = cushim__leave(&g);
-        if (r != CUDA_SUCCESS) cushim__destroy_refused("module", (void *)m->raw, r);
-        if (l != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-    } else {
-        cushim__destroy_refused("module", (void *)m->raw, r);
-    }
+    CUSHIM__DESTROY_IN(m->ctx->raw, "module", m->raw, T.cuModuleUnload(m->raw));
     free_functions(m->functions, false);
     pthread_mutex_destroy(&m->lock);
     cushim_context_release(m->ctx);

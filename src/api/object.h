@@ -118,6 +118,23 @@ CUresult cushim__leave(const cushim__guard *g);
 /* Logs a destroy the driver refused, at warn, with its code and the handle. */
 void cushim__destroy_refused(const char *what, const void *handle, CUresult r);
 
+/* The destroy half of the context rule, shared by every object that belongs to a context:
+ * `call` (the driver's destroy of `handle`) runs with `ctx` current, the previous context is put
+ * back, and any refusal is logged at warn. A macro because each driver call has its own type. */
+#define CUSHIM__DESTROY_IN(ctx, what, handle, call)                                               \
+    do {                                                                                          \
+        cushim__guard g_;                                                                         \
+        CUresult r_ = cushim__enter((ctx), &g_);                                                  \
+        if (r_ == CUDA_SUCCESS) {                                                                 \
+            r_ = (call);                                                                          \
+            CUresult l_ = cushim__leave(&g_);                                                     \
+            if (r_ != CUDA_SUCCESS) cushim__destroy_refused((what), (void *)(handle), r_);        \
+            if (l_ != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());      \
+        } else {                                                                                  \
+            cushim__destroy_refused((what), (void *)(handle), r_);                                \
+        }                                                                                         \
+    } while (0)
+
 /* Limits of the context's device, read on first use. NULL with the last error set when the
  * driver cannot say. */
 const cushim__limits *cushim__device_limits(const cushim_context *ctx);

@@ -81,16 +81,7 @@ CUSHIM_API void cushim_stream_release(cushim_stream *s) {
         return;
     }
     if (!cushim__release(&s->obj)) return;
-    cushim__guard g;
-    CUresult r = cushim__enter(s->ctx->raw, &g);
-    if (r == CUDA_SUCCESS) {
-        r = T.cuStreamDestroy(s->raw);
-        CUresult l = cushim__leave(&g);
-        if (r != CUDA_SUCCESS) cushim__destroy_refused("stream", (void *)s->raw, r);
-        if (l != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-    } else {
-        cushim__destroy_refused("stream", (void *)s->raw, r);
-    }
+    CUSHIM__DESTROY_IN(s->ctx->raw, "stream", s->raw, T.cuStreamDestroy(s->raw));
     cushim_context_release(s->ctx);
     cushim__free(s);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cushim.h"
+#include "../assert_cu.h"
 
 #ifndef PTX_DIR
 #error "PTX_DIR must name the directory of the PTX kernels"
@@ -35,15 +36,6 @@ static inline void gpu_require(void) {
     }
 }
 
-#define assert_cu(expected, actual)                                                               \
-    do {                                                                                          \
-        CUresult e_ = (expected), a_ = (actual);                                                  \
-        if (e_ != a_) {                                                                           \
-            fail_msg("expected %s, got %s (%s)", cushim_error_name(e_), cushim_error_name(a_),   \
-                     cushim_last_error());                                                        \
-        }                                                                                         \
-    } while (0)
-#define assert_ok(expr) assert_cu(CUDA_SUCCESS, (expr))
 
 /* The whole text of ptx/NAME, NUL-terminated; the caller frees it. */
 static inline char *read_ptx(const char *name) {

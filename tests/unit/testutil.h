@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cushim.h"
+#include "../assert_cu.h"
 #include "cushim_mock.h"
 
 static cushim_mock_api mock;
@@ -50,16 +51,5 @@ static inline int mock_teardown(void **state) {
     return 0;
 }
 
-/* cmocka's assert_int_equal prints numbers; this prints CUresult names too. */
-#define assert_cu(expected, actual)                                                               \
-    do {                                                                                          \
-        CUresult e_ = (expected), a_ = (actual);                                                  \
-        if (e_ != a_) {                                                                           \
-            fail_msg("expected %s, got %s (%s)", cushim_error_name(e_), cushim_error_name(a_),   \
-                     cushim_last_error());                                                        \
-        }                                                                                         \
-    } while (0)
-
-#define assert_ok(expr) assert_cu(CUDA_SUCCESS, (expr))
 
 #endif
