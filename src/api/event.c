@@ -24,12 +24,12 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
                             "cushim_event_create: CU_EVENT_INTERPROCESS needs "
                             "CU_EVENT_DISABLE_TIMING too");
     }
-    cushim_event *e = cushim__alloc(sizeof *e);
+    cushim_event *e = cushim__alloc_block();
     if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g);
     if (r != CUDA_SUCCESS) {
-        cushim__free(e);
+        cushim__free_block(e);
         return r;
     }
     r = T.cuEventCreate(&e->raw, flags);
@@ -44,11 +44,13 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
         r = l;
     }
     if (r != CUDA_SUCCESS) {
-        cushim__free(e);
+        cushim__free_block(e);
         return r;
     }
     cushim__object_init(&e->obj, CUSHIM__EVENT);
-    e->ctx = cushim_context_retain(ctx);
+    cushim__retain(&ctx->obj); /* ctx was checked above */
+    e->ctx = ctx;
+    e->ctx_raw = ctx->raw;
     e->flags = flags;
     *out = e;
     return CUDA_SUCCESS;
@@ -67,36 +69,50 @@ CUSHIM_API void cushim_event_release(cushim_event *e) {
         return;
     }
     if (!cushim__release(&e->obj)) return;
-    CUSHIM__DESTROY_IN(e->ctx->raw, "event", e->raw, T.cuEventDestroy(e->raw));
+    CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, T.cuEventDestroy(e->raw));
     cushim_context_release(e->ctx);
-    cushim__free(e);
+    cushim__free_block(e);
 }
 
-CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
+__attribute__((noinline, cold)) static CUresult record_failed(CUresult r) {
+    return cushim__fail(r, "cushim_event_record: %s", cushim_error_name(r));
+}
+
+/* Everything but the common case: the default stream, and the argument errors. */
+__attribute__((noinline)) static CUresult record_slow(cushim_event *e, cushim_stream *s) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_record");
     if (r != CUDA_SUCCESS) return r;
     if (s != NULL) {
         r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_event_record");
         if (r != CUDA_SUCCESS) return r;
-        if (s->ctx->raw != e->ctx->raw) {
+        if (s->ctx_raw != e->ctx_raw) {
             return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
                                 "cushim_event_record: the event belongs to context %p and the "
                                 "stream to context %p; an event records only in its own context",
-                                (void *)e->ctx->raw, (void *)s->ctx->raw);
+                                (void *)e->ctx_raw, (void *)s->ctx_raw);
         }
         r = T.cuEventRecord(e->raw, s->raw);
     } else {
         cushim__guard g;
-        r = cushim__enter(e->ctx->raw, &g);
+        r = cushim__enter(e->ctx_raw, &g);
         if (r != CUDA_SUCCESS) return r;
         r = T.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
         CUresult l = cushim__leave(&g);
         if (r == CUDA_SUCCESS) r = l;
     }
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_event_record: %s", cushim_error_name(r));
+    return r == CUDA_SUCCESS ? r : record_failed(r);
+}
+
+CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
+    /* The common case, a live event and a live stream of its context, checked in one test so
+     * that this path keeps no registers and makes one call: it runs once per recorded event. */
+    if (__builtin_expect(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
+                             s->ctx_raw == e->ctx_raw,
+                         1)) {
+        CUresult r = T.cuEventRecord(e->raw, s->raw);
+        return __builtin_expect(r == CUDA_SUCCESS, 1) ? r : record_failed(r);
     }
-    return CUDA_SUCCESS;
+    return record_slow(e, s);
 }
 
 CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {

@@ -228,7 +228,7 @@ static COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream
     return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
                         "%s: stream %p belongs to context %p, but kernel '%s' was loaded in "
                         "context %p; launch it on a stream of that context",
-                        fn, (const void *)s, (void *)s->ctx->raw, f->name, (void *)f->ctx_raw);
+                        fn, (const void *)s, (void *)s->ctx_raw, f->name, (void *)f->ctx_raw);
 }
 
 static COLD CUresult launch_failed(CUresult r, const cushim_function *f,
@@ -264,7 +264,7 @@ static COLD CUresult refuse_too_large(const cushim_function *f, const cushim_lau
 /* ------------------------------------------------------------------------------------------ */
 
 static inline bool stream_ok(const cushim_function *f, const cushim_stream *s) {
-    return cushim__is(s, CUSHIM__STREAM) && (!f->check_stream_ctx || s->ctx->raw == f->ctx_raw);
+    return cushim__is(s, CUSHIM__STREAM) && (!f->check_stream_ctx || s->ctx_raw == f->ctx_raw);
 }
 
 static inline CUresult driver_launch(const cushim_function *f, const cushim_launch_config *c,

@@ -34,12 +34,12 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
                             "CU_STREAM_NON_BLOCKING are stream flags",
                             flags);
     }
-    cushim_stream *s = cushim__alloc(sizeof *s);
+    cushim_stream *s = cushim__alloc_block();
     if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g);
     if (r != CUDA_SUCCESS) {
-        cushim__free(s);
+        cushim__free_block(s);
         return r;
     }
     if (priority != 0) r = check_priority(priority);
@@ -59,11 +59,13 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
         r = l;
     }
     if (r != CUDA_SUCCESS) {
-        cushim__free(s);
+        cushim__free_block(s);
         return r;
     }
     cushim__object_init(&s->obj, CUSHIM__STREAM);
-    s->ctx = cushim_context_retain(ctx);
+    cushim__retain(&ctx->obj); /* ctx was checked above */
+    s->ctx = ctx;
+    s->ctx_raw = ctx->raw;
     *out = s;
     return CUDA_SUCCESS;
 }
@@ -81,9 +83,9 @@ CUSHIM_API void cushim_stream_release(cushim_stream *s) {
         return;
     }
     if (!cushim__release(&s->obj)) return;
-    CUSHIM__DESTROY_IN(s->ctx->raw, "stream", s->raw, T.cuStreamDestroy(s->raw));
+    CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, T.cuStreamDestroy(s->raw));
     cushim_context_release(s->ctx);
-    cushim__free(s);
+    cushim__free_block(s);
 }
 
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
@@ -109,7 +111,7 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
     if (s == NULL) {
         /* The default stream of the event's context: it must be current to be named. */
         cushim__guard g;
-        r = cushim__enter(e->ctx->raw, &g);
+        r = cushim__enter(e->ctx_raw, &g);
         if (r != CUDA_SUCCESS) return r;
         r = T.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
         CUresult l = cushim__leave(&g);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the same operations cost through the Python CUDA libraries, for comparison with
-cushim-bench: cuda.bindings (cuda.bindings.driver), cuda.core (cuda.core.experimental) and
-CuPy, each where it is importable.
+cushim-bench: cuda.bindings (cuda.bindings.driver), cuda.core (at the top level from 1.0,
+cuda.core.experimental before) and CuPy, each where it is importable.
 
 Usage: peers.py [--ptx ptx/empty.ptx] [--batches 15] [--ops 1000] [--device 0] [--json]
 
@@ -100,6 +100,9 @@ def peer_bindings(ptx, device):
     a, b = ctypes.c_uint64(0), ctypes.c_uint32(7)
     params = (ctypes.c_void_p * 2)(ctypes.addressof(a), ctypes.addressof(b))
     params_addr = ctypes.addressof(params)
+    # The closure below holds only the address; these objects must outlive it, or the values
+    # the driver reads through params_addr are freed memory.
+    keep_alive = (a, b, params)
     launch, record, query = driver.cuLaunchKernel, driver.cuEventRecord, driver.cuStreamQuery
 
     def launch_empty(n):
@@ -108,9 +111,11 @@ def peer_bindings(ptx, device):
                 raise RuntimeError("cuLaunchKernel failed")
 
     def launch_params(n):
+        assert keep_alive
         for _ in range(n):
-            if launch(f_empty2, 1, 1, 1, 32, 1, 1, 0, stream, params_addr, 0)[0] != ok:
-                raise RuntimeError("cuLaunchKernel failed")
+            err = launch(f_empty2, 1, 1, 1, 32, 1, 1, 0, stream, params_addr, 0)[0]
+            if err != ok:
+                raise RuntimeError("cuLaunchKernel failed: %s" % err)
 
     def event_record(n):
         for _ in range(n):
@@ -157,7 +162,9 @@ def peer_bindings(ptx, device):
 def peer_core(ptx, device):
     import inspect
 
-    from cuda.core import experimental as cc
+    import cuda.core as cc
+    if not hasattr(cc, "Device"):  # before cuda.core 1.0 the API lived in .experimental
+        from cuda.core import experimental as cc
 
     dev = cc.Device(device)
     dev.set_current()
@@ -317,7 +324,7 @@ def main():
     peers = [
         ("cuda.bindings", ("cuda.bindings.driver", "cuda.cuda"),
          lambda: peer_bindings(ptx, args.device)),
-        ("cuda.core", ("cuda.core.experimental",), lambda: peer_core(ptx, args.device)),
+        ("cuda.core", ("cuda.core",), lambda: peer_core(ptx, args.device)),
         ("cupy", ("cupy",), lambda: peer_cupy(args.ptx, args.device)),
     ]
     baseline = python_baseline(args.batches, args.ops)
