@@ -125,10 +125,18 @@ CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {
     return CUDA_SUCCESS;
 }
 
+__attribute__((noinline, cold)) static CUresult query_failed(CUresult r) {
+    return cushim__fail(r, "cushim_event_query: cuEventQuery failed with %s",
+                        cushim_error_name(r));
+}
+
 CUSHIM_API CUresult cushim_event_query(cushim_event *e) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_query");
     if (r != CUDA_SUCCESS) return r;
-    return T.cuEventQuery(e->raw);
+    r = T.cuEventQuery(e->raw);
+    /* NOT_READY is an answer, not a failure: no sentence for it. */
+    if (__builtin_expect(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY, 1)) return r;
+    return query_failed(r);
 }
 
 CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cushim_event *end) {

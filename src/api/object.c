@@ -108,6 +108,8 @@ CUresult cushim__leave_switched(const cushim__guard *g) {
 }
 
 void cushim__destroy_refused(const char *what, const void *handle, CUresult r) {
-    cushim__log(CUSHIM_LOG_WARN, "destroying %s %p: the driver refused with %s (%d): %s", what,
+    /* A forked child releasing what it inherited is expected to be refused (the driver is not
+     * usable there); that is worth a debug line, not a warning per object. */
+    cushim__log(cushim__forked ? CUSHIM_LOG_DEBUG : CUSHIM_LOG_WARN, "destroying %s %p: the driver refused with %s (%d): %s", what,
                 handle, cushim_error_name(r), (int)r, cushim_error_string(r));
 }

@@ -98,11 +98,18 @@ CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
     return CUDA_SUCCESS;
 }
 
+__attribute__((noinline, cold)) static CUresult query_failed(CUresult r) {
+    return cushim__fail(r, "cushim_stream_query: cuStreamQuery failed with %s",
+                        cushim_error_name(r));
+}
+
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_query");
     if (r != CUDA_SUCCESS) return r;
+    r = T.cuStreamQuery(s->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
-    return T.cuStreamQuery(s->raw);
+    if (__builtin_expect(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY, 1)) return r;
+    return query_failed(r);
 }
 
 CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, unsigned flags) {

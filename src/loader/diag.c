@@ -1,5 +1,6 @@
 /* The thread-local last-error sentence and the log handler. */
 #include "loader/diag.h"
+#include "loader/loader.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,6 +30,12 @@ CUresult cushim__fail(CUresult r, const char *fmt, ...) {
     va_start(ap, fmt);
     set_error_v(fmt, ap);
     va_end(ap);
+    /* In a forked child every driver call fails so; whatever cushim function reports it, the
+     * sentence says why. */
+    if (cushim__forked && r == CUDA_ERROR_NOT_INITIALIZED && !strstr(last_error, "forked")) {
+        size_t used = strlen(last_error);
+        snprintf(last_error + used, sizeof last_error - used, " (%s)", cushim__forked_reason);
+    }
     return r;
 }
 
@@ -66,6 +73,21 @@ static int min_level(void) {
         m = atomic_load_explicit(&log_min, memory_order_acquire);
     }
     return m;
+}
+
+/* fork() while another thread holds the log lock would leave the child's copy locked for good:
+ * the forking thread takes it around the fork, and the child starts with a fresh one. */
+static void log_before_fork(void) {
+    pthread_mutex_lock(&log_lock);
+}
+static void log_after_fork_parent(void) {
+    pthread_mutex_unlock(&log_lock);
+}
+static void log_after_fork_child(void) {
+    pthread_mutex_init(&log_lock, NULL);
+}
+__attribute__((constructor)) static void log_register_fork(void) {
+    pthread_atfork(log_before_fork, log_after_fork_parent, log_after_fork_child);
 }
 
 bool cushim__log_enabled(cushim_log_level level) {

@@ -33,6 +33,28 @@ typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t,
                             CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 
+bool cushim__forked;
+const char cushim__forked_reason[] =
+    "this process was forked after cushim_init() initialised the CUDA driver, and the driver "
+    "cannot be used in a forked child: use CUDA in the child only when the parent did not, or "
+    "start the child with exec";
+
+/* In a child forked after the driver was initialised, the driver's state is the parent's and is
+ * not usable. Rather than let a call into it hang or crash, every slot goes back to its stub,
+ * which answers CUDA_ERROR_NOT_INITIALIZED with the reason. Runs in the single-threaded child,
+ * before fork() returns there; it only stores. */
+static void fork_child(void) {
+    cushim__forked = true;
+    memcpy(&cushim__table, &cushim__stub_table, sizeof cushim__table);
+    memset(resolved, 0, sizeof resolved);
+    atomic_store_explicit(&loaded, false, memory_order_relaxed);
+    info.status = CUSHIM_DRIVER_INIT_FAILED;
+    info.result = CUDA_ERROR_NOT_INITIALIZED;
+    info.entries_resolved = 0;
+    info.message = cushim__forked_reason;
+    init_result = CUDA_ERROR_NOT_INITIALIZED;
+}
+
 /* Appends to the status message; the text is cut, never overrun, when it is long. */
 static void note(const char *fmt, ...) CUSHIM__PRINTF(1, 2);
 static void note(const char *fmt, ...) {
@@ -125,7 +147,14 @@ static bool try_candidate(const char *path) {
     if (version) {
         version_fn get_version;
         memcpy(&get_version, &version, sizeof get_version);
-        if (get_version(&info.driver_version) != CUDA_SUCCESS) info.driver_version = 0;
+        CUresult v = get_version(&info.driver_version);
+        if (v != CUDA_SUCCESS && r == CUDA_SUCCESS) {
+            /* Without the version no entry can be asked for at the right ABI. */
+            note("%s: cuDriverGetVersion failed with %s (%s).", loaded_path, cushim_error_name(v),
+                 cushim_error_string(v));
+            finish(CUSHIM_DRIVER_INIT_FAILED, v);
+            return true;
+        }
     }
     void *gpa2 = sym(h, "cuGetProcAddress_v2");
     void *gpa1 = sym(h, "cuGetProcAddress");
@@ -147,6 +176,10 @@ static bool try_candidate(const char *path) {
     note("loaded %s (driver %d, header %d), %u of %u entries resolved", loaded_path,
          info.driver_version, CUDA_VERSION, info.entries_resolved, info.entries_total);
     finish(CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
+    if (pthread_atfork(NULL, NULL, fork_child) != 0) {
+        cushim__log(CUSHIM_LOG_WARN, "pthread_atfork failed: a forked child will not be told "
+                                     "that the driver cannot be used there");
+    }
     return true;
 }
 
@@ -193,7 +226,7 @@ static void load(void) {
 
 static CUresult init_slow(void) {
     pthread_once(&once, load);
-    if (init_result != CUDA_SUCCESS) cushim__set_error("%s", message);
+    if (init_result != CUDA_SUCCESS) cushim__set_error("%s", info.message);
     return init_result;
 }
 
@@ -228,6 +261,9 @@ CUSHIM_API bool cushim_driver_has(const char *entry) {
 
 CUresult cushim__unavailable(unsigned index) {
     const cushim__entry *e = &cushim__entries[index];
+    if (cushim__forked) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", e->name, cushim__forked_reason);
+    }
     int v = (CUSHIM_PER_THREAD_STREAM && e->ptds_version) ? e->ptds_version : e->version;
     if (v > info.driver_version) {
         return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,

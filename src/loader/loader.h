@@ -10,4 +10,9 @@
  * every object exists only after that, so object code calls it without checking again. */
 extern cushim_driver_table cushim__table;
 
+/* True in a child forked after this process initialised the driver: every slot of the table
+ * then answers CUDA_ERROR_NOT_INITIALIZED with cushim__forked_reason. */
+extern bool cushim__forked;
+extern const char cushim__forked_reason[];
+
 #endif

@@ -159,6 +159,16 @@ def peer_bindings(ptx, device):
 # cuda.core: Device, Stream, Event, ObjectCode, launch.
 # ----------------------------------------------------------------------------------------------
 
+def first_accepted(cls, keyword_sets):
+    """cls(**kw) for the first kw in keyword_sets that cls accepts."""
+    for kw in keyword_sets:
+        try:
+            return cls(**kw)
+        except TypeError:
+            continue
+    raise TypeError("%s accepts none of %s" % (cls.__name__, keyword_sets))
+
+
 def peer_core(ptx, device):
     import inspect
 
@@ -174,9 +184,12 @@ def peer_core(ptx, device):
         code = cc.ObjectCode(ptx, "ptx")  # cuda.core 0.1
     k_empty = code.get_kernel("cushim_empty")
     k_empty2 = code.get_kernel("cushim_empty2")
-    options = cc.StreamOptions(nonblocking=True)
+    options = first_accepted(cc.StreamOptions, ({"nonblocking": True}, {"non_blocking": True}))
     stream = dev.create_stream(options=options)
-    event_options = cc.EventOptions(enable_timing=False)
+    # cuda.core renamed its event options across versions; a timing-free event is the aim.
+    event_options = first_accepted(cc.EventOptions, ({"enable_timing": False},
+                                                     {"timing_disabled": True},
+                                                     {"disable_timing": True}, {}))
     event = dev.create_event(options=event_options) if hasattr(dev, "create_event") else \
         stream.record(options=event_options)
 

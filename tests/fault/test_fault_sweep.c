@@ -1,0 +1,690 @@
+/* The fault sweep: every public function that calls the driver, run once on the mock to record
+ * the driver calls and host allocations it makes, then again with each of those failing in
+ * turn. After each faulted run:
+ *   - the function returned the injected code (or, for a void release, logged the refusal);
+ *   - an out-pointer is NULL, and cushim_last_error() says something;
+ *   - the thread's current context is what it was (or, when the fault hit the switch back, the
+ *     context cushim had switched to, which is all a refused cuCtxSetCurrent leaves possible);
+ *   - once everything is released, the mock's live objects are back to none (but for the one
+ *     object whose destroy the fault refused), and ASan / valgrind find no leak.
+ * cushim_init and the functions that only initialise are swept in forked children, since a
+ * process initialises once. The last test checks that every CUSHIM_API function of cushim.h
+ * is either swept or listed as one that never calls the driver, and prints the count.
+ *
+ * Host allocations are failed through the linker: this program links libcushim.a with
+ * --wrap=malloc/calloc/realloc, so cushim's allocations (and only those, plus this file's)
+ * pass through the wrappers below. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#ifndef CUSHIM_HEADER
+#error "CUSHIM_HEADER: the path of include/cushim.h, from meson"
+#endif
+
+/* Hidden in the library; reachable here because this program links the static archive. */
+void cushim__block_cache_drain(void);
+void cushim__clear_error(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Allocation faults                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+static struct {
+    bool counting;
+    int count;   /* allocations seen while counting */
+    int fail_at; /* the allocation (1-based) that fails; 0: none */
+} alloc;
+
+static bool alloc_fails(void) {
+    if (!alloc.counting) return false;
+    return ++alloc.count == alloc.fail_at;
+}
+
+void *__wrap_malloc(size_t size) {
+    return alloc_fails() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size) {
+    return alloc_fails() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size) {
+    return alloc_fails() ? NULL : __real_realloc(p, size);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scenarios                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static const char ptx[] =
+    ".version 6.0\n.target sm_70\n.address_size 64\n\n"
+    ".visible .entry cushim_empty(\n)\n{\n    ret;\n}\n\n"
+    ".visible .entry cushim_grid_barrier(\n    .param .u64 slots\n)\n{\n    ret;\n}\n";
+
+static char ptx_path[64];
+
+/* What a scenario may need before its call; made with no fault armed, released after. */
+enum {
+    NEED_CTX = 1 << 0,     /* a created context */
+    NEED_STREAM = 1 << 1,  /* a stream in it */
+    NEED_EVENTS = 1 << 2,  /* two timing events recorded on that stream, completed */
+    NEED_MODULE = 1 << 3,  /* a module of `ptx` */
+    NEED_FUNC = 1 << 4,    /* cushim_empty and cushim_grid_barrier of the module */
+    NEED_LIBRARY = 1 << 5, /* a library of `ptx` */
+    NEED_PRIMARY = 1 << 6, /* device 0's primary context */
+};
+
+typedef struct fx {
+    cushim_context *ctx, *primary;
+    cushim_stream *s;
+    cushim_event *e1, *e2;
+    cushim_module *m;
+    cushim_library *lib;
+    cushim_function *f, *fcoop;
+    /* What the call under test made, and how to drop it. */
+    void *out;
+    void (*release_out)(void *);
+    /* For a release under test: the object is released by the call itself. */
+    bool released_by_op;
+    /* The context the call switches to (for the restore rule). */
+    CUcontext target;
+} fx;
+
+typedef struct scenario {
+    const char *function; /* the public function under test, as in cushim.h */
+    const char *variant;
+    unsigned needs;
+    bool has_out;   /* the function has an out-pointer that a failure must leave NULL */
+    bool is_void;   /* a release: no result; a refusal is logged */
+    /* For a release: the mock kind that a refused destroy leaves alive to the end (-1: none;
+     * a stream, event or module the driver kept dies with its context when that goes). */
+    int kept;
+    CUresult (*op)(fx *);
+} scenario;
+
+static void release_context(void *p) { cushim_context_release(p); }
+static void release_stream(void *p) { cushim_stream_release(p); }
+static void release_event(void *p) { cushim_event_release(p); }
+static void release_module(void *p) { cushim_module_release(p); }
+static void release_library(void *p) { cushim_library_release(p); }
+static void release_nothing(void *p) { (void)p; } /* functions belong to their module */
+
+#define OUT(fx, type, rel) ((fx)->release_out = (rel), (type **)&(fx)->out)
+
+static CUresult op_context_primary(fx *x) {
+    return cushim_context_primary(OUT(x, cushim_context, release_context), 0);
+}
+static CUresult op_context_create(fx *x) {
+    return cushim_context_create(OUT(x, cushim_context, release_context), 0, 0);
+}
+static CUresult op_context_release(fx *x) {
+    x->released_by_op = true;
+    cushim_context_release(x->ctx);
+    return CUDA_SUCCESS;
+}
+static CUresult op_context_synchronize(fx *x) { return cushim_context_synchronize(x->ctx); }
+static CUresult op_device_synchronize(fx *x) {
+    (void)x;
+    return cushim_device_synchronize();
+}
+static CUresult op_priority_range(fx *x) {
+    int least = 0, greatest = 0;
+    return cushim_context_stream_priority_range(x->ctx, &least, &greatest);
+}
+static CUresult op_stream_create(fx *x) {
+    return cushim_stream_create(OUT(x, cushim_stream, release_stream), x->ctx, 0, 0);
+}
+static CUresult op_stream_create_priority(fx *x) {
+    return cushim_stream_create(OUT(x, cushim_stream, release_stream), x->ctx,
+                                CU_STREAM_NON_BLOCKING, -1);
+}
+static CUresult op_stream_release(fx *x) {
+    x->released_by_op = true;
+    cushim_stream_release(x->s);
+    return CUDA_SUCCESS;
+}
+static CUresult op_stream_synchronize(fx *x) { return cushim_stream_synchronize(x->s); }
+static CUresult op_stream_query(fx *x) { return cushim_stream_query(x->s); }
+static CUresult op_stream_wait_event(fx *x) { return cushim_stream_wait_event(x->s, x->e1, 0); }
+static CUresult op_stream_wait_event_default(fx *x) {
+    return cushim_stream_wait_event(NULL, x->e1, 0);
+}
+static CUresult op_event_create(fx *x) {
+    return cushim_event_create(OUT(x, cushim_event, release_event), x->ctx, 0);
+}
+static CUresult op_event_release(fx *x) {
+    x->released_by_op = true;
+    cushim_event_release(x->e1);
+    return CUDA_SUCCESS;
+}
+static CUresult op_event_record(fx *x) { return cushim_event_record(x->e1, x->s); }
+static CUresult op_event_record_default(fx *x) { return cushim_event_record(x->e1, NULL); }
+static CUresult op_event_synchronize(fx *x) { return cushim_event_synchronize(x->e1); }
+static CUresult op_event_query(fx *x) { return cushim_event_query(x->e1); }
+static CUresult op_event_elapsed(fx *x) {
+    float ms = 0;
+    return cushim_event_elapsed_ms(&ms, x->e1, x->e2);
+}
+static CUresult op_module_load_data(fx *x) {
+    return cushim_module_load_data(OUT(x, cushim_module, release_module), x->ctx, ptx);
+}
+static CUresult op_module_load_file(fx *x) {
+    return cushim_module_load_file(OUT(x, cushim_module, release_module), x->ctx, ptx_path);
+}
+static CUresult op_module_release(fx *x) {
+    x->released_by_op = true;
+    cushim_module_release(x->m);
+    return CUDA_SUCCESS;
+}
+static CUresult op_module_function(fx *x) {
+    return cushim_module_function(OUT(x, cushim_function, release_nothing), x->m,
+                                  "cushim_grid_barrier");
+}
+static CUresult op_library_load(fx *x) {
+    return cushim_library_load_data(OUT(x, cushim_library, release_library), ptx);
+}
+static CUresult op_library_release(fx *x) {
+    x->released_by_op = true;
+    cushim_library_release(x->lib);
+    return CUDA_SUCCESS;
+}
+static CUresult op_library_function(fx *x) {
+    return cushim_library_function(OUT(x, cushim_function, release_nothing), x->lib, x->ctx,
+                                   "cushim_empty");
+}
+static CUresult op_launch(fx *x) {
+    cushim_launch_config c = {CUSHIM_DIM3(4), CUSHIM_DIM3(64), 0, x->s};
+    return cushim_launch(x->f, &c, NULL);
+}
+static CUresult op_launch_default(fx *x) {
+    cushim_launch_config c = {CUSHIM_DIM3(4), CUSHIM_DIM3(64), 0, NULL};
+    return cushim_launch(x->f, &c, NULL);
+}
+static CUresult op_launch_cooperative(fx *x) {
+    unsigned long long slots = 0;
+    void *params[] = {&slots};
+    cushim_launch_config c = {CUSHIM_DIM3(2), CUSHIM_DIM3(128), 0, x->s};
+    return cushim_launch_cooperative(x->fcoop, &c, params);
+}
+static CUresult op_occupancy_blocks(fx *x) {
+    int blocks = 0;
+    return cushim_occupancy_max_active_blocks(&blocks, x->f, 256, 0);
+}
+static CUresult op_occupancy_block_size(fx *x) {
+    int grid = 0, block = 0;
+    return cushim_occupancy_max_potential_block_size(&grid, &block, x->f, 0, 0);
+}
+static size_t smem_per_block(int block_size) { return (size_t)block_size * 4u; }
+static CUresult op_occupancy_block_size_fn(fx *x) {
+    int grid = 0, block = 0;
+    return cushim_occupancy_max_potential_block_size_fn(&grid, &block, x->f, smem_per_block, 0);
+}
+static CUresult op_occupancy_coop_grid(fx *x) {
+    int blocks = 0;
+    return cushim_occupancy_max_cooperative_grid(&blocks, x->fcoop, 128, 0);
+}
+
+#define S(fn, variant, needs, out, op) {fn, variant, needs, out, false, -1, op}
+#define R(fn, needs, kind, op) {fn, "", needs, false, true, kind, op}
+static const scenario scenarios[] = {
+    S("cushim_context_primary", "", 0, true, op_context_primary),
+    S("cushim_context_create", "", 0, true, op_context_create),
+    R("cushim_context_release", NEED_CTX, CUSHIM_MOCK_CONTEXT, op_context_release),
+    S("cushim_context_synchronize", "", NEED_CTX, false, op_context_synchronize),
+    S("cushim_device_synchronize", "", NEED_CTX, false, op_device_synchronize),
+    S("cushim_context_stream_priority_range", "", NEED_CTX, false, op_priority_range),
+    S("cushim_stream_create", "", NEED_CTX, true, op_stream_create),
+    S("cushim_stream_create", "priority -1", NEED_CTX, true, op_stream_create_priority),
+    R("cushim_stream_release", NEED_CTX | NEED_STREAM, -1, op_stream_release),
+    S("cushim_stream_synchronize", "", NEED_CTX | NEED_STREAM, false, op_stream_synchronize),
+    S("cushim_stream_query", "", NEED_CTX | NEED_STREAM, false, op_stream_query),
+    S("cushim_stream_wait_event", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
+      op_stream_wait_event),
+    S("cushim_stream_wait_event", "default stream", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
+      op_stream_wait_event_default),
+    S("cushim_event_create", "", NEED_CTX, true, op_event_create),
+    R("cushim_event_release", NEED_CTX | NEED_STREAM | NEED_EVENTS, -1, op_event_release),
+    S("cushim_event_record", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false, op_event_record),
+    S("cushim_event_record", "default stream", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
+      op_event_record_default),
+    S("cushim_event_synchronize", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
+      op_event_synchronize),
+    S("cushim_event_query", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false, op_event_query),
+    S("cushim_event_elapsed_ms", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
+      op_event_elapsed),
+    S("cushim_module_load_data", "", NEED_CTX, true, op_module_load_data),
+    S("cushim_module_load_file", "", NEED_CTX, true, op_module_load_file),
+    R("cushim_module_release", NEED_CTX | NEED_MODULE, -1, op_module_release),
+    S("cushim_module_function", "", NEED_CTX | NEED_MODULE, true, op_module_function),
+    S("cushim_library_load_data", "", 0, true, op_library_load),
+    R("cushim_library_release", NEED_LIBRARY, CUSHIM_MOCK_LIBRARY, op_library_release),
+    S("cushim_library_function", "", NEED_CTX | NEED_LIBRARY, true, op_library_function),
+    S("cushim_launch", "", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false, op_launch),
+    S("cushim_launch", "default stream", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false,
+      op_launch_default),
+    S("cushim_launch_cooperative", "", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false,
+      op_launch_cooperative),
+    S("cushim_occupancy_max_active_blocks", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
+      op_occupancy_blocks),
+    S("cushim_occupancy_max_potential_block_size", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
+      op_occupancy_block_size),
+    S("cushim_occupancy_max_potential_block_size_fn", "", NEED_CTX | NEED_MODULE | NEED_FUNC,
+      false, op_occupancy_block_size_fn),
+    S("cushim_occupancy_max_cooperative_grid", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
+      op_occupancy_coop_grid),
+};
+#define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+/* Public functions that never call the driver (beyond cushim_init, swept on its own): their
+ * failures are argument checks, covered by the hostile-input tests. */
+static const char *const driverless[] = {
+    "cushim_error_name",     "cushim_error_string",  "cushim_last_error",
+    "cushim_set_log_handler", "cushim_context_retain", "cushim_context_raw",
+    "cushim_context_device", "cushim_stream_retain", "cushim_stream_same_queue",
+    "cushim_stream_context", "cushim_stream_raw",    "cushim_event_retain",
+    "cushim_event_context",  "cushim_event_raw",     "cushim_module_retain",
+    "cushim_library_retain", "cushim_function_raw",
+};
+/* Swept in forked children by test_init_sweep. */
+static const char *const init_functions[] = {
+    "cushim_init", "cushim_driver_get_info", "cushim_driver", "cushim_driver_has",
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* One run                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+static const CUresult codes[] = {CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_CONTEXT,
+                                 CUDA_ERROR_UNKNOWN};
+#define NCODES (sizeof codes / sizeof codes[0])
+
+/* Which context is current while the call runs: none, another one (so that the call must
+ * switch and switch back), or the call's own (so that it need not). */
+enum { CURRENT_NONE, CURRENT_OTHER, CURRENT_OWN, NCURRENT };
+static const char *const current_names[] = {"no context current", "another context current",
+                                            "its own context current"};
+
+/* (function, driver call) and (function, allocation) pairs swept, and the faulted runs made
+ * (a driver call is failed with each of the codes). */
+static int swept_pairs, swept_alloc_pairs, faulted_runs, driver_calls_seen[NSCENARIOS];
+static bool scenario_ran[NSCENARIOS];
+static char failure[512];
+
+#define EXPECT(cond, ...)                                                                         \
+    do {                                                                                          \
+        if (!(cond)) {                                                                            \
+            snprintf(failure, sizeof failure, __VA_ARGS__);                                       \
+            return false;                                                                         \
+        }                                                                                         \
+    } while (0)
+
+static bool make(fx *x, unsigned needs) {
+    memset(x, 0, sizeof *x);
+    if ((needs & NEED_CTX) && cushim_context_create(&x->ctx, 0, 0) != CUDA_SUCCESS) return false;
+    if ((needs & NEED_PRIMARY) && cushim_context_primary(&x->primary, 0) != CUDA_SUCCESS) {
+        return false;
+    }
+    if ((needs & NEED_STREAM) && cushim_stream_create(&x->s, x->ctx, 0, 0) != CUDA_SUCCESS) {
+        return false;
+    }
+    if (needs & NEED_EVENTS) {
+        if (cushim_event_create(&x->e1, x->ctx, 0) != CUDA_SUCCESS) return false;
+        if (cushim_event_create(&x->e2, x->ctx, 0) != CUDA_SUCCESS) return false;
+        if (cushim_event_record(x->e1, x->s) != CUDA_SUCCESS) return false;
+        if (cushim_event_record(x->e2, x->s) != CUDA_SUCCESS) return false;
+        if (cushim_stream_synchronize(x->s) != CUDA_SUCCESS) return false;
+    }
+    if ((needs & NEED_MODULE) && cushim_module_load_data(&x->m, x->ctx, ptx) != CUDA_SUCCESS) {
+        return false;
+    }
+    if (needs & NEED_FUNC) {
+        if (cushim_module_function(&x->f, x->m, "cushim_empty") != CUDA_SUCCESS) return false;
+        if (cushim_module_function(&x->fcoop, x->m, "cushim_grid_barrier") != CUDA_SUCCESS) {
+            return false;
+        }
+    }
+    if ((needs & NEED_LIBRARY) && cushim_library_load_data(&x->lib, ptx) != CUDA_SUCCESS) {
+        return false;
+    }
+    x->target = x->ctx ? cushim_context_raw(x->ctx) : NULL;
+    return true;
+}
+
+static void drop(fx *x, const scenario *sc) {
+    if (x->out) x->release_out(x->out);
+    bool by_op = x->released_by_op;
+    if (!(by_op && sc->op == op_event_release)) cushim_event_release(x->e1);
+    cushim_event_release(x->e2);
+    if (!(by_op && sc->op == op_stream_release)) cushim_stream_release(x->s);
+    if (!(by_op && sc->op == op_module_release)) cushim_module_release(x->m);
+    if (!(by_op && sc->op == op_library_release)) cushim_library_release(x->lib);
+    cushim_context_release(x->primary);
+    if (!(by_op && sc->op == op_context_release)) cushim_context_release(x->ctx);
+}
+
+/* The driver calls and allocations of one clean run of sc. */
+typedef struct recording {
+    int ncalls;
+    const char *calls[64];
+    int nallocs;
+} recording;
+
+/* A fresh mock with one more device than needed: the launch tests never change device 0. */
+static CUcontext other_context;
+
+static bool start_run(int current) {
+    mock.reset();
+    memset(&captured, 0, sizeof captured);
+    cushim__block_cache_drain();
+    other_context = NULL;
+    if (current == CURRENT_OTHER) {
+        /* A context cushim knows nothing of, made current as a user's own would be. */
+        CUdevice dev;
+        if (cushim_driver()->cuDeviceGet(&dev, 0) != CUDA_SUCCESS) return false;
+        if (cushim_driver()->cuCtxCreate(&other_context, NULL, 0, dev) != CUDA_SUCCESS) {
+            return false;
+        }
+    }
+    return cushim_driver()->cuCtxSetCurrent(other_context) == CUDA_SUCCESS;
+}
+
+static void end_run(void) {
+    cushim_driver()->cuCtxSetCurrent(NULL);
+    if (other_context) cushim_driver()->cuCtxDestroy(other_context);
+}
+
+static bool record(const scenario *sc, int current, recording *rec) {
+    memset(rec, 0, sizeof *rec);
+    EXPECT(start_run(current), "the run could not be set up");
+    fx x;
+    bool made = make(&x, sc->needs);
+    EXPECT(made, "setup failed: %s", cushim_last_error());
+    if (current == CURRENT_OWN) cushim_driver()->cuCtxSetCurrent(x.target);
+    int before = mock.calls("*");
+    alloc.counting = true;
+    alloc.count = 0;
+    alloc.fail_at = 0;
+    CUresult r = sc->op(&x);
+    alloc.counting = false;
+    rec->nallocs = alloc.count;
+    int after = mock.calls("*");
+    rec->ncalls = after - before;
+    EXPECT(rec->ncalls <= (int)(sizeof rec->calls / sizeof rec->calls[0]), "too many calls");
+    for (int i = 0; i < rec->ncalls; i++) rec->calls[i] = mock.call_name(before + i);
+    EXPECT(r == CUDA_SUCCESS, "the clean run failed with %s: %s", cushim_error_name(r),
+           cushim_last_error());
+    drop(&x, sc);
+    for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) {
+        EXPECT(mock.live(k) == (k == CUSHIM_MOCK_CONTEXT && other_context ? 1 : 0),
+               "the clean run left %d objects of kind %d", mock.live(k), k);
+    }
+    end_run();
+    return true;
+}
+
+/* Whether call k (0-based) of the recording switches back: a cuCtxSetCurrent after an earlier
+ * one. A refused switch back leaves the switched-to context current. */
+static bool is_switch_back(const recording *rec, int k) {
+    if (strcmp(rec->calls[k], "cuCtxSetCurrent") != 0) return false;
+    for (int i = 0; i < k; i++) {
+        if (strcmp(rec->calls[i], "cuCtxSetCurrent") == 0) return true;
+    }
+    return false;
+}
+
+/* One faulted run: driver call k (1-based) fails with code, or (code 0) allocation k fails. */
+static bool faulted(const scenario *sc, int current, const recording *rec, int k, CUresult code) {
+    EXPECT(start_run(current), "the run could not be set up");
+    fx x;
+    bool made = make(&x, sc->needs);
+    EXPECT(made, "setup failed: %s", cushim_last_error());
+    if (current == CURRENT_OWN) cushim_driver()->cuCtxSetCurrent(x.target);
+    CUcontext before = mock.current();
+    cushim_set_log_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
+    memset(&captured, 0, sizeof captured);
+    cushim__block_cache_drain();
+    int calls_before = mock.calls("*");
+    CUresult expected = code ? code : CUDA_ERROR_OUT_OF_MEMORY;
+    if (code) {
+        mock.fail_any(k, code);
+    } else {
+        alloc.count = 0;
+        alloc.fail_at = k;
+        alloc.counting = true;
+    }
+    cushim__clear_error(); /* the sentence checked below must be this call's */
+    CUresult r = sc->op(&x);
+    alloc.counting = false;
+    alloc.fail_at = 0;
+    mock.fail_any(0, CUDA_SUCCESS);
+    int made_calls = mock.calls("*") - calls_before;
+    CUcontext now = mock.current();
+
+    if (sc->is_void) {
+        EXPECT(captured.count[CUSHIM_LOG_WARN] >= 1, "the refusal was not logged at warn");
+        EXPECT(strstr(captured.text, cushim_error_name(expected)) != NULL,
+               "the warning does not name %s: %.200s", cushim_error_name(expected),
+               captured.text);
+    } else {
+        EXPECT(r == expected, "returned %s, not %s", cushim_error_name(r),
+               cushim_error_name(expected));
+        EXPECT(cushim_last_error()[0] != '\0', "no sentence in cushim_last_error()");
+    }
+    if (sc->has_out) EXPECT(x.out == NULL, "the out-pointer is %p, not NULL", x.out);
+    if (code && is_switch_back(rec, k - 1)) {
+        EXPECT(now == x.target || now == before,
+               "after a refused switch back the current context is %p", (void *)now);
+    } else {
+        EXPECT(now == before, "the current context is %p, was %p", (void *)now, (void *)before);
+    }
+    EXPECT(made_calls <= rec->ncalls + 4, "the faulted run made %d driver calls, the clean %d",
+           made_calls, rec->ncalls);
+    cushim_driver()->cuCtxSetCurrent(before);
+    cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_WARN);
+    x.out = NULL; /* a failure made nothing */
+    drop(&x, sc);
+    /* A release whose destroy the fault refused leaves that one object with the driver; every
+     * other run leaves nothing. */
+    bool refused_destroy = sc->is_void && code && sc->kept >= 0 &&
+                           strncmp(rec->calls[k - 1], "cuCtxSetCurrent", 15) != 0 &&
+                           strncmp(rec->calls[k - 1], "cuCtxGetCurrent", 15) != 0;
+    for (int kind = 0; kind < CUSHIM_MOCK_KIND_COUNT; kind++) {
+        int want = (kind == CUSHIM_MOCK_CONTEXT && other_context) ? 1 : 0;
+        if (refused_destroy && kind == sc->kept) want++;
+        EXPECT(mock.live(kind) == want, "%d objects of kind %d live after release, not %d",
+               mock.live(kind), kind, want);
+    }
+    end_run();
+    return true;
+}
+
+static void sweep_scenario(const scenario *sc, size_t index) {
+    for (int current = 0; current < NCURRENT; current++) {
+        /* With no context of its own there is none to make current; and synchronizing "the
+         * current context" needs one. */
+        if (current == CURRENT_OWN && !(sc->needs & NEED_CTX)) continue;
+        if (sc->op == op_device_synchronize && current != CURRENT_OWN) continue;
+        recording rec;
+        if (!record(sc, current, &rec)) {
+            fail_msg("%s %s (%s): recording: %s", sc->function, sc->variant,
+                     current_names[current], failure);
+        }
+        driver_calls_seen[index] += rec.ncalls;
+        for (int k = 1; k <= rec.ncalls; k++) {
+            for (size_t c = 0; c < NCODES; c++) {
+                if (!faulted(sc, current, &rec, k, codes[c])) {
+                    fail_msg("%s %s (%s): driver call %d of %d (%s) failing with %s: %s",
+                             sc->function, sc->variant, current_names[current], k, rec.ncalls,
+                             rec.calls[k - 1], cushim_error_name(codes[c]), failure);
+                }
+                faulted_runs++;
+            }
+            swept_pairs++;
+        }
+        for (int k = 1; k <= rec.nallocs; k++) {
+            if (!faulted(sc, current, &rec, k, CUDA_SUCCESS)) {
+                fail_msg("%s %s (%s): allocation %d of %d failing: %s", sc->function,
+                         sc->variant, current_names[current], k, rec.nallocs, failure);
+            }
+            faulted_runs++;
+            swept_alloc_pairs++;
+        }
+    }
+    scenario_ran[index] = true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tests                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* cushim_init in forked children, before this process initialises: each child fails driver
+ * call k of the initialisation and checks what the four init functions say. */
+static void test_init_sweep(void **state) {
+    (void)state;
+    int ncalls = -1;
+    for (int k = 0;; k++) {
+        for (size_t c = 0; c < (k == 0 ? 1 : NCODES); c++) {
+            fflush(NULL);
+            pid_t pid = fork();
+            assert_true(pid >= 0);
+            if (pid == 0) {
+                alarm(20);
+                cushim_mock_api m;
+                if (!cushim_mock_open(&m, NULL)) _exit(101);
+                if (k == 0) {
+                    /* The clean run: report how many driver calls initialising makes. */
+                    int before = m.calls("*");
+                    if (cushim_init() != CUDA_SUCCESS) _exit(102);
+                    _exit(m.calls("*") - before);
+                }
+                m.fail_any(k, codes[c]);
+                CUresult r = cushim_init();
+                const cushim_driver_info *info = cushim_driver_get_info();
+                bool ok = r == codes[c] && cushim_last_error()[0] != '\0' &&
+                          info->status == CUSHIM_DRIVER_INIT_FAILED && info->result == r &&
+                          cushim_driver() == NULL && !cushim_driver_has("cuInit") &&
+                          cushim_init() == r; /* the answer stays */
+                if (!ok) {
+                    fprintf(stderr, "init call %d failing with %s: returned %s, status %d: %s\n",
+                            k, cushim_error_name(codes[c]), cushim_error_name(r), info->status,
+                            cushim_last_error());
+                }
+                _exit(ok ? 0 : 103);
+            }
+            int status = 0;
+            assert_int_equal(waitpid(pid, &status, 0), pid);
+            assert_true(WIFEXITED(status));
+            if (k == 0) {
+                ncalls = WEXITSTATUS(status);
+                assert_in_range(ncalls, 1, 100);
+            } else {
+                assert_int_equal(WEXITSTATUS(status), 0);
+                faulted_runs++;
+            }
+        }
+        if (k > 0) swept_pairs++;
+        if (k >= ncalls) break;
+    }
+    printf("# cushim_init: %d driver calls, each failed with %zu codes\n", ncalls, NCODES);
+}
+
+static int sweep_setup(void **state) {
+    if (mock_setup(state) != 0) return -1;
+    /* A module on disk for cushim_module_load_file. */
+    snprintf(ptx_path, sizeof ptx_path, "/tmp/cushim-sweep-XXXXXX");
+    int fd = mkstemp(ptx_path);
+    if (fd < 0) return -1;
+    bool written = write(fd, ptx, sizeof ptx - 1) == (ssize_t)(sizeof ptx - 1);
+    close(fd);
+    /* Read every device limit once, so that each run sees the steady state. */
+    fx x;
+    if (!written || !start_run(CURRENT_NONE) || !make(&x, NEED_CTX | NEED_MODULE | NEED_FUNC)) {
+        return -1;
+    }
+    scenario dummy = {0};
+    drop(&x, &dummy);
+    end_run();
+    return 0;
+}
+
+static int sweep_teardown(void **state) {
+    unlink(ptx_path);
+    return mock_teardown(state);
+}
+
+static void test_sweep_all(void **state) {
+    (void)state;
+    for (size_t i = 0; i < NSCENARIOS; i++) sweep_scenario(&scenarios[i], i);
+}
+
+static bool listed(const char *name, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], name) == 0) return true;
+    }
+    return false;
+}
+
+/* Every CUSHIM_API function in cushim.h is swept, or initialises only, or is listed as making
+ * no driver call; and every swept one did make driver calls. */
+static void test_coverage(void **state) {
+    (void)state;
+    FILE *f = fopen(CUSHIM_HEADER, "r");
+    assert_non_null(f);
+    char line[512];
+    int public = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "CUSHIM_API ");
+        if (p == NULL || strncmp(line, "CUSHIM_API", 10) != 0) continue;
+        /* The name is the identifier just before the first '('. */
+        const char *paren = strchr(p, '(');
+        if (paren == NULL) continue;
+        const char *name = paren;
+        while (name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_')) name--;
+        char fn[128];
+        size_t n = (size_t)(paren - name);
+        if (n == 0 || n >= sizeof fn) continue;
+        memcpy(fn, name, n);
+        fn[n] = '\0';
+        public++;
+        if (listed(fn, driverless, sizeof driverless / sizeof driverless[0])) continue;
+        if (listed(fn, init_functions, sizeof init_functions / sizeof init_functions[0])) continue;
+        bool found = false;
+        for (size_t i = 0; i < NSCENARIOS; i++) {
+            if (strcmp(scenarios[i].function, fn) != 0) continue;
+            found = true;
+            if (!scenario_ran[i] || driver_calls_seen[i] == 0) {
+                fail_msg("%s: swept without a driver call", fn);
+            }
+        }
+        if (!found) fail_msg("%s is public and calls the driver, but the sweep does not cover it", fn);
+    }
+    fclose(f);
+    assert_true(public > 40);
+    printf("# %d (function, driver call) pairs, each failed with %zu codes, and %d (function, "
+           "allocation) pairs: %d faulted runs over %zu scenarios in up to 3 current-context "
+           "states, and cushim_init\n",
+           swept_pairs, NCODES, swept_alloc_pairs, faulted_runs, NSCENARIOS);
+    printf("# fault sweep: %d (function, call) pairs\n", swept_pairs + swept_alloc_pairs);
+    assert_true(swept_pairs > 0 && swept_alloc_pairs > 0);
+}
+
+int main(void) {
+    /* In this order: the init sweep must run before this process initialises. */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_sweep),
+        cmocka_unit_test_setup_teardown(test_sweep_all, sweep_setup, sweep_teardown),
+        cmocka_unit_test(test_coverage),
+    };
+    return cmocka_run_group_tests_name("fault sweep", tests, NULL, NULL);
+}
