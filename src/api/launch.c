@@ -200,12 +200,18 @@ static COLD CUresult refuse_config(const cushim_function *f, const cushim_launch
     const cushim_dim3 b = c->block, g = c->grid;
     if (b.x == 0 || b.y == 0 || b.z == 0) return refuse_dims(fn, "block", b, l->max_block);
     if (g.x == 0 || g.y == 0 || g.z == 0) return refuse_dims(fn, "grid", g, l->max_grid);
-    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    /* Three 32-bit sizes can overflow 64 bits; such a block is said to have more than the
+     * most a 64-bit count holds. */
+    unsigned long long threads;
+    bool huge = __builtin_mul_overflow((unsigned long long)b.x * b.y, (unsigned long long)b.z,
+                                       &threads);
+    if (huge) threads = ULLONG_MAX;
     if (threads > (unsigned long long)l->max_threads_per_block) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
-                            "%s: block (%u, %u, %u) has %llu threads; this device allows %d per "
-                            "block",
-                            fn, b.x, b.y, b.z, threads, l->max_threads_per_block);
+                            "%s: block (%u, %u, %u) has %s%llu threads; this device allows %d "
+                            "per block",
+                            fn, b.x, b.y, b.z, huge ? "more than " : "", threads,
+                            l->max_threads_per_block);
     }
     if (threads > f->max_threads) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/module.h"
 
@@ -192,6 +193,13 @@ static CUresult read_file(const char *path, char **data, const char *fn) {
         char buf[256];
         const char *why = strerror_r(errno, buf, sizeof buf);
         return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open '%s': %s", fn, path, why);
+    }
+    /* Only a file or a pipe comes to an end: a directory cannot be read, and a device such as
+     * /dev/zero would be read until memory runs out. */
+    struct stat st;
+    if (fstat(fileno(file), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        fclose(file);
+        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: '%s' is not a regular file", fn, path);
     }
     size_t used = 0, size = 64 * 1024;
     char *p = malloc(size);

@@ -1,5 +1,7 @@
 /* Finding and opening the driver, resolving the function table, and the driver status. */
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -7,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "loader/diag.h"
 #include "loader/loader.h"
@@ -108,9 +112,46 @@ static unsigned resolve_table(void *gpa2, void *gpa1, int driver_version) {
     return count;
 }
 
+/* dlopen cannot be trusted with every file: a FIFO or a device blocks it or feeds it forever,
+ * and an ELF file cut short after its program headers is mapped and then dies of SIGBUS when a
+ * segment past the end is touched. So a candidate given as a path is looked at first; false,
+ * with the reason noted, refuses it. Anything else odd (text, a short file, a directory) is
+ * left to dlopen, whose own words are clear. */
+static bool safe_to_open(const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return true; /* dlopen will say why, in its words */
+    bool ok = true;
+    struct stat st;
+    Elf64_Ehdr eh;
+    if (fstat(fd, &st) != 0) {
+        ok = true;
+    } else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
+               S_ISSOCK(st.st_mode)) {
+        note("%s (not a regular file, so not a shared library); ", path);
+        ok = false;
+    } else if (S_ISREG(st.st_mode) && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+               memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+               eh.e_phentsize == sizeof(Elf64_Phdr)) {
+        for (unsigned i = 0; i < eh.e_phnum && ok; i++) {
+            Elf64_Phdr ph;
+            off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof ph);
+            if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) break; /* dlopen's to say */
+            if (ph.p_type == PT_LOAD && (ph.p_offset > (Elf64_Off)st.st_size ||
+                                         ph.p_filesz > (Elf64_Off)st.st_size - ph.p_offset)) {
+                note("%s (cut short: a segment ends at byte %llu of a %lld-byte file); ", path,
+                     (unsigned long long)(ph.p_offset + ph.p_filesz), (long long)st.st_size);
+                ok = false;
+            }
+        }
+    }
+    close(fd);
+    return ok;
+}
+
 /* Opens one candidate. Returns true when it was a CUDA driver (whatever its state), which ends
  * the search; false, with the reason noted, to go on to the next candidate. */
 static bool try_candidate(const char *path) {
+    if (strchr(path, '/') != NULL && !safe_to_open(path)) return false;
     dlerror();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {

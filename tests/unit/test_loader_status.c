@@ -8,17 +8,8 @@
 #include <string.h>
 
 #include "cushim.h"
+#include "../status_word.h"
 
-static const char *status_word(cushim_driver_status s) {
-    switch (s) {
-    case CUSHIM_DRIVER_LOADED: return "loaded";
-    case CUSHIM_DRIVER_NOT_FOUND: return "not_found";
-    case CUSHIM_DRIVER_STUB: return "stub";
-    case CUSHIM_DRIVER_TOO_OLD: return "too_old";
-    case CUSHIM_DRIVER_INIT_FAILED: return "init_failed";
-    }
-    return "?";
-}
 
 static int failures;
 
