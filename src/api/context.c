@@ -57,13 +57,10 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
     CUdevice dev;
     r = get_device(&dev, ordinal, "cushim_context_create");
     if (r != CUDA_SUCCESS) return r;
-    /* cuCtxCreate makes the new context current; the caller's current one is put back. */
-    CUcontext prev = NULL;
-    r = T.cuCtxGetCurrent(&prev);
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_context_create: reading the current context failed with %s",
-                            cushim_error_name(r));
-    }
+    /* cuCtxCreate pushes the new context on the thread's context stack; popping it puts back
+     * exactly what was there. (Setting the old one current instead would replace the top and
+     * leave the old context on the stack twice, so that destroying it later left a destroyed
+     * context current: found by the fuzzer.) */
     cushim_context *c = new_context(NULL, dev, ordinal, false);
     if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     CUctxCreateParams params = {0};
@@ -74,8 +71,10 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
                                "failed with %s",
                             ordinal, flags, cushim_error_name(r));
     }
-    r = T.cuCtxSetCurrent(prev);
+    CUcontext popped = NULL;
+    r = T.cuCtxPopCurrent(&popped);
     if (r != CUDA_SUCCESS) {
+        /* Destroying a context current to this thread pops it too. */
         CUresult d = T.cuCtxDestroy(c->raw);
         if (d != CUDA_SUCCESS) cushim__destroy_refused("context", (void *)c->raw, d);
         cushim__free(c);

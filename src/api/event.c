@@ -98,7 +98,13 @@ __attribute__((noinline)) static CUresult record_slow(cushim_event *e, cushim_st
         if (r != CUDA_SUCCESS) return r;
         r = T.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
         CUresult l = cushim__leave(&g);
-        if (r == CUDA_SUCCESS) r = l;
+        if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
+            /* Not a record that failed: one that happened, in a thread left in another state. */
+            return cushim__fail(l, "cushim_event_record: the event was recorded, but restoring "
+                                   "the previous current context failed with %s, so the "
+                                   "event's context is still current",
+                                cushim_error_name(l));
+        }
     }
     return r == CUDA_SUCCESS ? r : record_failed(r);
 }

@@ -297,7 +297,14 @@ static NOINLINE CUresult launch_default(const cushim_function *f, const cushim_l
         return launch_failed(r, f, c, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
                              fn);
     }
-    return l;
+    if (l != CUDA_SUCCESS) {
+        /* The error stands (the caller's context is not what it was), but a caller must not
+         * take it for a launch that did not happen and launch again. */
+        return cushim__fail(l, "%s: kernel '%s' was launched, but restoring the previous current "
+                               "context failed with %s, so it is still current",
+                            fn, f->name, cushim_error_name(l));
+    }
+    return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,

@@ -86,10 +86,13 @@ static inline bool cushim__coop_cache_get(const cushim_function *f, unsigned thr
 
 static inline void cushim__coop_cache_put(const cushim_function *f, unsigned threads, size_t smem,
                                           int blocks) {
-    if (threads == 0 || threads > 0xffffu || smem > 0xffffffffu || blocks < 0 || blocks > 0xffff) {
-        return;
+    /* An answer that does not pack empties the cache rather than leave an older one for the
+     * same key in place (found by the fuzzer with the mock's occupancy forced past 65535). */
+    uint64_t v = 0;
+    if (threads > 0 && threads <= 0xffffu && smem <= 0xffffffffu && blocks >= 0 &&
+        blocks <= 0xffff) {
+        v = ((uint64_t)threads << 48) | ((uint64_t)smem << 16) | (uint64_t)blocks;
     }
-    uint64_t v = ((uint64_t)threads << 48) | ((uint64_t)smem << 16) | (uint64_t)blocks;
     /* The function is const to callers; the cache is the one thing a query may change. */
     atomic_store_explicit(&((cushim_function *)f)->coop_cache, v, memory_order_relaxed);
 }

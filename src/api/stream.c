@@ -122,7 +122,13 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
         if (r != CUDA_SUCCESS) return r;
         r = T.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
         CUresult l = cushim__leave(&g);
-        if (r == CUDA_SUCCESS) r = l;
+        if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
+            /* The wait is queued; only the thread's state is wrong. */
+            return cushim__fail(l, "cushim_stream_wait_event: the wait was queued, but restoring "
+                                   "the previous current context failed with %s, so the "
+                                   "event's context is still current",
+                                cushim_error_name(l));
+        }
     } else {
         r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_wait_event");
         if (r != CUDA_SUCCESS) return r;

@@ -30,6 +30,21 @@ static void test_create_does_not_change_the_current_context(void **state) {
     assert_null(mock.current());
 }
 
+/* cuCtxCreate pushes; creating with X current must leave the stack as it was ([X]), not X
+ * twice, or releasing X later would leave a destroyed context current. */
+static void test_create_leaves_the_context_stack_as_it_was(void **state) {
+    (void)state;
+    make_current(X);
+    cushim_context *z = NULL;
+    assert_ok(cushim_context_create(&z, 0, 0));
+    assert_ptr_equal(mock.current(), cushim_context_raw(X));
+    CUcontext popped = NULL;
+    assert_ok(cushim_driver()->cuCtxPopCurrent(&popped));
+    assert_ptr_equal(popped, cushim_context_raw(X));
+    assert_null(mock.current());
+    cushim_context_release(z);
+}
+
 static void test_stream_and_event_belong_to_y_and_x_stays_current(void **state) {
     (void)state;
     make_current(X);
@@ -153,6 +168,8 @@ static void test_context_synchronize_switches_and_restores(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_create_does_not_change_the_current_context, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_create_leaves_the_context_stack_as_it_was, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stream_and_event_belong_to_y_and_x_stays_current,
                                         setup, teardown),
