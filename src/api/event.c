@@ -37,12 +37,7 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
         cushim__fail(r, "cushim_event_create: cuEventCreate with flags 0x%x failed with %s", flags,
                      cushim_error_name(r));
     }
-    CUresult l = cushim__leave(&g);
-    if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
-        CUresult d = T.cuEventDestroy(e->raw);
-        if (d != CUDA_SUCCESS) cushim__destroy_refused("event", (void *)e->raw, d);
-        r = l;
-    }
+    CUSHIM__LEAVE_OR_UNDO(&g, r, "event", e->raw, T.cuEventDestroy(e->raw));
     if (r != CUDA_SUCCESS) {
         cushim__free_block(e);
         return r;

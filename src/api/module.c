@@ -150,14 +150,7 @@ static CUresult load_module(cushim_module **out, cushim_context *ctx, const void
     if (r == CUDA_SUCCESS) {
         r = T.cuModuleLoadDataEx(&m->raw, image, JIT_OPTION_COUNT, opts, vals);
         if (r != CUDA_SUCCESS) load_failed(r, fn, path, error_log, info_log);
-        CUresult l = cushim__leave(&g);
-        if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
-            /* Loaded, but the caller's context could not be put back: undo, so that the failure
-             * leaves nothing behind. */
-            CUresult d = T.cuModuleUnload(m->raw);
-            if (d != CUDA_SUCCESS) cushim__destroy_refused("module", (void *)m->raw, d);
-            r = l;
-        }
+        CUSHIM__LEAVE_OR_UNDO(&g, r, "module", m->raw, T.cuModuleUnload(m->raw));
     }
     if (r != CUDA_SUCCESS) {
         cushim__free(m->path);

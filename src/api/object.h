@@ -217,6 +217,20 @@ void cushim__destroy_refused(const char *what, const void *handle, CUresult r);
         }                                                                                         \
     } while (0)
 
+/* The create half of the context rule: leaves the context entered with `g`, putting the
+ * previous one back. When the create succeeded (`r`, an lvalue) but the switch back failed, the
+ * new object is destroyed again by `undo`, so that a failure leaves nothing behind, and `r`
+ * becomes the switch's error. */
+#define CUSHIM__LEAVE_OR_UNDO(g, r, what, handle, undo)                                           \
+    do {                                                                                          \
+        CUresult l_ = cushim__leave(g);                                                           \
+        if ((r) == CUDA_SUCCESS && l_ != CUDA_SUCCESS) {                                          \
+            CUresult d_ = (undo);                                                                 \
+            if (d_ != CUDA_SUCCESS) cushim__destroy_refused((what), (void *)(handle), d_);        \
+            (r) = l_;                                                                             \
+        }                                                                                         \
+    } while (0)
+
 /* Limits of the context's device, read on first use. NULL with the last error set when the
  * driver cannot say. */
 const cushim__limits *cushim__device_limits(const cushim_context *ctx);

@@ -50,14 +50,7 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
                          cushim_error_name(r));
         }
     }
-    CUresult l = cushim__leave(&g);
-    if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
-        /* The stream exists but the caller's context could not be put back: undo, so that the
-         * failure leaves nothing behind. */
-        CUresult d = T.cuStreamDestroy(s->raw);
-        if (d != CUDA_SUCCESS) cushim__destroy_refused("stream", (void *)s->raw, d);
-        r = l;
-    }
+    CUSHIM__LEAVE_OR_UNDO(&g, r, "stream", s->raw, T.cuStreamDestroy(s->raw));
     if (r != CUDA_SUCCESS) {
         cushim__free_block(s);
         return r;
