@@ -7,7 +7,7 @@
 _Static_assert(sizeof(cushim_stream) <= CUSHIM__BLOCK_SIZE, "a stream fits a cached block");
 _Static_assert(sizeof(cushim_event) <= CUSHIM__BLOCK_SIZE, "an event fits a cached block");
 
-_Thread_local cushim__block_cache cushim__blocks __attribute__((tls_model("initial-exec")));
+_Thread_local cushim__block_cache cushim__blocks;
 
 static pthread_key_t exit_key;
 static bool exit_key_made;

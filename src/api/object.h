@@ -113,8 +113,11 @@ typedef struct cushim__block_cache {
     unsigned state; /* 0: new thread, 1: registered for the exit drain, 2: thread exiting */
 } cushim__block_cache;
 
-extern _Thread_local cushim__block_cache cushim__blocks
-    __attribute__((tls_model("initial-exec")));
+/* The default TLS model, not initial-exec: the library must stay loadable by dlopen (an
+ * initial-exec variable needs room in the static TLS block, which a process such as Python has
+ * often used up). The build asks for TLS descriptors where the compiler has them, which make the
+ * access nearly as cheap. */
+extern _Thread_local cushim__block_cache cushim__blocks;
 void cushim__block_cache_put_slow(void *p);
 /* Empties the calling thread's cache (the fault sweep calls it so that every run allocates). */
 void cushim__block_cache_drain(void);
