@@ -24,11 +24,12 @@ else
   CC=clang meson setup "$build" "${options[@]}" >/dev/null
 fi
 ninja -C "$build" fuzz tests/fuzz/fuzz_replay >/dev/null
+build=$(cd "$build" && pwd) # absolute from here on, whether it was given so or not
 
 # A sanitizer report is fatal, and names its stack; leaks are checked after each input.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export CUSHIM_DRIVER="$PWD/$build/tests/mock/libcushim-mock.so"
+export CUSHIM_DRIVER="$build/tests/mock/libcushim-mock.so"
 fuzzer="$build/tests/fuzz/fuzz_api"
 
 echo "fuzz: replaying tests/fuzz/corpus"
@@ -38,7 +39,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/corpus"
 cp tests/fuzz/corpus/* "$scratch/corpus/"
-artifacts="$PWD/$build/fuzz-artifacts"
+artifacts="$build/fuzz-artifacts"
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
 log="$build/fuzz.log"
