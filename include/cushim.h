@@ -57,7 +57,10 @@ typedef struct cushim_driver_info {
 /* Loads the driver and calls cuInit(0), once per process; thread-safe. Returns CUDA_SUCCESS,
  * CUDA_ERROR_STUB_LIBRARY when no driver was found or only NVIDIA's stub, CUDA_ERROR_NOT_SUPPORTED
  * for a driver too old to have cuGetProcAddress, or cuInit's own code. Later calls return the
- * cached result. Every other function calls it, so callers never have to. */
+ * cached result. Every other function calls it, so callers never have to.
+ * fork(): in a child forked after a successful cushim_init(), every cushim function and every
+ * slot of the raw table answers CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without
+ * touching the parent's driver state; a child of a process that never initialised is free to. */
 CUSHIM_API CUresult cushim_init(void);
 
 /* The state of the loader after cushim_init() (which it calls). Never NULL; valid forever. */
