@@ -87,20 +87,11 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
 }
 
 CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
-    if (cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_retain") != CUDA_SUCCESS) {
-        return NULL;
-    }
-    cushim__retain(&ctx->obj);
-    return ctx;
+    return cushim__retain_checked(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_retain");
 }
 
 CUSHIM_API void cushim_context_release(cushim_context *ctx) {
-    if (ctx == NULL) return;
-    if (cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_release") != CUDA_SUCCESS) {
-        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-        return;
-    }
-    if (!cushim__release(&ctx->obj)) return;
+    if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_release")) return;
     CUresult r = ctx->primary ? T.cuDevicePrimaryCtxRelease(ctx->device) : T.cuCtxDestroy(ctx->raw);
     if (r != CUDA_SUCCESS) {
         cushim__destroy_refused(ctx->primary ? "primary context" : "context", (void *)ctx->raw, r);

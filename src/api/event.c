@@ -52,18 +52,11 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
 }
 
 CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e) {
-    if (cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_retain") != CUDA_SUCCESS) return NULL;
-    cushim__retain(&e->obj);
-    return e;
+    return cushim__retain_checked(e, CUSHIM__EVENT, "e", "cushim_event_retain");
 }
 
 CUSHIM_API void cushim_event_release(cushim_event *e) {
-    if (e == NULL) return;
-    if (cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_release") != CUDA_SUCCESS) {
-        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-        return;
-    }
-    if (!cushim__release(&e->obj)) return;
+    if (!cushim__release_checked(e, CUSHIM__EVENT, "e", "cushim_event_release")) return;
     CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, T.cuEventDestroy(e->raw));
     cushim_context_release(e->ctx);
     cushim__free_block(e);

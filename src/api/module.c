@@ -240,18 +240,11 @@ CUSHIM_API CUresult cushim_module_load_file(cushim_module **out, cushim_context 
 }
 
 CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
-    if (cushim__check(m, CUSHIM__MODULE, "m", "cushim_module_retain") != CUDA_SUCCESS) return NULL;
-    cushim__retain(&m->obj);
-    return m;
+    return cushim__retain_checked(m, CUSHIM__MODULE, "m", "cushim_module_retain");
 }
 
 CUSHIM_API void cushim_module_release(cushim_module *m) {
-    if (m == NULL) return;
-    if (cushim__check(m, CUSHIM__MODULE, "m", "cushim_module_release") != CUDA_SUCCESS) {
-        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-        return;
-    }
-    if (!cushim__release(&m->obj)) return;
+    if (!cushim__release_checked(m, CUSHIM__MODULE, "m", "cushim_module_release")) return;
     CUSHIM__DESTROY_IN(m->ctx->raw, "module", m->raw, T.cuModuleUnload(m->raw));
     free_functions(m->functions, false);
     pthread_mutex_destroy(&m->lock);
@@ -355,20 +348,11 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
 }
 
 CUSHIM_API cushim_library *cushim_library_retain(cushim_library *lib) {
-    if (cushim__check(lib, CUSHIM__LIBRARY, "lib", "cushim_library_retain") != CUDA_SUCCESS) {
-        return NULL;
-    }
-    cushim__retain(&lib->obj);
-    return lib;
+    return cushim__retain_checked(lib, CUSHIM__LIBRARY, "lib", "cushim_library_retain");
 }
 
 CUSHIM_API void cushim_library_release(cushim_library *lib) {
-    if (lib == NULL) return;
-    if (cushim__check(lib, CUSHIM__LIBRARY, "lib", "cushim_library_release") != CUDA_SUCCESS) {
-        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-        return;
-    }
-    if (!cushim__release(&lib->obj)) return;
+    if (!cushim__release_checked(lib, CUSHIM__LIBRARY, "lib", "cushim_library_release")) return;
     /* A library belongs to no context: it is unloaded with none made current. */
     CUresult r = T.cuLibraryUnload(lib->raw);
     if (r != CUDA_SUCCESS) cushim__destroy_refused("library", (void *)lib->raw, r);

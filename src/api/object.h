@@ -185,6 +185,27 @@ static inline bool cushim__release(cushim__object *o) {
     return true;
 }
 
+/* The start every *_retain shares: p retained, or NULL (with the last error set) when p is not a
+ * live object of this kind. */
+static inline void *cushim__retain_checked(void *p, cushim__tag tag, const char *what,
+                                           const char *fn) {
+    if (cushim__check(p, tag, what, fn) != CUDA_SUCCESS) return NULL;
+    cushim__retain((cushim__object *)p);
+    return p;
+}
+
+/* The start every *_release shares: true when this dropped the last reference and the caller
+ * must destroy p. NULL is a no-op, as for free(); a handle of the wrong kind is logged at warn. */
+static inline bool cushim__release_checked(void *p, cushim__tag tag, const char *what,
+                                           const char *fn) {
+    if (p == NULL) return false;
+    if (cushim__check(p, tag, what, fn) != CUDA_SUCCESS) {
+        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
+        return false;
+    }
+    return cushim__release((cushim__object *)p);
+}
+
 /* The context rule: cushim__enter makes ctx current on this thread if it is not already and
  * remembers what was; cushim__leave puts that back. No switch when ctx is already current. */
 typedef struct cushim__guard {

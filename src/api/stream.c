@@ -64,18 +64,11 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
 }
 
 CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s) {
-    if (cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_retain") != CUDA_SUCCESS) return NULL;
-    cushim__retain(&s->obj);
-    return s;
+    return cushim__retain_checked(s, CUSHIM__STREAM, "s", "cushim_stream_retain");
 }
 
 CUSHIM_API void cushim_stream_release(cushim_stream *s) {
-    if (s == NULL) return;
-    if (cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_release") != CUDA_SUCCESS) {
-        cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());
-        return;
-    }
-    if (!cushim__release(&s->obj)) return;
+    if (!cushim__release_checked(s, CUSHIM__STREAM, "s", "cushim_stream_release")) return;
     CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, T.cuStreamDestroy(s->raw));
     cushim_context_release(s->ctx);
     cushim__free_block(s);

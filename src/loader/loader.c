@@ -123,13 +123,13 @@ static bool safe_to_open(const char *path) {
     bool ok = true;
     struct stat st;
     Elf64_Ehdr eh;
-    if (fstat(fd, &st) != 0) {
-        ok = true;
-    } else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-               S_ISSOCK(st.st_mode)) {
+    bool have_stat = fstat(fd, &st) == 0; /* without it dlopen fails too, and says why */
+    if (have_stat && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
+                      S_ISSOCK(st.st_mode))) {
         note("%s (not a regular file, so not a shared library); ", path);
         ok = false;
-    } else if (S_ISREG(st.st_mode) && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+    } else if (have_stat && S_ISREG(st.st_mode) &&
+               pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
                memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
                eh.e_phentsize == sizeof(Elf64_Phdr)) {
         for (unsigned i = 0; i < eh.e_phnum && ok; i++) {

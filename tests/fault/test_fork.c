@@ -2,44 +2,11 @@
  * with a sentence from every call (cushim never calls into the parent's driver state there),
  * and never hangs or crashes; a child of a process that had not initialised uses the driver
  * normally. Each child runs under alarm(), so a hang fails the test instead of stalling it. */
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "testutil.h"
+#include "../fork_util.h"
 
 static const char ptx[] = ".version 6.0\n.target sm_70\n.address_size 64\n\n"
                           ".visible .entry cushim_empty(\n)\n{\n    ret;\n}\n";
-
-/* In a child: a failed check prints where and exits with the line number (never 0). */
-#define CHILD_CHECK(cond)                                                                         \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "child: %s:%d: %s (last error: %s)\n", __FILE__, __LINE__, #cond,     \
-                    cushim_last_error());                                                         \
-            _exit(__LINE__ % 250 + 1);                                                            \
-        }                                                                                         \
-    } while (0)
-
-#define FORKED(r) ((r) == CUDA_ERROR_NOT_INITIALIZED && strstr(cushim_last_error(), "forked"))
-
-/* Runs child() in a forked child and returns its exit status; a signal (the alarm included)
- * fails the test. */
-static int run_child(void (*child)(void)) {
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        alarm(20);
-        child();
-        _exit(0);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (WIFSIGNALED(status)) fail_msg("the child died of signal %d", WTERMSIG(status));
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
 
 /* The parent has not called cushim_init: the child loads the driver and works. */
 static void child_fresh(void) {
@@ -64,7 +31,7 @@ static void child_fresh(void) {
 
 static void test_child_of_uninitialised_parent(void **state) {
     (void)state;
-    assert_int_equal(run_child(child_fresh), 0);
+    assert_int_equal(run_child(child_fresh, 20), 0);
 }
 
 /* Objects the parent made before forking. */
@@ -131,7 +98,7 @@ static void test_child_after_init(void **state) {
     parent.table = cushim_driver();
     assert_non_null(parent.table);
 
-    assert_int_equal(run_child(child_after_init), 0);
+    assert_int_equal(run_child(child_after_init, 20), 0);
 
     /* The parent goes on as before. */
     assert_ok(cushim_event_record(parent.e, parent.s));

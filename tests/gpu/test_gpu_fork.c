@@ -2,36 +2,8 @@
  * and launches a kernel; a child forked after the parent initialised gets
  * CUDA_ERROR_NOT_INITIALIZED with a sentence from cushim (it never touches the driver state it
  * inherited), within a time limit, and the parent goes on launching. Skips (77) without a GPU. */
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "gpu_util.h"
-
-#define FORKED(r) ((r) == CUDA_ERROR_NOT_INITIALIZED && strstr(cushim_last_error(), "forked"))
-#define CHILD_CHECK(cond)                                                                         \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "child: %s:%d: %s (last error: %s)\n", __FILE__, __LINE__, #cond,     \
-                    cushim_last_error());                                                         \
-            _exit(1);                                                                             \
-        }                                                                                         \
-    } while (0)
-
-static int run_child(void (*child)(void)) {
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        alarm(60);
-        child();
-        _exit(0);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (WIFSIGNALED(status)) fail_msg("the child died of signal %d", WTERMSIG(status));
-    return WEXITSTATUS(status);
-}
+#include "../fork_util.h"
 
 /* Launches cushim_empty on a new stream of ctx and waits for it. */
 static CUresult launch_once(cushim_context *ctx, cushim_function *f) {
@@ -85,7 +57,7 @@ static void child_after_init(void) {
 static void test_fork(void **state) {
     (void)state;
     /* First, before this process touches CUDA. */
-    int fresh = run_child(child_fresh);
+    int fresh = run_child(child_fresh, 60);
     if (fresh == GPU_SKIP) {
         fprintf(stderr, "skip: no usable CUDA driver or device\n");
         exit(GPU_SKIP);
@@ -103,7 +75,7 @@ static void test_fork(void **state) {
     assert_ok(cushim_stream_create(&parent.s, parent.ctx, CU_STREAM_NON_BLOCKING, 0));
     assert_ok(launch_once(parent.ctx, parent.f));
 
-    assert_int_equal(run_child(child_after_init), 0);
+    assert_int_equal(run_child(child_after_init, 60), 0);
     printf("# a child forked after init was refused with CUDA_ERROR_NOT_INITIALIZED\n");
 
     /* The parent is unaffected. */

@@ -125,14 +125,7 @@ static int teardown(void **state) {
     unlink(fx.ptx_path);
     unlink(fx.empty_path);
     rmdir(fx.dir_path);
-    int leaked = 0;
-    for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) {
-        if (mock.live((cushim_mock_kind)k) != 0) {
-            fprintf(stderr, "# leaked: %d objects of mock kind %d\n",
-                    mock.live((cushim_mock_kind)k), k);
-            leaked = 1;
-        }
-    }
+    int leaked = mock_report_leaks();
     mock_teardown(state);
     return leaked ? -1 : 0;
 }

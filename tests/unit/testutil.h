@@ -3,6 +3,7 @@
 #define CUSHIM_TESTUTIL_H
 
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,19 @@ static inline int mock_setup(void **state) {
     memset(&captured, 0, sizeof captured);
     cushim_set_log_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
     return cushim_init() == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* How many kinds of object the mock still holds, each printed: 0 when nothing leaked. */
+static inline int mock_report_leaks(void) {
+    int leaked = 0;
+    for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) {
+        if (mock.live((cushim_mock_kind)k) != 0) {
+            fprintf(stderr, "# leaked: %d objects of mock kind %d\n",
+                    mock.live((cushim_mock_kind)k), k);
+            leaked++;
+        }
+    }
+    return leaked;
 }
 
 static inline int mock_teardown(void **state) {

@@ -56,14 +56,7 @@ static inline int fixture_teardown(void **state) {
     cushim_stream_release(fx.stream);
     cushim_module_release(fx.mod);
     cushim_context_release(fx.ctx);
-    int leaked = 0;
-    for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) {
-        if (mock.live((cushim_mock_kind)k) != 0) {
-            fprintf(stderr, "# leaked: %d objects of mock kind %d\n",
-                    mock.live((cushim_mock_kind)k), k);
-            leaked = 1;
-        }
-    }
+    int leaked = mock_report_leaks();
     mock_teardown(state);
     return leaked ? -1 : 0;
 }
