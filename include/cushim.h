@@ -34,6 +34,22 @@ extern "C" {
 /* Loader                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* What cushim_init() found. The CUresult that goes with each status (cushim_init()'s return
+ * value and cushim_driver_info.result) is chosen so that its cuda.h sentence is true:
+ *
+ *   status                      result
+ *   CUSHIM_DRIVER_LOADED        CUDA_SUCCESS
+ *   CUSHIM_DRIVER_NOT_FOUND     CUDA_ERROR_NOT_INITIALIZED: no candidate library could be
+ *                               opened ("initialization has failed"), or CUSHIM_DRIVER was
+ *                               empty or relative;
+ *                               CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND: a library opened but
+ *                               exports no cuInit, so it is not a driver
+ *   CUSHIM_DRIVER_STUB          CUDA_ERROR_STUB_LIBRARY: NVIDIA's stub libcuda, which only
+ *                               satisfies the linker
+ *   CUSHIM_DRIVER_TOO_OLD       CUDA_ERROR_NOT_SUPPORTED: the driver has no cuGetProcAddress
+ *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), or
+ *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init
+ */
 typedef enum cushim_driver_status {
     CUSHIM_DRIVER_LOADED,      /* a driver was loaded, cuInit succeeded, the table is resolved */
     CUSHIM_DRIVER_NOT_FOUND,   /* no candidate library could be opened, or none was a driver */
@@ -51,13 +67,15 @@ typedef struct cushim_driver_info {
     int header_version;        /* CUDA_VERSION that cushim was built against */
     unsigned entries_total;    /* entries in the table */
     unsigned entries_resolved; /* of which this driver provides */
-    bool per_thread_stream;    /* built with -Ddefault_stream=per-thread */
+    bool per_thread_stream;    /* cushim's own functions use the per-thread default stream
+                                  (built with -Ddefault_stream=per-thread); the raw table and the
+                                  drop-in follow each translation unit's own mode instead */
 } cushim_driver_info;
 
-/* Loads the driver and calls cuInit(0), once per process; thread-safe. Returns CUDA_SUCCESS,
- * CUDA_ERROR_STUB_LIBRARY when no driver was found or only NVIDIA's stub, CUDA_ERROR_NOT_SUPPORTED
- * for a driver too old to have cuGetProcAddress, or cuInit's own code. Later calls return the
- * cached result. Every other function calls it, so callers never have to.
+/* Loads the driver and calls cuInit(0), once per process; thread-safe. Returns CUDA_SUCCESS or
+ * the result that goes with the status (see cushim_driver_status above), with the reason in
+ * cushim_last_error() and cushim_driver_get_info()->message. Later calls return the cached
+ * result. Every other function calls it, so callers never have to.
  * fork(): in a child forked after a successful cushim_init(), every cushim function and every
  * slot of the raw table answers CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without
  * touching the parent's driver state; a child of a process that never initialised is free to. */
@@ -66,8 +84,15 @@ CUSHIM_API CUresult cushim_init(void);
 /* The state of the loader after cushim_init() (which it calls). Never NULL; valid forever. */
 CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void);
 
-/* The raw table, fields named as in cuda.h: cushim_driver()->cuMemAlloc(&p, n).
- * NULL until cushim_init() has succeeded (it calls cushim_init()). */
+/* The raw table, fields named as in cuda.h: cushim_driver()->cuMemAlloc(&p, n). Never NULL,
+ * and no slot is ever NULL: it calls cushim_init(), and when that failed every slot returns its
+ * result and sets cushim_last_error() to the entry's name and the reason (cuGetErrorName and
+ * cuGetErrorString answer from cushim's own tables then). An entry the driver lacks returns
+ * CUDA_ERROR_NOT_SUPPORTED with a sentence. Otherwise raw calls are the driver's own and do
+ * not set cushim_last_error().
+ * Like cuda.h, the table follows the including translation unit's default-stream mode: with
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM defined, cushim_driver() is cushim_driver_per_thread()
+ * and its slots hold the per-thread entries (cuLaunchKernel is cuLaunchKernel_ptsz). */
 CUSHIM_API const cushim_driver_table *cushim_driver(void);
 
 /* Whether the loaded driver provides an entry, by its cuda.h name ("cuLaunchKernelEx") or its
@@ -82,7 +107,10 @@ CUSHIM_API bool cushim_driver_has(const char *entry);
 CUSHIM_API const char *cushim_error_name(CUresult r);
 /* A sentence describing r, from cuda.h's documentation; works without a driver. */
 CUSHIM_API const char *cushim_error_string(CUresult r);
-/* A thread-local sentence about the last failure on this thread, "" when there was none. */
+/* A thread-local sentence about the last failure of a cushim function on this thread, starting
+ * with that function's name; "" when there was none. Set by cushim_* functions that fail; raw
+ * table and drop-in calls do not set it, except when they fail because no driver could be
+ * loaded. Valid until this thread's next failing cushim call. */
 CUSHIM_API const char *cushim_last_error(void);
 
 typedef enum cushim_log_level {
@@ -200,9 +228,17 @@ typedef struct cushim_dim3 {
     unsigned x, y, z;
 } cushim_dim3;
 
+#if defined(__cplusplus)
+/* C++ has no compound literals; list-initialisation is the same value, without extensions. */
+#define CUSHIM__DIM3_1(x) (cushim_dim3{static_cast<unsigned>(x), 1u, 1u})
+#define CUSHIM__DIM3_2(x, y) (cushim_dim3{static_cast<unsigned>(x), static_cast<unsigned>(y), 1u})
+#define CUSHIM__DIM3_3(x, y, z)                                                                   \
+    (cushim_dim3{static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z)})
+#else
 #define CUSHIM__DIM3_1(x) ((cushim_dim3){(x), 1u, 1u})
 #define CUSHIM__DIM3_2(x, y) ((cushim_dim3){(x), (y), 1u})
 #define CUSHIM__DIM3_3(x, y, z) ((cushim_dim3){(x), (y), (z)})
+#endif
 #define CUSHIM__DIM3_PICK(a, b, c, name, ...) name
 /* CUSHIM_DIM3(x), CUSHIM_DIM3(x, y) or CUSHIM_DIM3(x, y, z); missing sizes are 1. */
 #define CUSHIM_DIM3(...)                                                                          \

@@ -1,168 +1,39 @@
 #!/usr/bin/env python3
-"""Generate cushim's driver function table from the installed cuda.h and cudaTypedefs.h.
+"""Generate cushim's driver function tables and the drop-in trampolines from the installed
+cuda.h and cudaTypedefs.h.
 
-Usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_SOURCE
+Usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C
 
 Writes:
-  OUT_HEADER  the public table struct, one slot per entry point that cuda.h declares;
-  OUT_SOURCE  the resolution list (base name, ABI version, per-thread ABI version), a typed
-              stub per entry, the table of stubs, the CUresult names and texts, and the
-              compile-time checks that tie each slot to cuda.h.
+  OUT_HEADER        the public table struct (cushim_table.h): one slot per entry point that
+                    cuda.h declares, named and typed as the including translation unit's own
+                    cuda.h mode makes them (legacy or per-thread default stream);
+  OUT_LEGACY_C      the legacy table, its stubs, the resolution list, the CUresult texts and
+                    one exported trampoline cushim_<name> per name a legacy caller reaches;
+  OUT_PER_THREAD_C  the same for the per-thread mode (compiled with
+                    CUDA_API_PER_THREAD_DEFAULT_STREAM), with a trampoline for each name that
+                    differs there (cuLaunchKernel_ptsz, cuMemcpyHtoD_v2_ptds, ...).
 
 The ABI version of each entry is not guessed from text: every PFN_ typedef of the entry's base
 name is a candidate, and the compiler picks the newest one whose type is compatible with the
 cuda.h prototype (__builtin_types_compatible_p). An entry that no candidate matches fails the
-build with a message naming it.
+build with a message naming it. Each trampoline is checked against cuda.h's prototype of the
+name it stands for, so a mismatch fails the build too.
 """
 
 import os
-import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_header  # noqa: E402
+
 GENERATOR = "tools/gen-driver-table.py"
+c_string = cuda_header.c_string
 
-
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
-
-def join_continuations(text):
-    return re.sub(r"\\\n", " ", text)
-
-
-class Preprocessor:
-    """A tiny conditional evaluator: enough to tell which lines of cuda.h a plain C compiler sees.
-
-    Only the macros the header defines itself, plus __GNUC__ and __LP64__, count as defined, so
-    the internal (__CUDA_API_VERSION_INTERNAL) and per-thread blocks are skipped, as they are for
-    a user who includes cuda.h without those macros.
-    """
-
-    ASSUMED = {"__GNUC__", "__LP64__"}
-
-    def __init__(self):
-        self.defined = set(self.ASSUMED)
-
-    def eval(self, expr):
-        expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)", lambda m: " 1 " if m.group(1) in self.defined else " 0 ", expr)
-        expr = re.sub(r"defined\s+(\w+)", lambda m: " 1 " if m.group(1) in self.defined else " 0 ", expr)
-        expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr)
-        expr = re.sub(r"[A-Za-z_]\w*", " 0 ", expr)
-        expr = expr.replace("&&", " and ").replace("||", " or ")
-        expr = re.sub(r"!(?!=)", " not ", expr)
-        try:
-            return bool(eval(expr, {"__builtins__": {}}))  # noqa: S307 - digits and operators only
-        except Exception:
-            return False
-
-    def active_lines(self, text):
-        """Yield the lines that are active, and feed #define/#undef to the macro set."""
-        stack = []  # entries: [taking_now, some_branch_taken, parent_active]
-        active = True
-        for line in text.split("\n"):
-            m = re.match(r"\s*#\s*(\w+)\s*(.*)", line)
-            if m:
-                d, rest = m.group(1), m.group(2).strip()
-                if d in ("if", "ifdef", "ifndef"):
-                    if d == "if":
-                        cond = self.eval(rest)
-                    elif d == "ifdef":
-                        cond = rest.split()[0] in self.defined
-                    else:
-                        cond = rest.split()[0] not in self.defined
-                    stack.append([active and cond, cond, active])
-                    active = active and cond
-                    continue
-                if d == "elif":
-                    top = stack[-1]
-                    cond = (not top[1]) and self.eval(rest)
-                    top[1] = top[1] or cond
-                    active = top[2] and cond
-                    continue
-                if d == "else":
-                    top = stack[-1]
-                    active = top[2] and not top[1]
-                    top[1] = True
-                    continue
-                if d == "endif":
-                    top = stack.pop()
-                    active = top[2]
-                    continue
-                if active and d == "define":
-                    self.defined.add(rest.split("(")[0].split()[0])
-                if active and d == "undef":
-                    self.defined.discard(rest.split()[0])
-                if active:
-                    yield line
-                continue
-            if active:
-                yield line
-
-
-def parse_cuda_h(path):
-    raw = open(path, encoding="utf-8", errors="replace").read()
-    version = int(re.search(r"#define\s+CUDA_VERSION\s+(\d+)", raw).group(1))
-    text = join_continuations(strip_comments(raw))
-    lines = list(Preprocessor().active_lines(text))
-
-    renames = {}
-    for line in lines:
-        m = re.match(r"\s*#\s*define\s+(cu\w+)\s+(?:__CUDA_API_PT(?:DS|SZ)\(\s*(\w+)\s*\)|(\w+))\s*$", line)
-        if m:
-            renames[m.group(1)] = m.group(2) or m.group(3)
-
-    body = "\n".join(l for l in lines if not re.match(r"\s*#", l))
-    decls = []
-    seen = set()
-    for m in re.finditer(r"((?:__CUDA_DEPRECATED\s+)?)CUresult\s+CUDAAPI\s+(cu\w+)\s*\(([^;{]*?)\)\s*;", body):
-        name = m.group(2)
-        params = " ".join(m.group(3).split())
-        symbol = name
-        while symbol in renames and renames[symbol] != symbol:
-            symbol = renames[symbol]
-        if symbol in seen:
-            continue
-        seen.add(symbol)
-        base = re.sub(r"_v\d+$", "", symbol)
-        decls.append({"name": name, "symbol": symbol, "base": base, "params": params,
-                      "deprecated": bool(m.group(1))})
-    return version, decls, raw
-
-
-def parse_errors(raw):
-    """Enumerators of enum cudaError_enum with the first sentence of their doc comment."""
-    m = re.search(r"typedef\s+enum\s+cudaError_enum\s*\{(.*?)\}\s*CUresult\s*;", raw, re.S)
-    body = m.group(1)
-    out = []
-    doc = ""
-    pos = 0
-    token = re.compile(r"/\*\*(.*?)\*/|(CUDA_\w+)\s*=\s*(\d+)", re.S)
-    for t in token.finditer(body, pos):
-        if t.group(1) is not None:
-            doc = t.group(1)
-            continue
-        text = " ".join(re.sub(r"^\s*\*", "", l) for l in doc.split("\n"))
-        text = re.sub(r"\\(?:ref|p|c)\s+", "", text)
-        text = re.sub(r"::", "", text)
-        text = " ".join(text.split())
-        # first sentence, kept short: the full text is in cuda.h
-        sent = re.split(r"(?<=[a-z0-9)])\.\s", text + " ")[0].strip().rstrip(".")
-        out.append((t.group(2), int(t.group(3)), sent or t.group(2)))
-        doc = ""
-    return out
-
-
-def parse_typedefs(path):
-    raw = join_continuations(strip_comments(open(path, encoding="utf-8", errors="replace").read()))
-    pp = Preprocessor()
-    pp.defined.add("__cuda_cuda_h__")  # the include of cuda.h is not followed
-    names = {}
-    for line in pp.active_lines(raw):
-        for m in re.finditer(r"\(\s*CUDAAPI\s*\*\s*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\s*\)", line):
-            base, ver, pt = m.group(1), int(m.group(2)), m.group(3)
-            names.setdefault(base, []).append((ver, bool(pt), "PFN_%s_v%d%s" % (base, ver, pt or "")))
-    return names
+# Entries whose stubs answer from cushim's own tables when no driver can: a program that prints
+# its errors with them must keep working on a machine without one.
+OWN_ANSWER = {"cuGetErrorName": "cushim__own_error_name",
+              "cuGetErrorString": "cushim__own_error_string"}
 
 
 def choose_chain(symbol, cands):
@@ -173,81 +44,185 @@ def choose_chain(symbol, cands):
     return expr
 
 
-def c_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def banner(inc, version, count, what):
+    return ("/* Generated by %s from %s/cuda.h and cudaTypedefs.h (CUDA_VERSION %d).\n"
+            " * Do not edit: Meson regenerates this file at build time. %d driver entries;\n"
+            " * %s. */\n" % (GENERATOR, inc, version, count, what))
+
+
+def header(E, inc):
+    v = E.version
+    out = [banner(inc, v, len(E.list), "the public table struct"),
+           "#ifndef CUSHIM_TABLE_H\n#define CUSHIM_TABLE_H\n\n#include <cuda.h>\n\n",
+           "#define CUSHIM_TABLE_CUDA_VERSION %d\n" % v,
+           "#define CUSHIM_TABLE_ENTRIES %du\n\n" % len(E.list),
+           "/* The table's slots are typed by the cuda.h this library was built with: another one\n"
+           " * would give calls the wrong ABI, so it is refused at compile time. */\n",
+           "#if !defined(CUDA_VERSION) || CUDA_VERSION != %d\n" % v,
+           "#error \"cushim was built against cuda.h with CUDA_VERSION %d (%s); this translation "
+           "unit includes a cuda.h with another CUDA_VERSION (the next error names it): put that "
+           "directory first on the include path, or rebuild cushim against this toolkit\"\n"
+           % (v, inc),
+           "#define CUSHIM__VCAT(a, b) a##b\n#define CUSHIM__VXCAT(a, b) CUSHIM__VCAT(a, b)\n",
+           "typedef char CUSHIM__VXCAT(cushim_is_built_with_cuda_h_%d_and_this_file_includes_cuda_h_,"
+           " CUDA_VERSION)[-1];\n#endif\n\n" % v,
+           "/* One table per default-stream mode, as cuda.h has one name per mode: a translation\n"
+           " * unit compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM gets the per-thread table,\n"
+           " * whose slots hold the _ptds/_ptsz entries, under the names its cuda.h gives them. */\n",
+           "#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)\n",
+           "#define cushim_driver_table cushim_driver_table_per_thread\n",
+           "#define cushim_driver cushim_driver_per_thread\n#endif\n\n",
+           "/* The slot's type is the prototype's; C++ names the global function explicitly, since\n"
+           " * inside the struct the member of the same name would change its meaning. */\n",
+           "#if defined(__cplusplus)\n#define CUSHIM__SLOT(name) decltype(::name) *name\n",
+           "#else\n#define CUSHIM__SLOT(name) __typeof__(name) *name\n#endif\n\n",
+           "/* One slot per entry point declared in cuda.h, named as there. A slot is never NULL:\n"
+           " * before a driver is loaded it loads one, and an entry the driver lacks holds a stub\n"
+           " * that returns CUDA_ERROR_NOT_SUPPORTED. */\n",
+           "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
+           "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n#endif\n",
+           "typedef struct cushim_driver_table {\n"]
+    for e in E.list:
+        out.append("    CUSHIM__SLOT(%s);\n" % e["name"])
+    out.append("} cushim_driver_table;\n")
+    out.append("#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n#endif\n")
+    return "".join(out)
+
+
+def stubs(E, per_thread):
+    """The lazy stubs (load the driver, then call through the slot), the stubs for entries the
+    driver lacks, and their two tables."""
+    mode = 1 if per_thread else 0
+    out = []
+    for i, e in enumerate(E.list):
+        params = e["params"] or "void"
+        args = ", ".join(e["args"])
+        own = OWN_ANSWER.get(e["symbol"])
+        fail = "return %s(%s);" % (own, args) if own else "return cushim__no_driver(%du, r);" % i
+        out.append("static CUresult CUDAAPI cushim__lazy_%d(%s) {\n"
+                   "    CUresult r = cushim_init();\n"
+                   "    if (r != CUDA_SUCCESS) %s\n"
+                   "    return CUSHIM__LOAD(%s)(%s);\n}\n" % (i, params, fail, e["name"], args))
+        body = ("return %s(%s);" % (own, args)) if own else \
+            "return cushim__unavailable(%du, %d);" % (i, mode)
+        out.append("static CUresult CUDAAPI cushim__missing_%d(%s) { %s }\n" % (i, params, body))
+    for kind in ("lazy", "missing"):
+        out.append("\nstatic const cushim_driver_table %s_table = {\n" % kind)
+        for i, e in enumerate(E.list):
+            out.append("    .%s = cushim__%s_%d,\n" % (e["name"], kind, i))
+        out.append("};\n")
+    out.append("\ncushim_driver_table cushim__table = {\n")
+    for i, e in enumerate(E.list):
+        out.append("    .%s = cushim__lazy_%d,\n" % (e["name"], i))
+    out.append("};\n\n")
+    return "".join(out)
+
+
+def trampolines(E, mode):
+    """One exported cushim_<final name> per name a caller in this mode reaches, jumping
+    through the slot; and a check that each is typed as cuda.h declares that name."""
+    out = ["/* The drop-in's trampolines: a jump through the slot, nothing more. */\n"]
+    count = 0
+    for e in E.list:
+        d = e[mode]
+        if mode == "ptds" and d["final"] == e["legacy"]["final"]:
+            continue  # the same name in both modes: the legacy file has it
+        count += 1
+        args = ", ".join(e["args"])
+        out.append("CUSHIM_API CUresult CUDAAPI cushim_%s(%s) {\n    return CUSHIM__LOAD(%s)(%s);\n}\n"
+                   % (d["final"], e["params"] or "void", e["name"], args))
+        out.append("_Static_assert(__builtin_types_compatible_p(__typeof__(&cushim_%s), "
+                   "__typeof__(&%s)), \"cushim_%s is not typed as cuda.h declares %s\");\n"
+                   % (d["final"], e["name"], d["final"], d["final"]))
+    return "".join(out), count
+
+
+def common_prelude(E, inc, what):
+    return [banner(inc, E.version, len(E.list), what),
+            "#include <stddef.h>\n#include <cudaTypedefs.h>\n#include \"cushim.h\"\n"
+            "#include \"loader/loader.h\"\n#include \"loader/table.h\"\n\n",
+            "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
+            "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n\n",
+            "/* Slots are read with a relaxed atomic load (a plain load on every target): a\n"
+            " * trampoline may run while another thread's first call fills the table. */\n",
+            "#define CUSHIM__LOAD(slot) __atomic_load_n(&cushim__table.slot, __ATOMIC_RELAXED)\n\n"]
+
+
+def legacy_source(E, inc):
+    out = common_prelude(E, inc, "the legacy default-stream table and trampolines")
+    out.append("#define CUSHIM__PICK(sym, T, v, rest) \\\n"
+               "    __builtin_choose_expr(__builtin_types_compatible_p(__typeof__(&sym), T), v, rest)\n\n")
+    out.append(stubs(E, per_thread=False))
+    out.append("const cushim__mode_tables cushim__legacy_tables = {&cushim__table, &lazy_table, "
+               "&missing_table, NULL, 0};\n\n")
+    out.append("const cushim__entry cushim__entries[CUSHIM_TABLE_ENTRIES] = {\n")
+    for e in E.list:
+        out.append("    {%s, %s, %s, %s, %s, %s, offsetof(cushim_driver_table, %s)},\n"
+                   % (c_string(e["name"]), c_string(e["symbol"]), c_string(e["ptds"]["final"]),
+                      c_string(e["base"]), choose_chain(e["name"], e["legacy_cands"]),
+                      choose_chain(e["name"], e["ptds_cands"]), e["name"]))
+    out.append("};\n\n")
+    for e in E.list:
+        out.append("_Static_assert(%s != 0, \"cuda.h's prototype of %s matches no PFN_%s_v* "
+                   "typedef in cudaTypedefs.h\");\n"
+                   % (choose_chain(e["name"], e["legacy_cands"]), e["symbol"], e["base"]))
+    out.append("\nconst cushim__error_text cushim__errors[] = {\n")
+    for name, val, text in E.errors:
+        out.append("    {%d, %s, %s},\n" % (val, c_string(name), c_string(text)))
+    out.append("};\nconst unsigned cushim__error_count = %du;\n\n" % len(E.errors))
+    text, count = trampolines(E, "legacy")
+    out.append(text)
+    out.append("\nconst unsigned cushim__trampoline_count_legacy = %du;\n" % count)
+    out.append("\nCUSHIM_API const cushim_driver_table *cushim_driver(void) {\n"
+               "    (void)cushim_init();\n    return &cushim__table;\n}\n")
+    return "".join(out)
+
+
+def per_thread_source(E, inc):
+    out = common_prelude(E, inc, "the per-thread default-stream table and trampolines")
+    out.insert(1, "#if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)\n"
+                  "#error \"this file is compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM\"\n#endif\n")
+    out.append(stubs(E, per_thread=True))
+    overrides = []
+    for i, e in enumerate(E.list):
+        d = e["ptds"]
+        if d["final"] == d["declared"]:
+            continue
+        # cuda.h's per-thread mode reaches cuGetProcAddress_v2 through an inline that asks for
+        # the per-thread variants when the caller's flags name neither mode; the slot does the
+        # same, so the table, the trampoline and cuda.h agree.
+        if e["base"] != "cuGetProcAddress":
+            sys.exit("gen-driver-table: %s reaches %s through a definition this generator does "
+                     "not know" % (e["name"], d["final"]))
+        a = e["args"]
+        out.append("CUresult CUDAAPI cushim_%s(%s);\n" % (e["legacy"]["final"], e["params"]))
+        out.append("static CUresult CUDAAPI cushim__override_%d(%s) {\n"
+                   "    const cuuint64_t modes = CU_GET_PROC_ADDRESS_LEGACY_STREAM |\n"
+                   "                             CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;\n"
+                   "    if ((%s & modes) == 0) %s |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;\n"
+                   "    return cushim_%s(%s);\n}\n"
+                   % (i, e["params"], a[3], a[3], e["legacy"]["final"], ", ".join(a)))
+        overrides.append("    {%du, (void (*)(void))cushim__override_%d},\n" % (i, i))
+    out.append("\nstatic const cushim__override overrides[] = {\n%s};\n" % "".join(overrides))
+    out.append("const cushim__mode_tables cushim__per_thread_tables = {&cushim__table, "
+               "&lazy_table, &missing_table, overrides, %du};\n\n" % len(overrides))
+    text, count = trampolines(E, "ptds")
+    out.append(text)
+    out.append("\nconst unsigned cushim__trampoline_count_per_thread = %du;\n" % count)
+    out.append("\nCUSHIM_API const cushim_driver_table *cushim_driver(void) {\n"
+               "    (void)cushim_init();\n    return &cushim__table;\n}\n")
+    return "".join(out)
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_SOURCE")
-    inc, out_h, out_c = sys.argv[1:]
-    version, decls, raw = parse_cuda_h(os.path.join(inc, "cuda.h"))
-    typedefs = parse_typedefs(os.path.join(inc, "cudaTypedefs.h"))
-    errors = parse_errors(raw)
-
-    missing = [d["symbol"] for d in decls if not any(not pt for _v, pt, _t in typedefs.get(d["base"], []))]
-    if missing:
-        sys.exit("gen-driver-table: no PFN_ typedef in cudaTypedefs.h for: " + ", ".join(missing))
-
-    banner = ("/* Generated by %s from %s/cuda.h and cudaTypedefs.h (CUDA_VERSION %d).\n"
-              " * Do not edit: Meson regenerates this file at build time. %d driver entries. */\n"
-              % (GENERATOR, inc, version, len(decls)))
-
-    h = [banner,
-         "#ifndef CUSHIM_TABLE_H\n#define CUSHIM_TABLE_H\n\n#include <cuda.h>\n\n",
-         "#define CUSHIM_TABLE_CUDA_VERSION %d\n" % version,
-         "#define CUSHIM_TABLE_ENTRIES %du\n\n" % len(decls),
-         "/* One slot per entry point declared in cuda.h, named as there, typed by cuda.h's own\n"
-         " * prototype. An entry the driver lacks holds a stub that returns\n"
-         " * CUDA_ERROR_NOT_SUPPORTED, never NULL. */\n",
-         "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
-         "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n#endif\n",
-         "typedef struct cushim_driver_table {\n"]
-    for d in decls:
-        h.append("    __typeof__(%s) *%s;\n" % (d["name"], d["name"]))
-    h.append("} cushim_driver_table;\n")
-    h.append("#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n#endif\n")
-
-    c = [banner,
-         "#include <stddef.h>\n#include <cudaTypedefs.h>\n#include \"cushim.h\"\n#include \"loader/table.h\"\n\n",
-         "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n",
-         "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n\n",
-         "#define CUSHIM__PICK(sym, T, v, rest) \\\n"
-         "    __builtin_choose_expr(__builtin_types_compatible_p(__typeof__(&sym), T), v, rest)\n\n"]
-
-    for i, d in enumerate(decls):
-        c.append("static CUresult CUDAAPI cushim__stub_%d(%s) { return cushim__unavailable(%d); }\n"
-                 % (i, d["params"] or "void", i))
-    c.append("\nconst cushim_driver_table cushim__stub_table = {\n")
-    for i, d in enumerate(decls):
-        c.append("    .%s = cushim__stub_%d,\n" % (d["name"], i))
-    c.append("};\n\n")
-
-    c.append("const cushim__entry cushim__entries[CUSHIM_TABLE_ENTRIES] = {\n")
-    for d in decls:
-        cands = typedefs[d["base"]]
-        legacy = [x for x in cands if not x[1]]
-        ptds = [x for x in cands if x[1]]
-        c.append("    {%s, %s, %s, %s, %s, offsetof(cushim_driver_table, %s)},\n"
-                 % (c_string(d["name"]), c_string(d["symbol"]), c_string(d["base"]),
-                    choose_chain(d["name"], legacy),
-                    choose_chain(d["name"], ptds), d["name"]))
-    c.append("};\n\n")
-
-    for d in decls:
-        legacy = [x for x in typedefs[d["base"]] if not x[1]]
-        c.append("_Static_assert(%s != 0, \"cuda.h's prototype of %s matches no PFN_%s_v* typedef "
-                 "in cudaTypedefs.h\");\n" % (choose_chain(d["name"], legacy), d["symbol"], d["base"]))
-
-    c.append("\nconst cushim__error_text cushim__errors[] = {\n")
-    for name, val, text in errors:
-        c.append("    {%d, %s, %s},\n" % (val, c_string(name), c_string(text)))
-    c.append("};\nconst unsigned cushim__error_count = %du;\n" % len(errors))
-
-    with open(out_h, "w") as f:
-        f.write("".join(h))
-    with open(out_c, "w") as f:
-        f.write("".join(c))
+    if len(sys.argv) != 5:
+        sys.exit("usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C")
+    inc, out_h, out_c, out_pt = sys.argv[1:]
+    E = cuda_header.Entries(inc)
+    for path, text in ((out_h, header(E, inc)), (out_c, legacy_source(E, inc)),
+                       (out_pt, per_thread_source(E, inc))):
+        with open(path, "w") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

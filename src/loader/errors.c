@@ -27,3 +27,17 @@ CUSHIM_API const char *cushim_error_string(CUresult r) {
     snprintf(unknown, sizeof unknown, "unknown CUresult %d", (int)r);
     return unknown;
 }
+
+CUresult cushim__own_error_name(CUresult error, const char **out) {
+    if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
+    const cushim__error_text *e = lookup(error);
+    *out = e ? e->name : NULL;
+    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cushim__own_error_string(CUresult error, const char **out) {
+    if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
+    const cushim__error_text *e = lookup(error);
+    *out = e ? e->text : NULL;
+    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}

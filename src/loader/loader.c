@@ -20,16 +20,19 @@
 #define CUSHIM_PER_THREAD_STREAM 0
 #endif
 
-/* The table every layer calls through. It starts as the stubs, so no slot is ever NULL. */
-cushim_driver_table cushim__table;
+/* The tables of both default-stream modes (generated, each defined in its own file): index 0
+ * legacy, 1 per-thread. Each starts as its lazy stubs, so no slot is ever NULL. */
+static const cushim__mode_tables *const modes[2] = {&cushim__legacy_tables,
+                                                     &cushim__per_thread_tables};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_bool loaded; /* set once, with release, after the table is complete */
 static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
 static cushim_driver_info info;
-static bool resolved[CUSHIM_TABLE_ENTRIES];
+static bool resolved[2][CUSHIM_TABLE_ENTRIES];
 static char message[4096];
 static char loaded_path[4096];
+static bool saw_non_driver; /* a candidate opened, but it had no cuInit */
 
 typedef CUresult (*init_fn)(unsigned);
 typedef CUresult (*version_fn)(int *);
@@ -49,7 +52,7 @@ const char cushim__forked_reason[] =
  * before fork() returns there; it only stores. */
 static void fork_child(void) {
     cushim__forked = true;
-    memcpy(&cushim__table, &cushim__stub_table, sizeof cushim__table);
+    for (int m = 0; m < 2; m++) memcpy(modes[m]->live, modes[m]->lazy, sizeof(cushim_driver_table));
     memset(resolved, 0, sizeof resolved);
     atomic_store_explicit(&loaded, false, memory_order_relaxed);
     info.status = CUSHIM_DRIVER_INIT_FAILED;
@@ -81,33 +84,71 @@ static void finish(cushim_driver_status status, CUresult r) {
     init_result = r;
 }
 
-static unsigned resolve_table(void *gpa2, void *gpa1, int driver_version) {
-    const cuuint64_t flags = CUSHIM_PER_THREAD_STREAM ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-                                                      : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+static void set_slot(int mode, unsigned i, void *fn) {
+    /* Relaxed atomic stores: a trampoline on another thread may read the slot meanwhile. */
+    void **slot = (void **)((char *)modes[mode]->live + cushim__entries[i].offset);
+    __atomic_store_n(slot, fn, __ATOMIC_RELAXED);
+}
+
+static void *get_slot(int mode, unsigned i) {
+    void *fn;
+    memcpy(&fn, (const char *)modes[mode]->live + cushim__entries[i].offset, sizeof fn);
+    return fn;
+}
+
+static void *missing_stub(int mode, unsigned i) {
+    void *fn;
+    memcpy(&fn, (const char *)modes[mode]->missing + cushim__entries[i].offset, sizeof fn);
+    return fn;
+}
+
+/* Asks the driver for one entry at `version` in one default-stream mode; NULL when it lacks it. */
+static void *ask(void *gpa2, void *gpa1, const char *base, int version, int mode) {
+    const cuuint64_t flags = mode ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                                  : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+    void *fn = NULL;
+    CUresult r;
+    if (gpa2) {
+        CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        gpa2_fn gpa;
+        memcpy(&gpa, &gpa2, sizeof gpa);
+        r = gpa(base, &fn, version, flags, &st);
+        if (st != CU_GET_PROC_ADDRESS_SUCCESS) r = CUDA_ERROR_NOT_FOUND;
+    } else {
+        gpa1_fn gpa;
+        memcpy(&gpa, &gpa1, sizeof gpa);
+        r = gpa(base, &fn, version, flags);
+    }
+    return r == CUDA_SUCCESS ? fn : NULL;
+}
+
+/* Fills both tables: every entry in the legacy mode, and in the per-thread mode those that have
+ * a per-thread variant (the others are the same function in both). A slot the driver cannot
+ * fill gets its `missing` stub. Returns the legacy entries resolved. */
+static unsigned resolve_tables(void *gpa2, void *gpa1, int driver_version) {
     unsigned count = 0;
-    for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
-        const cushim__entry *e = &cushim__entries[i];
-        int v = (CUSHIM_PER_THREAD_STREAM && e->ptds_version) ? e->ptds_version : e->version;
-        /* Asking for a version newer than the driver is an error; and an older ABI bound under
-         * this header's prototype would be a crash. So such an entry stays a stub. */
-        if (v > driver_version) continue;
-        void *fn = NULL;
-        CUresult r;
-        if (gpa2) {
-            CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-            gpa2_fn gpa;
-            memcpy(&gpa, &gpa2, sizeof gpa);
-            r = gpa(e->base, &fn, v, flags, &st);
-            if (st != CU_GET_PROC_ADDRESS_SUCCESS) r = CUDA_ERROR_NOT_FOUND;
-        } else {
-            gpa1_fn gpa;
-            memcpy(&gpa, &gpa1, sizeof gpa);
-            r = gpa(e->base, &fn, v, flags);
+    for (int mode = 0; mode < 2; mode++) {
+        for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
+            const cushim__entry *e = &cushim__entries[i];
+            if (mode == 1 && e->ptds_version == 0) {
+                resolved[1][i] = resolved[0][i];
+                set_slot(1, i, get_slot(0, i));
+                continue;
+            }
+            int v = mode ? e->ptds_version : e->version;
+            /* Asking for a version newer than the driver is an error; and an older ABI bound
+             * under this header's prototype would be a crash. So such an entry stays a stub. */
+            void *fn = v <= driver_version ? ask(gpa2, gpa1, e->base, v, mode) : NULL;
+            resolved[mode][i] = fn != NULL;
+            set_slot(mode, i, fn ? fn : missing_stub(mode, i));
+            if (mode == 0 && fn) count++;
         }
-        if (r != CUDA_SUCCESS || fn == NULL) continue;
-        memcpy((char *)&cushim__table + e->offset, &fn, sizeof fn);
-        resolved[i] = true;
-        count++;
+        for (unsigned k = 0; k < modes[mode]->override_count; k++) {
+            const cushim__override *o = &modes[mode]->overrides[k];
+            void *fn;
+            memcpy(&fn, &o->fn, sizeof fn);
+            if (resolved[mode][o->index]) set_slot(mode, o->index, fn);
+        }
     }
     return count;
 }
@@ -162,6 +203,7 @@ static bool try_candidate(const char *path) {
     void *init = sym(h, "cuInit");
     if (init == NULL) {
         note("%s (opened, but it exports no cuInit: not a CUDA driver); ", path);
+        saw_non_driver = true;
         dlclose(h);
         return false;
     }
@@ -212,7 +254,7 @@ static bool try_candidate(const char *path) {
         finish(CUSHIM_DRIVER_INIT_FAILED, r);
         return true;
     }
-    info.entries_resolved = resolve_table(gpa2, gpa1, info.driver_version);
+    info.entries_resolved = resolve_tables(gpa2, gpa1, info.driver_version);
     message[0] = '\0';
     note("loaded %s (driver %d, header %d), %u of %u entries resolved", loaded_path,
          info.driver_version, CUDA_VERSION, info.entries_resolved, info.entries_total);
@@ -225,12 +267,14 @@ static bool try_candidate(const char *path) {
 }
 
 static void load(void) {
-    memcpy(&cushim__table, &cushim__stub_table, sizeof cushim__table);
     info.header_version = CUDA_VERSION;
     info.entries_total = CUSHIM_TABLE_ENTRIES;
     info.per_thread_stream = CUSHIM_PER_THREAD_STREAM;
     info.message = message;
-    finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_STUB_LIBRARY);
+    /* Not found: cuda.h's sentence for CUDA_ERROR_NOT_INITIALIZED ("... initialization has
+     * failed") is true of it, where CUDA_ERROR_STUB_LIBRARY's and CUDA_ERROR_NO_DEVICE's would
+     * claim a library or a driver that is not there. */
+    finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_NOT_INITIALIZED);
 
     const char *env = secure_getenv("CUSHIM_DRIVER");
     if (env != NULL) {
@@ -259,7 +303,12 @@ static void load(void) {
         }
         if (!found) note("install the NVIDIA driver, or set CUSHIM_DRIVER to its absolute path.");
     }
-    if (info.status == CUSHIM_DRIVER_NOT_FOUND) info.path = NULL;
+    if (info.status == CUSHIM_DRIVER_NOT_FOUND) {
+        info.path = NULL;
+        /* A library that opened but is no driver: "a link to a shared object failed to
+         * resolve" is what happened (its cuInit did not). */
+        if (saw_non_driver) finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND);
+    }
     cushim__log(CUSHIM_LOG_INFO, "%s",
                 message);
     atomic_store_explicit(&loaded, info.status == CUSHIM_DRIVER_LOADED, memory_order_release);
@@ -281,15 +330,12 @@ CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void) {
     return &info;
 }
 
-CUSHIM_API const cushim_driver_table *cushim_driver(void) {
-    return cushim_init() == CUDA_SUCCESS ? &cushim__table : NULL;
-}
-
 static int find_entry(const char *name) {
     if (name == NULL) return -1;
     for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
         const cushim__entry *e = &cushim__entries[i];
         if (strcmp(e->name, name) == 0 || strcmp(e->symbol, name) == 0) return (int)i;
+        if (strcmp(e->ptds_symbol, name) == 0) return (int)(i + CUSHIM_TABLE_ENTRIES);
     }
     return -1;
 }
@@ -297,23 +343,37 @@ static int find_entry(const char *name) {
 CUSHIM_API bool cushim_driver_has(const char *entry) {
     if (cushim_init() != CUDA_SUCCESS) return false;
     int i = find_entry(entry);
-    return i >= 0 && resolved[i];
+    if (i < 0) return false;
+    return i < (int)CUSHIM_TABLE_ENTRIES ? resolved[0][i] : resolved[1][i - (int)CUSHIM_TABLE_ENTRIES];
 }
 
-CUresult cushim__unavailable(unsigned index) {
-    const cushim__entry *e = &cushim__entries[index];
-    if (cushim__forked) {
-        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", e->name, cushim__forked_reason);
+/* A program written against cuda.h (the drop-in) never asks cushim_last_error(), so the first
+ * raw call that fails for want of a driver also says why in the log, once per process. */
+CUresult cushim__no_driver(unsigned index, CUresult r) {
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    const char *name = cushim__entries[index].name;
+    if (!atomic_flag_test_and_set(&said)) {
+        cushim__log(CUSHIM_LOG_WARN, "%s: no usable CUDA driver (%s): %s", name,
+                    cushim_error_name(r), info.message);
     }
-    int v = (CUSHIM_PER_THREAD_STREAM && e->ptds_version) ? e->ptds_version : e->version;
+    return cushim__fail(r, "%s: %s", name, info.message);
+}
+
+CUresult cushim__unavailable(unsigned index, int per_thread) {
+    const cushim__entry *e = &cushim__entries[index];
+    const char *name = per_thread ? e->ptds_symbol : e->name;
+    if (cushim__forked) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", name, cushim__forked_reason);
+    }
+    int v = per_thread && e->ptds_version ? e->ptds_version : e->version;
     if (v > info.driver_version) {
         return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
                             "%s is not available: its ABI in this cushim build appeared in CUDA "
                             "%d, and the driver is %d",
-                            e->name, v, info.driver_version);
+                            name, v, info.driver_version);
     }
     return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
                         "%s is not available: the driver (version %d) does not provide %s at "
                         "version %d",
-                        e->name, info.driver_version, e->base, v);
+                        name, info.driver_version, e->base, v);
 }

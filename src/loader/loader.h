@@ -6,8 +6,14 @@
 
 #include "cushim.h"
 
-/* The resolved table. Valid to call through once cushim_init() has returned CUDA_SUCCESS;
- * every object exists only after that, so object code calls it without checking again. */
+/* The table every layer calls through, in the translation unit's own default-stream mode: a
+ * file compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM (the object layer of a
+ * -Ddefault-stream=per-thread build) reaches the per-thread table under the same name. Valid to
+ * call through at any time; every object exists only after cushim_init() has succeeded, so
+ * object code calls it without checking again. */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cushim__table cushim__table_per_thread
+#endif
 extern cushim_driver_table cushim__table;
 
 /* True in a child forked after this process initialised the driver: every slot of the table

@@ -573,7 +573,7 @@ static void test_init_sweep(void **state) {
                 const cushim_driver_info *info = cushim_driver_get_info();
                 bool ok = r == codes[c] && cushim_last_error()[0] != '\0' &&
                           info->status == CUSHIM_DRIVER_INIT_FAILED && info->result == r &&
-                          cushim_driver() == NULL && !cushim_driver_has("cuInit") &&
+                          cushim_driver() != NULL && !cushim_driver_has("cuInit") &&
                           cushim_init() == r; /* the answer stays */
                 if (!ok) {
                     fprintf(stderr, "init call %d failing with %s: returned %s, status %d: %s\n",

@@ -66,13 +66,17 @@ static void test_entries_asked_at_their_abi_version(void **state) {
     assert_true(mock.asked_version("cuMemAlloc") < CUDA_VERSION);
 }
 
-static void test_stream_flags_follow_the_build(void **state) {
+/* Both default-stream modes are resolved, whatever the build's own: an entry with a per-thread
+ * variant is asked for in the legacy mode and then the per-thread one; one without is asked
+ * once. */
+static void test_both_modes_resolved(void **state) {
     (void)state;
-    unsigned long long want = cushim_driver_get_info()->per_thread_stream
-                                  ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-                                  : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
-    assert_int_equal(mock.asked_flags("cuStreamQuery"), want);
-    assert_int_equal(mock.asked_flags("cuMemAlloc"), want);
+    assert_int_equal(mock.asked_flags("cuStreamQuery"), CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    assert_int_equal(mock.asked_flags("cuMemAlloc"), CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+    assert_true(cushim_driver_has("cuStreamQuery"));
+    assert_true(cushim_driver_has("cuStreamQuery_ptsz"));
+    assert_true(cushim_driver_has("cuMemcpyHtoD_v2_ptds"));
+    assert_false(cushim_driver_has("cuMemAlloc_v2_ptds"));
 }
 
 static void test_raw_table_calls_the_driver(void **state) {
@@ -114,7 +118,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_entry_asked_and_accounted_for),
         cmocka_unit_test(test_entries_asked_at_their_abi_version),
-        cmocka_unit_test(test_stream_flags_follow_the_build),
+        cmocka_unit_test(test_both_modes_resolved),
         cmocka_unit_test(test_raw_table_calls_the_driver),
         cmocka_unit_test(test_driver_has),
         cmocka_unit_test(test_missing_entry_is_a_stub_not_a_crash),

@@ -13,6 +13,12 @@
 
 static int failures;
 
+/* The last error is set again by each failing call; this proves the raw call set it. */
+static void cushim_clear_last_error_for_test(void) {
+    cushim_context *none = NULL;
+    (void)cushim_context_retain(none);
+}
+
 #define CHECK(cond, ...)                                                                          \
     do {                                                                                          \
         if (!(cond)) {                                                                            \
@@ -41,7 +47,29 @@ int main(int argc, char **argv) {
     }
     /* The failure is data, and the same on every later call; nothing is half-loaded. */
     CHECK(cushim_init() == r, "a second cushim_init gave another result");
-    CHECK(cushim_driver() == NULL, "cushim_driver() is not NULL without a driver");
+    /* The raw table is never NULL: each slot answers the init result, with the reason. */
+    const cushim_driver_table *cu = cushim_driver();
+    CHECK(cu != NULL, "cushim_driver() is NULL without a driver");
+    if (cu != NULL) {
+        CUdevice dev = -1;
+        cushim_clear_last_error_for_test();
+        CHECK(cu->cuDeviceGet(&dev, 0) == r, "cuDeviceGet through the table gave %s",
+              cushim_error_name(cu->cuDeviceGet(&dev, 0)));
+        CHECK(strncmp(cushim_last_error(), "cuDeviceGet: ", 13) == 0 &&
+                  strstr(cushim_last_error(), info->message) != NULL,
+              "after a raw call the last error is \"%s\", not the entry and the status",
+              cushim_last_error());
+        const char *name = NULL, *text = NULL;
+        CHECK(cu->cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &name) == CUDA_SUCCESS && name &&
+                  strcmp(name, "CUDA_ERROR_INVALID_VALUE") == 0,
+              "cuGetErrorName without a driver gave %s", name ? name : "NULL");
+        CHECK(cu->cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &text) == CUDA_SUCCESS && text &&
+                  strcmp(text, cushim_error_string(CUDA_ERROR_INVALID_VALUE)) == 0,
+              "cuGetErrorString without a driver gave %s", text ? text : "NULL");
+        CHECK(cu->cuGetErrorName((CUresult)123456, &name) == CUDA_ERROR_INVALID_VALUE &&
+                  name == NULL,
+              "cuGetErrorName of an unknown code without a driver");
+    }
     CHECK(!cushim_driver_has("cuInit"), "cushim_driver_has is true without a driver");
     CHECK(info->entries_resolved == 0, "%u entries resolved without a driver",
           info->entries_resolved);
