@@ -17,6 +17,9 @@
         if (BENCH_UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                 \
     } while (0)
 
+/* In bench-dropin.c, which is compiled against the drop-in cuda.h. */
+CUresult bench_dropin_launch(bench_env *e, int n);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Launches                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
@@ -188,6 +191,8 @@ static BENCH_NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
 
 const bench_op bench_ops[] = {
     {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false},
+    {"launch_dropin", "launch through the drop-in cuda.h", direct_launch_empty, bench_dropin_launch,
+     true, false},
     {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
      false},
     {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop, shim_launch_coop,

@@ -5,6 +5,7 @@ answer is the same on every run and every machine. Meant for the mock driver (CU
 the mock's own work is the same on both sides, so it cancels.
 
 Usage: insn-guard.py --probe PATH [--valgrind PATH] [--k K] [--max-launch N] [--max-other N]
+                    [--max-dropin N]
 
 1. Instructions: cushim-insn-probe runs each loop (K calls) twice on each side, in the order
    direct, cushim, cushim, direct, under `valgrind --tool=callgrind --toggle-collect=loop_*`,
@@ -34,9 +35,10 @@ import subprocess
 import sys
 import tempfile
 
-OPS = ["launch", "event_record", "stream_query"]
+OPS = ["launch", "event_record", "stream_query", "dropin_launch"]
 NAMES = {"launch": "cushim_launch", "event_record": "cushim_event_record",
-         "stream_query": "cushim_stream_query"}
+         "stream_query": "cushim_stream_query",
+         "dropin_launch": "cuLaunchKernel through the drop-in trampoline"}
 SKIP = 77
 
 
@@ -154,6 +156,7 @@ def main():
     ap.add_argument("--k", type=int, default=1000)
     ap.add_argument("--max-launch", type=int, default=150)
     ap.add_argument("--max-other", type=int, default=150)
+    ap.add_argument("--max-dropin", type=int, default=10)
     args = ap.parse_args()
 
     if not args.valgrind:
@@ -201,8 +204,9 @@ def main():
     extra_allocs = allocs["cushim"] - allocs["direct"]
 
     print("insn guard: cushim_launch %+.1f instructions/call, cushim_event_record %+.1f, "
-          "cushim_stream_query %+.1f; allocations in launch loop: %d" %
-          (added["launch"], added["event_record"], added["stream_query"], extra_allocs))
+          "cushim_stream_query %+.1f, drop-in cuLaunchKernel %+.1f; allocations in launch "
+          "loop: %d" % (added["launch"], added["event_record"], added["stream_query"],
+                        added["dropin_launch"], extra_allocs))
 
     problems = []
     if added["launch"] > args.max_launch:
@@ -212,6 +216,9 @@ def main():
         if added[op] > args.max_other:
             problems.append("%s adds %.1f instructions per call (limit %d)" %
                             (NAMES[op], added[op], args.max_other))
+    if added["dropin_launch"] > args.max_dropin:
+        problems.append("the drop-in trampoline adds %.1f instructions per call (limit %d)" %
+                        (added["dropin_launch"], args.max_dropin))
     if extra_allocs != 0:
         problems.append("the cushim launch loop makes %d allocations over the direct one in %d "
                         "calls" % (extra_allocs, 1000 - 10))

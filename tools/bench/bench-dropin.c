@@ -1,0 +1,33 @@
+/* The drop-in's side of the launch comparison: cuLaunchKernel called by its cuda.h name, in a
+ * file compiled with cushim-cuda/cuda.h first on the include path, so that the call goes through
+ * the exported trampoline exactly as a user's unmodified program's would. The direct side is
+ * cuLaunchKernel of libcuda itself, through the pointer the benchmark got from it. */
+#include <cuda.h>
+
+#include "bench.h"
+
+#if !defined(CUSHIM_CUDA_DROPIN)
+#error "bench-dropin.c is compiled against the drop-in cuda.h"
+#endif
+
+CUresult bench_dropin_launch(bench_env *e, int n);
+CUresult loop_cushim_dropin_launch(const bench_env *e, int k);
+
+/* A batch for cushim-bench: stops at the first failure, as its other batches do. */
+BENCH_NOINLINE CUresult bench_dropin_launch(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        CUresult r = cuLaunchKernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* A loop for the instruction probe: results folded into one word, as its other loops do. */
+BENCH_NOINLINE CUresult loop_cushim_dropin_launch(const bench_env *e, int k) {
+    unsigned bad = 0;
+    for (int i = 0; i < k; i++) {
+        bad |= (unsigned)cuLaunchKernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL,
+                                        NULL);
+    }
+    return (CUresult)bad;
+}
