@@ -18,6 +18,17 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+/* Raw table calls are the driver's own and leave cushim_last_error() as it was, so their
+ * failure is described by the code's own sentence. */
+#define CHECK_RAW(call)                                                                            \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                      \
+                    cushim_error_name(r_), cushim_error_string(r_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 #ifndef PTX_DIR
 #define PTX_DIR "ptx" /* the build passes the source tree's ptx/ folder */
@@ -41,7 +52,7 @@ int main(void) {
     }
     const cushim_driver_table *cu = cushim_driver();
     int devices = 0;
-    CHECK(cu->cuDeviceGetCount(&devices));
+    CHECK_RAW(cu->cuDeviceGetCount(&devices));
     if (devices == 0) {
         fprintf(stderr, "skip: the CUDA driver sees no device\n");
         return 77;
@@ -49,7 +60,7 @@ int main(void) {
     /* Raw driver calls (memory, copies) act on the current context: make the primary one so. */
     cushim_context *ctx;
     CHECK(cushim_context_primary(&ctx, 0));
-    CHECK(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    CHECK_RAW(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
     cushim_module *mod;
     cushim_function *saxpy;
     CHECK(load_ptx(&mod, ctx, "saxpy.ptx"));
@@ -66,10 +77,10 @@ int main(void) {
         y[i] = 1.0f;
     }
     CUdeviceptr dx, dy;
-    CHECK(cu->cuMemAlloc(&dx, N * sizeof(float)));
-    CHECK(cu->cuMemAlloc(&dy, N * sizeof(float)));
-    CHECK(cu->cuMemcpyHtoD(dx, x, N * sizeof(float)));
-    CHECK(cu->cuMemcpyHtoD(dy, y, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAlloc(&dx, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAlloc(&dy, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemcpyHtoD(dx, x, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemcpyHtoD(dy, y, N * sizeof(float)));
 
     /* Everything here goes to the default stream of the context (a NULL stream), in order:
      * the copies above, the launches and the event records below. */
@@ -97,7 +108,7 @@ int main(void) {
            bytes / ((double)ms * 1e6));
 
     /* Two launches: y = 1 + 2*x, then y = (1 + 2*x) + 2*x. */
-    CHECK(cu->cuMemcpyDtoH(y, dy, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemcpyDtoH(y, dy, N * sizeof(float)));
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < N; i++) {
         float want = 1.0f + 4.0f * x[i];
@@ -107,12 +118,12 @@ int main(void) {
     }
     cushim_event_release(start);
     cushim_event_release(stop);
-    CHECK(cu->cuMemFree(dx));
-    CHECK(cu->cuMemFree(dy));
+    CHECK_RAW(cu->cuMemFree(dx));
+    CHECK_RAW(cu->cuMemFree(dy));
     free(x);
     free(y);
     cushim_module_release(mod);
-    CHECK(cu->cuCtxSetCurrent(NULL));
+    CHECK_RAW(cu->cuCtxSetCurrent(NULL));
     cushim_context_release(ctx);
     if (wrong != 0) {
         fprintf(stderr, "%u of %d elements are wrong\n", wrong, N);

@@ -18,6 +18,17 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+/* Raw table calls are the driver's own and leave cushim_last_error() as it was, so their
+ * failure is described by the code's own sentence. */
+#define CHECK_RAW(call)                                                                            \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                      \
+                    cushim_error_name(r_), cushim_error_string(r_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 /* out[i] = i for every i < n, in hand-written PTX that any driver since CUDA 9 can compile. */
 static const char ptx[] = ".version 6.0\n"
@@ -53,28 +64,28 @@ int main(void) {
     const cushim_driver_table *cu = cushim_driver();
     cushim_context *ctx;
     CHECK(cushim_context_primary(&ctx, 0));
-    CHECK(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    CHECK_RAW(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
     cushim_module *mod;
     cushim_function *hello;
     CHECK(cushim_module_load_data(&mod, ctx, ptx));
     CHECK(cushim_module_function(&hello, mod, "hello"));
 
     CUdeviceptr out;
-    CHECK(cu->cuMemAlloc(&out, N * sizeof(uint32_t)));
+    CHECK_RAW(cu->cuMemAlloc(&out, N * sizeof(uint32_t)));
     uint32_t n = N;
     void *params[] = {&out, &n}; /* a pointer to each kernel argument, in order */
     cushim_launch_config cfg = {.grid = CUSHIM_DIM3(N / BLOCK), .block = CUSHIM_DIM3(BLOCK)};
     CHECK(cushim_launch(hello, &cfg, params));
     CHECK(cushim_context_synchronize(ctx)); /* a kernel that faulted would say so here */
     uint32_t host[N];
-    CHECK(cu->cuMemcpyDtoH(host, out, sizeof host));
+    CHECK_RAW(cu->cuMemcpyDtoH(host, out, sizeof host));
 
     int wrong = 0;
     for (uint32_t i = 0; i < N; i++)
         wrong += host[i] != i;
-    CHECK(cu->cuMemFree(out));
+    CHECK_RAW(cu->cuMemFree(out));
     cushim_module_release(mod);
-    CHECK(cu->cuCtxSetCurrent(NULL));
+    CHECK_RAW(cu->cuCtxSetCurrent(NULL));
     cushim_context_release(ctx);
     if (wrong != 0) {
         fprintf(stderr, "%d of %d elements are wrong\n", wrong, N);

@@ -19,6 +19,17 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+/* Raw table calls are the driver's own and leave cushim_last_error() as it was, so their
+ * failure is described by the code's own sentence. */
+#define CHECK_RAW(call)                                                                            \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                      \
+                    cushim_error_name(r_), cushim_error_string(r_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 #ifndef PTX_DIR
 #define PTX_DIR "ptx" /* the build passes the source tree's ptx/ folder */
@@ -43,7 +54,7 @@ int main(void) {
     }
     const cushim_driver_table *cu = cushim_driver();
     int devices = 0;
-    CHECK(cu->cuDeviceGetCount(&devices));
+    CHECK_RAW(cu->cuDeviceGetCount(&devices));
     if (devices == 0) {
         fprintf(stderr, "skip: the CUDA driver sees no device\n");
         return 77;
@@ -51,7 +62,7 @@ int main(void) {
     /* Raw driver calls (memory, copies) act on the current context: make the primary one so. */
     cushim_context *ctx;
     CHECK(cushim_context_primary(&ctx, 0));
-    CHECK(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    CHECK_RAW(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
     cushim_module *mod;
     cushim_function *saxpy;
     CHECK(load_ptx(&mod, ctx, "saxpy.ptx"));
@@ -64,8 +75,8 @@ int main(void) {
     CHECK(cushim_occupancy_max_potential_block_size(&min_grid, &block, saxpy, 0, 0));
     CHECK(cushim_occupancy_max_active_blocks(&per_sm, saxpy, block, 0));
     CUdevice dev = cushim_context_device(ctx);
-    CHECK(cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
-    CHECK(cu->cuDeviceGetAttribute(&threads_per_sm,
+    CHECK_RAW(cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    CHECK_RAW(cu->cuDeviceGetAttribute(&threads_per_sm,
                                    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev));
     /* One thread per element: round the grid up so that it covers all N. */
     unsigned grid = (N + (unsigned)block - 1) / (unsigned)block;
@@ -84,10 +95,10 @@ int main(void) {
         y[i] = 3.0f;
     }
     CUdeviceptr dx, dy;
-    CHECK(cu->cuMemAlloc(&dx, N * sizeof(float)));
-    CHECK(cu->cuMemAlloc(&dy, N * sizeof(float)));
-    CHECK(cu->cuMemcpyHtoD(dx, x, N * sizeof(float)));
-    CHECK(cu->cuMemcpyHtoD(dy, y, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAlloc(&dx, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAlloc(&dy, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemcpyHtoD(dx, x, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemcpyHtoD(dy, y, N * sizeof(float)));
 
     uint32_t n = N;
     float a = 0.5f;
@@ -97,7 +108,7 @@ int main(void) {
     cushim_launch_config cfg = {.grid = CUSHIM_DIM3(grid), .block = CUSHIM_DIM3((unsigned)block)};
     CHECK(cushim_launch(saxpy, &cfg, params));
     CHECK(cushim_context_synchronize(ctx)); /* a kernel that faulted would say so here */
-    CHECK(cu->cuMemcpyDtoH(y, dy, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemcpyDtoH(y, dy, N * sizeof(float)));
 
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < N; i++) {
@@ -106,12 +117,12 @@ int main(void) {
             fprintf(stderr, "y[%u] is %g, expected %g\n", i, (double)y[i], (double)want);
         }
     }
-    CHECK(cu->cuMemFree(dx));
-    CHECK(cu->cuMemFree(dy));
+    CHECK_RAW(cu->cuMemFree(dx));
+    CHECK_RAW(cu->cuMemFree(dy));
     free(x);
     free(y);
     cushim_module_release(mod);
-    CHECK(cu->cuCtxSetCurrent(NULL));
+    CHECK_RAW(cu->cuCtxSetCurrent(NULL));
     cushim_context_release(ctx);
     if (wrong != 0) {
         fprintf(stderr, "%u of %d elements are wrong\n", wrong, N);

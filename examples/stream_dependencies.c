@@ -20,6 +20,17 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+/* Raw table calls are the driver's own and leave cushim_last_error() as it was, so their
+ * failure is described by the code's own sentence. */
+#define CHECK_RAW(call)                                                                            \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                      \
+                    cushim_error_name(r_), cushim_error_string(r_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 #ifndef PTX_DIR
 #define PTX_DIR "ptx" /* the build passes the source tree's ptx/ folder */
@@ -43,7 +54,7 @@ int main(void) {
     }
     const cushim_driver_table *cu = cushim_driver();
     int devices = 0;
-    CHECK(cu->cuDeviceGetCount(&devices));
+    CHECK_RAW(cu->cuDeviceGetCount(&devices));
     if (devices == 0) {
         fprintf(stderr, "skip: the CUDA driver sees no device\n");
         return 77;
@@ -51,7 +62,7 @@ int main(void) {
     /* Raw driver calls (memory, copies) act on the current context: make the primary one so. */
     cushim_context *ctx;
     CHECK(cushim_context_primary(&ctx, 0));
-    CHECK(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    CHECK_RAW(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
     cushim_module *dbl_mod, *spin_mod;
     cushim_function *twice, *spin;
     CHECK(load_ptx(&dbl_mod, ctx, "double.ptx"));
@@ -61,13 +72,13 @@ int main(void) {
 
     /* Page-locked host buffers, so that the copies are truly asynchronous. */
     void *in_mem, *out_mem;
-    CHECK(cu->cuMemAllocHost(&in_mem, N * sizeof(float)));
-    CHECK(cu->cuMemAllocHost(&out_mem, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAllocHost(&in_mem, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAllocHost(&out_mem, N * sizeof(float)));
     float *in = in_mem, *out = out_mem;
     for (uint32_t i = 0; i < N; i++)
         in[i] = (float)i + 0.5f;
     CUdeviceptr buf;
-    CHECK(cu->cuMemAlloc(&buf, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAlloc(&buf, N * sizeof(float)));
 
     cushim_stream *compute, *copy;
     cushim_event *doubled;
@@ -79,7 +90,7 @@ int main(void) {
     /* The compute stream: upload, spin for about 10 ms, double, record the event. The spin
      * makes the stream slow on purpose: without the wait below, the copy stream would run
      * ahead and bring back the buffer before it was doubled, and the check would fail. */
-    CHECK(cu->cuMemcpyHtoDAsync(buf, in, N * sizeof(float), cushim_stream_raw(compute)));
+    CHECK_RAW(cu->cuMemcpyHtoDAsync(buf, in, N * sizeof(float), cushim_stream_raw(compute)));
     uint64_t cycles = 20000000;
     void *spin_params[] = {&cycles};
     cushim_launch_config one = {.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(1), .stream = compute};
@@ -94,7 +105,7 @@ int main(void) {
 
     /* The copy stream: wait for the event (on the GPU; the host goes on), then copy back. */
     CHECK(cushim_stream_wait_event(copy, doubled, 0));
-    CHECK(cu->cuMemcpyDtoHAsync(out, buf, N * sizeof(float), cushim_stream_raw(copy)));
+    CHECK_RAW(cu->cuMemcpyDtoHAsync(out, buf, N * sizeof(float), cushim_stream_raw(copy)));
     /* Waiting for the copy stream alone is enough: its copy came after all of the compute
      * stream's work, through the event. */
     CHECK(cushim_stream_synchronize(copy));
@@ -109,12 +120,12 @@ int main(void) {
     cushim_event_release(doubled);
     cushim_stream_release(copy);
     cushim_stream_release(compute);
-    CHECK(cu->cuMemFree(buf));
-    CHECK(cu->cuMemFreeHost(in_mem));
-    CHECK(cu->cuMemFreeHost(out_mem));
+    CHECK_RAW(cu->cuMemFree(buf));
+    CHECK_RAW(cu->cuMemFreeHost(in_mem));
+    CHECK_RAW(cu->cuMemFreeHost(out_mem));
     cushim_module_release(spin_mod);
     cushim_module_release(dbl_mod);
-    CHECK(cu->cuCtxSetCurrent(NULL));
+    CHECK_RAW(cu->cuCtxSetCurrent(NULL));
     cushim_context_release(ctx);
     if (wrong != 0) {
         fprintf(stderr, "%u of %d elements are wrong\n", wrong, N);

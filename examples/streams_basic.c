@@ -18,6 +18,17 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+/* Raw table calls are the driver's own and leave cushim_last_error() as it was, so their
+ * failure is described by the code's own sentence. */
+#define CHECK_RAW(call)                                                                            \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                      \
+                    cushim_error_name(r_), cushim_error_string(r_));                               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
 
 #ifndef PTX_DIR
 #define PTX_DIR "ptx" /* the build passes the source tree's ptx/ folder */
@@ -41,7 +52,7 @@ int main(void) {
     }
     const cushim_driver_table *cu = cushim_driver();
     int devices = 0;
-    CHECK(cu->cuDeviceGetCount(&devices));
+    CHECK_RAW(cu->cuDeviceGetCount(&devices));
     if (devices == 0) {
         fprintf(stderr, "skip: the CUDA driver sees no device\n");
         return 77;
@@ -49,7 +60,7 @@ int main(void) {
     /* Raw driver calls (memory, copies) act on the current context: make the primary one so. */
     cushim_context *ctx;
     CHECK(cushim_context_primary(&ctx, 0));
-    CHECK(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    CHECK_RAW(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
     cushim_module *mod;
     cushim_function *twice;
     CHECK(load_ptx(&mod, ctx, "double.ptx"));
@@ -58,12 +69,12 @@ int main(void) {
     /* Page-locked host memory: the GPU copies it by DMA while the host goes on. From pageable
      * memory (malloc) an "asynchronous" copy is staged through the CPU and may block. */
     void *pinned;
-    CHECK(cu->cuMemAllocHost(&pinned, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAllocHost(&pinned, N * sizeof(float)));
     float *host = pinned;
     for (uint32_t i = 0; i < N; i++)
         host[i] = (float)i;
     CUdeviceptr dev;
-    CHECK(cu->cuMemAlloc(&dev, N * sizeof(float)));
+    CHECK_RAW(cu->cuMemAlloc(&dev, N * sizeof(float)));
 
     /* Each stream does its half in order: copy in, double, copy out. The two streams are
      * independent, so one's copies may overlap the other's kernel. Nothing here waits. */
@@ -74,13 +85,13 @@ int main(void) {
         CUstream raw = cushim_stream_raw(streams[s]);
         float *part = host + (size_t)s * count;
         CUdeviceptr dev_part = dev + (size_t)s * count * sizeof(float);
-        CHECK(cu->cuMemcpyHtoDAsync(dev_part, part, count * sizeof(float), raw));
+        CHECK_RAW(cu->cuMemcpyHtoDAsync(dev_part, part, count * sizeof(float), raw));
         void *params[] = {&dev_part, &count}; /* copied by the launch, so locals will do */
         cushim_launch_config cfg = {.grid = CUSHIM_DIM3((count + BLOCK - 1) / BLOCK),
                                     .block = CUSHIM_DIM3(BLOCK),
                                     .stream = streams[s]};
         CHECK(cushim_launch(twice, &cfg, params));
-        CHECK(cu->cuMemcpyDtoHAsync(part, dev_part, count * sizeof(float), raw));
+        CHECK_RAW(cu->cuMemcpyDtoHAsync(part, dev_part, count * sizeof(float), raw));
     }
     /* Only when a stream has finished may the host read what its last copy brought back. */
     for (int s = 0; s < STREAMS; s++)
@@ -94,10 +105,10 @@ int main(void) {
     }
     for (int s = 0; s < STREAMS; s++)
         cushim_stream_release(streams[s]);
-    CHECK(cu->cuMemFree(dev));
-    CHECK(cu->cuMemFreeHost(pinned));
+    CHECK_RAW(cu->cuMemFree(dev));
+    CHECK_RAW(cu->cuMemFreeHost(pinned));
     cushim_module_release(mod);
-    CHECK(cu->cuCtxSetCurrent(NULL));
+    CHECK_RAW(cu->cuCtxSetCurrent(NULL));
     cushim_context_release(ctx);
     if (wrong != 0) {
         fprintf(stderr, "%u of %d elements are wrong\n", wrong, N);

@@ -14,7 +14,7 @@ prefix=$(meson introspect "$build" --buildoptions |
 root="$stage$prefix"
 pc=$(dirname "$(find "$root" -name cushim.pc | head -n 1)")
 [[ -n $pc ]] || { echo "cushim.pc was not installed"; exit 1; }
-for f in include/cushim.h include/cushim_table.h bin/cushim-info; do
+for f in include/cushim.h include/cushim_table.h include/cushim-cuda/cuda.h bin/cushim-info; do
   [[ -e $root/$f ]] || { echo "not installed: $f"; exit 1; }
 done
 ls "$pc"/../libcushim.so.0 "$pc"/../libcushim.a >/dev/null
@@ -25,4 +25,14 @@ cc -std=c11 -Wall -Wextra -pedantic -Werror "$src/tests/consumer/project/main.c"
 LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/consumer"
 readelf -d "$stage/consumer" | grep -q 'libcushim.so.0' || { echo "not linked to libcushim.so.0"; exit 1; }
 if readelf -d "$stage/consumer" | grep -q 'libcuda'; then echo "linked to libcuda"; exit 1; fi
+# The drop-in: the same program source a libcuda user has, with cushim-cuda's flags for -lcuda.
+flags=$(PKG_CONFIG_PATH="$pc" pkg-config --define-variable=prefix="$root" --cflags --libs cushim-cuda)
+echo "pkg-config cushim-cuda: $flags"
+cc -std=c11 -Wall -Wextra -pedantic -Werror "$src/tests/consumer/project/dropin.c" $flags \
+  -o "$stage/dropin"
+LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/dropin"
+if readelf -d "$stage/dropin" | grep -q 'libcuda'; then echo "drop-in linked to libcuda"; exit 1; fi
+c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ "$src/tests/consumer/project/dropin.c" \
+  $flags -o "$stage/dropin-cxx"
+LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/dropin-cxx"
 echo "pkg-config consumer: ok"

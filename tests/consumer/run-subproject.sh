@@ -12,6 +12,8 @@ cd "$work"
 meson setup build >setup.log 2>&1 || { cat setup.log; exit 1; }
 meson compile -C build >compile.log 2>&1 || { cat compile.log; exit 1; }
 ./build/consumer
+./build/dropin
+if readelf -d build/dropin | grep -q libcuda; then echo "the drop-in consumer needs libcuda"; exit 1; fi
 # cushim's own tests were turned off from the parent.
 if meson test -C build --list 2>/dev/null | grep -q 'loader_'; then
   echo "cushim's tests were built although the parent turned them off"; exit 1
