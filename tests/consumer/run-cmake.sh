@@ -62,19 +62,22 @@ for exe in consumer_c consumer_cxx; do
   CUSHIM_DRIVER=/nonexistent "$stage/build/$exe"
 done
 if [[ $expect_dropin == ON ]]; then
-  check_links "$stage/build/consumer_dropin"
-  # Every driver call went to cushim's trampolines: no bare cu* symbol is left to resolve.
-  bare=$(nm -D --undefined-only "$stage/build/consumer_dropin" | awk '{print $NF}' | grep '^cu' || true)
-  [[ -z $bare ]] || { echo "the drop-in program needs bare driver symbols: $bare"; exit 1; }
-  CUSHIM_DRIVER=/nonexistent "$stage/build/consumer_dropin"
+  for exe in consumer_dropin consumer_dropin_after; do
+    check_links "$stage/build/$exe"
+    # Every driver call went to cushim's trampolines: no bare cu* symbol is left to resolve.
+    bare=$(nm -D --undefined-only "$stage/build/$exe" | awk '{print $NF}' | grep '^cu' || true)
+    [[ -z $bare ]] || { echo "$exe needs bare driver symbols: $bare"; exit 1; }
+    CUSHIM_DRIVER=/nonexistent "$stage/build/$exe"
+  done
 fi
 if [[ $expect_mock == ON ]]; then
   mock=$(find "$root" -name 'libcushim-mock.so' | head -n 1)
   CUSHIM_DRIVER=$mock "$stage/build/consumer_mock"
 fi
 
-"$cmake" -S "$project/version" -B "$stage/version" -DCUSHIM_CONFIG_DIR="$(dirname "$config")" \
-  -DCUSHIM_VERSION="$version" >"$stage/version.log" 2>&1 ||
-  { cat "$stage/version.log"; exit 1; }
-grep -- "-- find_package(cushim" "$stage/version.log"
+"$cmake" -S "$project/rules" -B "$stage/rules" -DCUSHIM_CONFIG_DIR="$(dirname "$config")" \
+  -DCUSHIM_VERSION="$version" -DCUSHIM_EXPECT_DROPIN=$expect_dropin \
+  -DCUSHIM_EXPECT_MOCK=$expect_mock >"$stage/rules.log" 2>&1 ||
+  { cat "$stage/rules.log"; exit 1; }
+grep -- "-- find_package(cushim" "$stage/rules.log"
 echo "CMake consumer: ok"
