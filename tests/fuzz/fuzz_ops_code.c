@@ -39,7 +39,9 @@ static const char *const images[FZ_IMAGE_COUNT] = {
     [FZ_IMAGE_EMPTY] = "",
     [FZ_IMAGE_ELF] = "\x7f"
                      "ELF\x02\x01\x01",
-    [FZ_IMAGE_FATBIN] = "\x50\xed\x55\xba\x01",
+    /* a fatbin's magic, version 1 and a header size of 0: the mock reads the header's fields
+     * as the driver does, so the bytes it reads must be there */
+    [FZ_IMAGE_FATBIN] = "\x50\xed\x55\xba\x01\x00\x00",
     [FZ_IMAGE_COMMENTS] = PTX_HEAD "// .entry hidden_line(\n/* .entry hidden_block( */\n"
                                    ".visible .entry visible(\n)\n{\n    ret;\n}\n",
     [FZ_IMAGE_UNTERMINATED] = PTX_HEAD ".visible .entry k(\n)\n{\n    ret;\n}\n/* .entry x(",

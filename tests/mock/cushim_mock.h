@@ -27,6 +27,8 @@ typedef enum cushim_mock_kind {
     CUSHIM_MOCK_MODULE,
     CUSHIM_MOCK_LIBRARY,
     CUSHIM_MOCK_MEMORY, /* cuMemAlloc allocations */
+    CUSHIM_MOCK_GRAPH,      /* graphs: ended captures, until cuGraphDestroy */
+    CUSHIM_MOCK_GRAPH_EXEC, /* graph executables */
     CUSHIM_MOCK_KIND_COUNT
 } cushim_mock_kind;
 
@@ -38,7 +40,25 @@ typedef struct cushim_mock_launch {
     CUstream stream; /* as passed: NULL for the default stream */
     CUcontext context; /* the context current at the launch */
     bool cooperative;
+    /* Execution: cuLaunchKernelEx's attributes (the first 8, as passed), and the kernel's
+     * parameter count from its image (-1 where the image does not say). */
+    unsigned attr_count;
+    CUlaunchAttribute attrs[8];
+    int param_count;
 } cushim_mock_launch;
+
+/* A kernel's host implementation receives this (see DESIGN.md, "The mock driver"). Device
+ * pointers are host addresses, so it reads and writes them directly. */
+typedef struct cushim_mock_kernel_args {
+    const char *kernel; /* the kernel's name */
+    unsigned grid[3], block[3];
+    unsigned shared_mem_bytes;
+    CUstream stream; /* as the program passed it */
+    void **params;   /* as cuLaunchKernel's kernelParams: params[i] points to argument i */
+    unsigned param_count; /* from the image; 0 where it does not say */
+} cushim_mock_kernel_args;
+
+typedef void (*cushim_mock_kernel_fn)(const cushim_mock_kernel_args *args);
 
 /* The control functions, exported by the mock under these names. */
 typedef struct cushim_mock_api {
@@ -111,6 +131,17 @@ typedef struct cushim_mock_api {
     /* Launches recorded since the last reset: their count and launch i. */
     int (*launch_count)(void);
     const cushim_mock_launch *(*launch)(int i);
+
+    /* Execution: order, graphs, modules, host kernels */
+
+    /* The host implementation of kernel `name` from now on (NULL: none registered, and the
+     * CUSHIM_MOCK_KERNELS library is asked again). Registrations end at reset. */
+    void (*register_kernel)(const char *name, cushim_mock_kernel_fn fn);
+    /* How many times the host implementation of `name` ran since the last reset ("*": all). */
+    int (*host_kernel_runs)(const char *name);
+    /* The next load of an image holding PTX (module or library) fails as a JIT error:
+     * CUDA_ERROR_INVALID_PTX, with `log` in the JIT's error log (NULL: disarms). Fires once. */
+    void (*fail_next_jit)(const char *log);
 } cushim_mock_api;
 
 /* Fills *api from the mock at `path` (NULL: $CUSHIM_DRIVER). Returns false, with the reason

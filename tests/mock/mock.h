@@ -15,6 +15,9 @@
 #include <stdint.h>
 
 #include "cushim_mock.h"
+#include "mock_exec_entries.h"
+#include "mock_image.h"
+#include "mock_queue.h"
 
 #define MOCK_EXPORT __attribute__((visibility("default")))
 #define MOCK_NORETURN __attribute__((noreturn))
@@ -136,7 +139,8 @@
     X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", 6050,                 \
       PFN_cuOccupancyMaxPotentialBlockSize_v6050)                                                 \
     X(cuOccupancyMaxPotentialBlockSizeWithFlags, "cuOccupancyMaxPotentialBlockSizeWithFlags",     \
-      7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)
+      7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)                                \
+    MOCK_EXEC_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
 typedef enum mock_entry { MOCK_ENTRIES(MOCK_ENUM_) MOCK_ENTRY_COUNT } mock_entry;
@@ -158,6 +162,7 @@ extern const mock_row mock__rows[MOCK_ENTRY_COUNT];
 /* ------------------------------------------------------------------------------------------ */
 
 /* Kinds of handle records: the counted kinds of cushim_mock.h, then two more. */
+typedef struct mock_host_kernel mock_host_kernel;
 enum { MOCK_K_FUNCTION = CUSHIM_MOCK_KIND_COUNT, MOCK_K_KERNEL, MOCK_K_COUNT };
 
 #define MOCK_MAGIC 0x6d6f636bu /* "mock" */
@@ -172,21 +177,18 @@ typedef struct mock_obj {
     struct mock_obj *prev, *next; /* in the owning context's list of live children */
 } mock_obj;
 
-typedef struct mock_dep {
-    struct CUstream_st *stream; /* the stream an event waited on was recorded in */
-    unsigned long long seq;     /* the work of that stream the event waits for */
-    unsigned long long at;      /* the position of the wait in the waiting stream */
-} mock_dep;
-
-/* Work is a count: submitted items and completed items. Pending while completed < submitted. */
+/* Work is counted (submitted items, completed items: pending while completed < submitted) and
+ * queued (mock_queue.h): item i of the count is the op whose seq is i. */
 struct CUstream_st {
     mock_obj h;
     unsigned flags;
     int priority;
     unsigned long long id;
     unsigned long long submitted, completed;
-    mock_dep *deps;
-    size_t ndeps, capdeps;
+    mock_queue q;
+    mock_capture *cap;    /* the capture this stream takes part in, NULL for none */
+    size_t cap_tail;      /* nodes of the capture's graph when this stream last added one */
+    bool cap_unjoined;    /* a joined stream with nodes its origin has not waited for */
 };
 
 struct CUctx_st {
@@ -208,12 +210,20 @@ struct CUevent_st {
     unsigned long long stamp;   /* the mock clock at the last record, in microseconds */
     struct CUstream_st *stream; /* where it was last recorded */
     unsigned long long seq;     /* the work of that stream it waits for */
+    unsigned long long cap_id;  /* the capture it was last recorded in, 0 for none */
+    struct CUstream_st *cap_stream; /* the stream of that record */
+    size_t cap_tail;            /* the capture's node count at that record */
 };
 
-typedef struct mock_names {
-    char **v;
-    size_t n;
-} mock_names;
+struct CUgraph_st {
+    mock_obj h;
+    mock_nodes nodes;
+};
+
+struct CUgraphExec_st {
+    mock_obj h;
+    mock_nodes nodes; /* copies of the graph's nodes, sharing their work */
+};
 
 /* Function attributes that cuFuncSetAttribute / cuKernelSetAttribute changed. */
 typedef struct mock_fattrs {
@@ -223,8 +233,9 @@ typedef struct mock_fattrs {
 
 struct CUmod_st {
     mock_obj h;
-    mock_names names;
-    struct CUfunc_st **funcs; /* per name, made on first cuModuleGetFunction */
+    mock_image img;
+    struct CUfunc_st **funcs; /* per entry of img, made on first cuModuleGetFunction */
+    size_t capfuncs;
 };
 
 struct CUfunc_st {
@@ -232,20 +243,23 @@ struct CUfunc_st {
     const char *name;         /* owned by the module or library */
     struct CUmod_st *module;  /* NULL for a function of a kernel */
     struct CUkern_st *kernel; /* NULL for a module's function */
+    long entry;               /* its entry in the module's image */
     mock_fattrs own;
     mock_fattrs *attrs; /* own, or the kernel's */
 };
 
 struct CUlib_st {
     mock_obj h;
-    mock_names names;
+    mock_image img;
     struct CUkern_st **kernels;
+    size_t capkernels;
 };
 
 struct CUkern_st {
     mock_obj h;
     const char *name;
     struct CUlib_st *library;
+    long entry; /* its entry in the library's image */
     mock_fattrs attrs;
     struct CUfunc_st **funcs; /* one per context, made by cuKernelGetFunction */
     size_t nfuncs, capfuncs;
@@ -321,6 +335,15 @@ typedef struct mock_state {
 
     mock_alloc *allocs;
     size_t nallocs, capallocs;
+
+    /* Execution (mock_queue.c, mock_capture.c, mock_kernels.c) */
+    bool jit_fail_armed;
+    char jit_fail_log[256];
+    unsigned long long next_capture_id;
+    mock_capture **captures; /* those going on */
+    size_t ncaptures, capcaptures;
+    struct mock_host_kernel *host_kernels;
+    size_t nhost_kernels, caphost_kernels;
 } mock_state;
 
 extern mock_state mock__s;
@@ -388,11 +411,15 @@ CUresult mock__need_current(const char *entry, struct CUctx_st **out);
 CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out);
 struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s);
 
-/* Work on streams (mock_stream.c). */
+/* Work on streams (mock_stream.c, mock_queue.c). mock__submit adds a marker item (no work) to
+ * s; mock__complete runs s's queue up to item `upto`. */
 void mock__submit(struct CUstream_st *s);
 void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth);
 void mock__stream_init(struct CUstream_st *s, struct CUctx_st *ctx);
 void mock__ctx_sync(struct CUctx_st *ctx);
+/* Execution state at reset (mock_capture.c); its control functions (mock_exec_control.c). */
+void mock__exec_reset(void);
+void mock__exec_api(cushim_mock_api *api);
 
 /* Devices (mock_device.c). */
 void mock__device_defaults(int ordinal);
@@ -408,6 +435,7 @@ typedef struct mock_kinfo {
     const char *name;
     struct CUctx_st *ctx; /* a function's context; NULL for a kernel */
     mock_fattrs *attrs;
+    const mock_kentry *kentry; /* the image's record: its name and parameters */
 } mock_kinfo;
 /* A CUfunction argument, which may be a CUkernel cast to one. */
 CUresult mock__function(CUfunction f, const char *entry, mock_kinfo *out);

@@ -149,6 +149,7 @@ static void ctl_reset(void) {
     S.kernel_static_smem = 0;
     S.kernel_regs = 32;
     S.kernel_max_threads = 1024;
+    mock__exec_reset();
     mock__unlock();
 }
 
@@ -406,4 +407,5 @@ MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api) {
         .launch_count = ctl_launch_count,
         .launch = ctl_launch,
     };
+    mock__exec_api(api);
 }

@@ -9,7 +9,9 @@
 #include "mock.h"
 
 mock_state mock__s;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: work run in stream order (host functions, host kernels) runs under the lock, and
+ * may call back into the mock. */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 /* The calling thread's context stack; its top is the current context. A reset voids every
  * thread's stack at once through the generation. The stack grows (cuCtxCreate pushes, and
@@ -173,6 +175,7 @@ const char *mock__kind_name(int kind) {
         [CUSHIM_MOCK_CONTEXT] = "context", [CUSHIM_MOCK_STREAM] = "stream",
         [CUSHIM_MOCK_EVENT] = "event",     [CUSHIM_MOCK_MODULE] = "module",
         [CUSHIM_MOCK_LIBRARY] = "library", [CUSHIM_MOCK_MEMORY] = "allocation",
+        [CUSHIM_MOCK_GRAPH] = "graph",     [CUSHIM_MOCK_GRAPH_EXEC] = "graph exec",
         [MOCK_K_FUNCTION] = "function",    [MOCK_K_KERNEL] = "kernel",
     };
     return kind >= 0 && kind < MOCK_K_COUNT ? names[kind] : "object";
@@ -245,7 +248,7 @@ void mock__kill(mock_obj *o) {
         break;
     case CUSHIM_MOCK_MODULE: {
         struct CUmod_st *m = (struct CUmod_st *)o;
-        for (size_t i = 0; i < m->names.n; i++) {
+        for (size_t i = 0; i < m->img.nentries && i < m->capfuncs; i++) {
             if (m->funcs[i]) mock__kill(&m->funcs[i]->h);
         }
         mock__s.live[CUSHIM_MOCK_MODULE]--;
@@ -253,7 +256,7 @@ void mock__kill(mock_obj *o) {
     }
     case CUSHIM_MOCK_LIBRARY: {
         struct CUlib_st *l = (struct CUlib_st *)o;
-        for (size_t i = 0; i < l->names.n; i++) {
+        for (size_t i = 0; i < l->img.nentries && i < l->capkernels; i++) {
             if (l->kernels[i]) mock__kill(&l->kernels[i]->h);
         }
         mock__s.live[CUSHIM_MOCK_LIBRARY]--;
@@ -264,6 +267,14 @@ void mock__kill(mock_obj *o) {
         for (size_t i = 0; i < k->nfuncs; i++) mock__kill(&k->funcs[i]->h);
         break;
     }
+    case CUSHIM_MOCK_GRAPH:
+        mock__nodes_free(&((struct CUgraph_st *)o)->nodes);
+        mock__s.live[CUSHIM_MOCK_GRAPH]--;
+        break;
+    case CUSHIM_MOCK_GRAPH_EXEC:
+        mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes);
+        mock__s.live[CUSHIM_MOCK_GRAPH_EXEC]--;
+        break;
     default:
         break;
     }
@@ -271,29 +282,30 @@ void mock__kill(mock_obj *o) {
     o->alive = false;
 }
 
-static void free_names(mock_names *n) {
-    for (size_t i = 0; i < n->n; i++) free(n->v[i]);
-    free(n->v);
-}
-
 void mock__free_record(mock_obj *o) {
     switch (o->kind) {
     case CUSHIM_MOCK_CONTEXT:
-        free(((struct CUctx_st *)o)->default_stream.deps);
+        mock__queue_free(&((struct CUctx_st *)o)->default_stream.q);
         break;
     case CUSHIM_MOCK_STREAM:
-        free(((struct CUstream_st *)o)->deps);
+        mock__queue_free(&((struct CUstream_st *)o)->q);
         break;
     case CUSHIM_MOCK_MODULE:
-        free_names(&((struct CUmod_st *)o)->names);
+        mock__image_free(&((struct CUmod_st *)o)->img);
         free(((struct CUmod_st *)o)->funcs);
         break;
     case CUSHIM_MOCK_LIBRARY:
-        free_names(&((struct CUlib_st *)o)->names);
+        mock__image_free(&((struct CUlib_st *)o)->img);
         free(((struct CUlib_st *)o)->kernels);
         break;
     case MOCK_K_KERNEL:
         free(((struct CUkern_st *)o)->funcs);
+        break;
+    case CUSHIM_MOCK_GRAPH:
+        mock__nodes_free(&((struct CUgraph_st *)o)->nodes);
+        break;
+    case CUSHIM_MOCK_GRAPH_EXEC:
+        mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes);
         break;
     default:
         break;

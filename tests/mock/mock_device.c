@@ -410,6 +410,10 @@ CUresult CUDAAPI mock_cuCtxSynchronize(void) {
     MOCK_ENTER(cuCtxSynchronize);
     struct CUctx_st *c;
     CUresult r = mock__need_current("cuCtxSynchronize", &c);
+    /* A capture of the context (not relaxed) makes the synchronize illegal, and breaks it. */
+    if (r == CUDA_SUCCESS && mock__capture_blocks_ctx_sync(c)) {
+        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     if (r == CUDA_SUCCESS) mock__ctx_sync(c);
     return mock__leave(r);
 }
@@ -418,6 +422,10 @@ CUresult CUDAAPI mock_cuCtxSynchronize_v2(CUcontext ctx) {
     MOCK_ENTER(cuCtxSynchronize_v2);
     struct CUctx_st *c;
     CUresult r = ctx_or_current(ctx, "cuCtxSynchronize_v2", &c);
+    /* A capture of the context (not relaxed) makes the synchronize illegal, and breaks it. */
+    if (r == CUDA_SUCCESS && mock__capture_blocks_ctx_sync(c)) {
+        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     if (r == CUDA_SUCCESS) mock__ctx_sync(c);
     return mock__leave(r);
 }

@@ -1,4 +1,5 @@
-/* Launches (recorded, never run) and the occupancy model of cushim_mock.h. */
+/* Launches (checked here; recorded and run in stream order by mock_kernels.c) and the
+ * occupancy model of cushim_mock.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -131,14 +132,9 @@ CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, i
 /* Launch                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct launch_args {
-    unsigned grid[3], block[3];
-    unsigned smem;
-    CUstream stream;
-    bool cooperative;
-} launch_args;
+typedef mock_launch_in launch_args;
 
-/* Checks a launch as the driver does, then records it; the kernel runs no code. */
+/* Checks a launch as the driver does, then hands it to mock_kernels.c. */
 static CUresult launch(const char *entry, CUfunction hf, const launch_args *a) {
     mock_kinfo k;
     CUresult r = mock__function(hf, entry, &k);
@@ -180,19 +176,7 @@ static CUresult launch(const char *entry, CUfunction hf, const launch_args *a) {
         if (blocks > fit) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     }
 
-    cushim_mock_launch *l = mock__new_launch();
-    if (l != NULL) {
-        snprintf(l->kernel, sizeof l->kernel, "%s", k.name);
-        memcpy(l->grid, a->grid, sizeof l->grid);
-        memcpy(l->block, a->block, sizeof l->block);
-        l->shared_mem_bytes = a->smem;
-        l->stream = a->stream;
-        l->context = mock__current();
-        l->cooperative = a->cooperative;
-    }
-    S.clock_us += S.launch_us;
-    mock__submit(s);
-    return CUDA_SUCCESS;
+    return mock__kernel_submit(k.kentry, s, a);
 }
 
 CUresult CUDAAPI mock_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
@@ -201,7 +185,7 @@ CUresult CUDAAPI mock_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int
                                      void **params, void **extra) {
     MOCK_ENTER(cuLaunchKernel);
     if (params != NULL && extra != NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    launch_args a = {{gx, gy, gz}, {bx, by, bz}, smem, hs, false};
+    launch_args a = {{gx, gy, gz}, {bx, by, bz}, smem, hs, false, NULL, 0, params, extra};
     return mock__leave(launch("cuLaunchKernel", f, &a));
 }
 
@@ -210,8 +194,7 @@ CUresult CUDAAPI mock_cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, u
                                                 unsigned int bz, unsigned int smem, CUstream hs,
                                                 void **params) {
     MOCK_ENTER(cuLaunchCooperativeKernel);
-    (void)params;
-    launch_args a = {{gx, gy, gz}, {bx, by, bz}, smem, hs, true};
+    launch_args a = {{gx, gy, gz}, {bx, by, bz}, smem, hs, true, NULL, 0, params, NULL};
     return mock__leave(launch("cuLaunchCooperativeKernel", f, &a));
 }
 
@@ -226,7 +209,11 @@ CUresult CUDAAPI mock_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction 
                      {config->blockDimX, config->blockDimY, config->blockDimZ},
                      config->sharedMemBytes,
                      config->hStream,
-                     false};
+                     false,
+                     config->attrs,
+                     config->numAttrs,
+                     params,
+                     extra};
     for (unsigned i = 0; i < config->numAttrs; i++) {
         if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
             a.cooperative = config->attrs[i].value.cooperative != 0;

@@ -1,5 +1,5 @@
-/* Modules, libraries, functions and kernels. The mock reads PTX text only: its kernels are the
- * names after `.entry`, and a text containing MOCK_JIT_ERROR fails to compile. */
+/* Modules, libraries, functions and kernels. Images are read by mock_image.c: kernels, their
+ * parameters and variables come from the PTX, cubin or fatbin. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,80 +7,10 @@
 #include "mock.h"
 
 #define S mock__s
-#define JIT_ERROR_TEXT "mock ptxas error: line 1: MOCK_JIT_ERROR"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Images                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-
-static bool ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || c == '%';
-}
-
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-static bool add_name(mock_names *n, const char *p, size_t len) {
-    for (size_t i = 0; i < n->n; i++) {
-        if (strlen(n->v[i]) == len && memcmp(n->v[i], p, len) == 0) return true;
-    }
-    char **v = realloc(n->v, (n->n + 1) * sizeof *v);
-    if (v == NULL) return false;
-    n->v = v;
-    char *s = malloc(len + 1);
-    if (s == NULL) return false;
-    memcpy(s, p, len);
-    s[len] = '\0';
-    n->v[n->n++] = s;
-    return true;
-}
-
-static void free_names(mock_names *n) {
-    for (size_t i = 0; i < n->n; i++) free(n->v[i]);
-    free(n->v);
-    n->v = NULL;
-    n->n = 0;
-}
-
-/* The `.entry` names of a PTX text, comments skipped. */
-static CUresult parse(const void *image, mock_names *out, bool *jit_error) {
-    const unsigned char *b = image;
-    *jit_error = false;
-    memset(out, 0, sizeof *out);
-    if (image == NULL) return CUDA_ERROR_INVALID_VALUE;
-    /* ELF (a cubin) and fatbin images: the mock cannot read them. */
-    if ((b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') ||
-        (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba) ||
-        (b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)) {
-        return CUDA_ERROR_INVALID_IMAGE;
-    }
-    const char *t = image;
-    if (t[0] == '\0') return CUDA_ERROR_INVALID_IMAGE;
-    if (strstr(t, "MOCK_JIT_ERROR") != NULL) {
-        *jit_error = true;
-        return CUDA_ERROR_INVALID_PTX;
-    }
-    for (const char *p = t; *p;) {
-        if (p[0] == '/' && p[1] == '/') {
-            while (*p && *p != '\n') p++;
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *end = strstr(p + 2, "*/");
-            p = end ? end + 2 : p + strlen(p);
-        } else if (strncmp(p, ".entry", 6) == 0 && is_space(p[6]) && (p == t || !ident_char(p[-1]))) {
-            p += 6;
-            while (is_space(*p)) p++;
-            const char *start = p;
-            while (ident_char(*p)) p++;
-            if (p > start && !add_name(out, start, (size_t)(p - start))) {
-                free_names(out);
-                return CUDA_ERROR_OUT_OF_MEMORY;
-            }
-        } else {
-            p++;
-        }
-    }
-    return CUDA_SUCCESS;
-}
 
 /* Fills one log buffer option pair with text, as the JIT does: at most size - 1 characters and
  * a NUL, and the size option becomes the bytes written. */
@@ -101,14 +31,20 @@ static void write_log(unsigned n, const CUjit_option *opts, void **vals, CUjit_o
     if (is >= 0) vals[is] = (void *)(uintptr_t)(len ? len + 1 : 0);
 }
 
-/* Parses an image under JIT options; on a JIT error, the error log gets the message. */
+/* Reads an image under JIT options; on a JIT error, the error log gets the message. A JIT
+ * failure asked for through the control API fails the next image that holds PTX. */
 static CUresult compile(const void *image, unsigned n, CUjit_option *opts, void **vals,
-                        mock_names *names) {
+                        mock_image *img) {
     if (n > 0 && (opts == NULL || vals == NULL)) return CUDA_ERROR_INVALID_VALUE;
-    bool jit_error;
-    CUresult r = parse(image, names, &jit_error);
-    write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-              jit_error ? JIT_ERROR_TEXT : "");
+    const char *log = "";
+    CUresult r = mock__image_read(image, img, &log);
+    if (r == CUDA_SUCCESS && img->has_ptx && S.jit_fail_armed) {
+        S.jit_fail_armed = false;
+        log = S.jit_fail_log;
+        mock__image_free(img);
+        r = CUDA_ERROR_INVALID_PTX;
+    }
+    write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log);
     write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "");
     return r;
 }
@@ -154,18 +90,15 @@ static CUresult load_module(const char *entry, CUmodule *out, const void *image,
     struct CUctx_st *c;
     CUresult r = mock__need_current(entry, &c);
     if (r != CUDA_SUCCESS) return r;
-    mock_names names;
-    r = compile(image, n, opts, vals, &names);
+    mock_image img;
+    r = compile(image, n, opts, vals, &img);
     if (r != CUDA_SUCCESS) return r;
-    struct CUfunc_st **funcs = calloc(names.n + 1, sizeof *funcs);
-    struct CUmod_st *m = funcs ? mock__new(sizeof *m, CUSHIM_MOCK_MODULE, c) : NULL;
+    struct CUmod_st *m = mock__new(sizeof *m, CUSHIM_MOCK_MODULE, c);
     if (m == NULL) {
-        free(funcs);
-        free_names(&names);
+        mock__image_free(&img);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    m->names = names;
-    m->funcs = funcs;
+    m->img = img;
     S.live[CUSHIM_MOCK_MODULE]++;
     *out = m;
     return CUDA_SUCCESS;
@@ -199,11 +132,18 @@ CUresult CUDAAPI mock_cuModuleUnload(CUmodule hmod) {
     return mock__leave(CUDA_SUCCESS);
 }
 
-static long find_name(const mock_names *n, const char *name) {
-    for (size_t i = 0; i < n->n; i++) {
-        if (strcmp(n->v[i], name) == 0) return (long)i;
+/* The entry `name` of an image, with room for its record in the array at `slots`; -1 not
+ * found, -2 out of memory. Room added is zeroed: records are made on first use. */
+static long entry_slot(mock_image *img, void *slots, size_t *cap, const char *name) {
+    long i = mock__image_entry(img, name);
+    size_t old = *cap;
+    if (i >= 0 && !mock__grow(slots, cap, img->nentries, sizeof(void *))) return -2;
+    if (*cap > old) {
+        char *v;
+        memcpy(&v, slots, sizeof v);
+        memset(v + old * sizeof(void *), 0, (*cap - old) * sizeof(void *));
     }
-    return -1;
+    return i;
 }
 
 static struct CUfunc_st *new_function(struct CUctx_st *ctx, const char *name) {
@@ -219,12 +159,14 @@ CUresult CUDAAPI mock_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, cons
     if (hfunc == NULL || name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunction");
-    long i = find_name(&m->names, name);
+    long i = entry_slot(&m->img, &m->funcs, &m->capfuncs, name);
+    if (i == -2) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     if (i < 0) return mock__leave(CUDA_ERROR_NOT_FOUND);
     if (m->funcs[i] == NULL) {
-        struct CUfunc_st *f = new_function(m->h.ctx, m->names.v[i]);
+        struct CUfunc_st *f = new_function(m->h.ctx, m->img.entries[i].name);
         if (f == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
         f->module = m;
+        f->entry = i;
         m->funcs[i] = f;
     }
     *hfunc = m->funcs[i];
@@ -241,11 +183,13 @@ CUresult mock__function(CUfunction hf, const char *entry, mock_kinfo *out) {
     if (o != NULL && o->kind == MOCK_K_KERNEL) {
         struct CUkern_st *k = (struct CUkern_st *)o;
         if (!o->alive) mock__die(entry, "kernel %p was already destroyed", (void *)hf);
-        *out = (mock_kinfo){k->name, NULL, &k->attrs};
+        *out = (mock_kinfo){k->name, NULL, &k->attrs, &k->library->img.entries[k->entry]};
         return CUDA_SUCCESS;
     }
     struct CUfunc_st *f = mock__expect(hf, MOCK_K_FUNCTION, entry);
-    *out = (mock_kinfo){f->name, f->h.ctx, f->attrs};
+    const mock_image *img = f->module ? &f->module->img : &f->kernel->library->img;
+    long i = f->module ? f->entry : f->kernel->entry;
+    *out = (mock_kinfo){f->name, f->h.ctx, f->attrs, &img->entries[i]};
     return CUDA_SUCCESS;
 }
 
@@ -370,18 +314,15 @@ CUresult CUDAAPI mock_cuFuncGetModule(CUmodule *hmod, CUfunction hf) {
 static CUresult load_library(CUlibrary *out, const void *code, CUjit_option *opts, void **vals,
                              unsigned n) {
     if (out == NULL) return CUDA_ERROR_INVALID_VALUE;
-    mock_names names;
-    CUresult r = compile(code, n, opts, vals, &names);
+    mock_image img;
+    CUresult r = compile(code, n, opts, vals, &img);
     if (r != CUDA_SUCCESS) return r;
-    struct CUkern_st **kernels = calloc(names.n + 1, sizeof *kernels);
-    struct CUlib_st *l = kernels ? mock__new(sizeof *l, CUSHIM_MOCK_LIBRARY, NULL) : NULL;
+    struct CUlib_st *l = mock__new(sizeof *l, CUSHIM_MOCK_LIBRARY, NULL);
     if (l == NULL) {
-        free(kernels);
-        free_names(&names);
+        mock__image_free(&img);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    l->names = names;
-    l->kernels = kernels;
+    l->img = img;
     S.live[CUSHIM_MOCK_LIBRARY]++;
     *out = l;
     return CUDA_SUCCESS;
@@ -422,12 +363,14 @@ CUresult CUDAAPI mock_cuLibraryGetKernel(CUkernel *pk, CUlibrary library, const 
     if (pk == NULL || name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (library == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUlib_st *l = mock__expect(library, CUSHIM_MOCK_LIBRARY, "cuLibraryGetKernel");
-    long i = find_name(&l->names, name);
+    long i = entry_slot(&l->img, &l->kernels, &l->capkernels, name);
+    if (i == -2) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     if (i < 0) return mock__leave(CUDA_ERROR_NOT_FOUND);
     if (l->kernels[i] == NULL) {
         struct CUkern_st *k = mock__new(sizeof *k, MOCK_K_KERNEL, NULL);
         if (k == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
-        k->name = l->names.v[i];
+        k->name = l->img.entries[i].name;
+        k->entry = i;
         k->library = l;
         l->kernels[i] = k;
     }
@@ -500,3 +443,4 @@ CUresult CUDAAPI mock_cuKernelGetLibrary(CUlibrary *plib, CUkernel hk) {
     *plib = expect_kernel(hk, "cuKernelGetLibrary")->library;
     return mock__leave(CUDA_SUCCESS);
 }
+

@@ -1,4 +1,4 @@
-/* Streams, events and the pending-work model. */
+/* Streams and events. Their work is queued and run by mock_queue.c; capture by mock_capture.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,39 +16,6 @@ void mock__stream_init(struct CUstream_st *s, struct CUctx_st *ctx) {
     s->h.alive = true;
     s->h.ctx = ctx;
     s->id = S.next_id++;
-}
-
-/* One item of work (a launch, a record, an async copy) enters s; it stays pending until
- * something completes it, unless pending work is switched off. */
-void mock__submit(struct CUstream_st *s) {
-    if (S.pending) s->submitted++;
-}
-
-/* Completes the work of s up to `upto`, and the work that s waited for on the way. */
-void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth) {
-    if (depth > 64) return; /* a cycle of waits: a deadlock on a real device */
-    if (upto > s->submitted) upto = s->submitted;
-    if (s->completed < upto) s->completed = upto;
-    for (size_t i = 0; i < s->ndeps;) {
-        if (s->deps[i].at <= s->completed) {
-            mock_dep d = s->deps[i];
-            s->deps[i] = s->deps[--s->ndeps];
-            mock__complete(d.stream, d.seq, depth + 1);
-            i = 0; /* the nested call may have changed this list */
-            continue;
-        }
-        i++;
-    }
-}
-
-void mock__ctx_sync(struct CUctx_st *c) {
-    mock__complete(&c->default_stream, c->default_stream.submitted, 0);
-    for (mock_obj *o = c->children.next; o != &c->children; o = o->next) {
-        if (o->kind == CUSHIM_MOCK_STREAM) {
-            struct CUstream_st *s = (struct CUstream_st *)o;
-            mock__complete(s, s->submitted, 0);
-        }
-    }
 }
 
 static bool event_done(const struct CUevent_st *e) {
@@ -96,6 +63,7 @@ CUresult CUDAAPI mock_cuStreamDestroy(CUstream hs) {
     MOCK_ENTER(cuStreamDestroy);
     if (special(hs)) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUstream_st *s = mock__expect(hs, CUSHIM_MOCK_STREAM, "cuStreamDestroy");
+    mock__capture_leave(s);
     mock__kill(&s->h);
     return mock__leave(CUDA_SUCCESS);
 }
@@ -104,6 +72,10 @@ CUresult CUDAAPI mock_cuStreamQuery(CUstream hs) {
     MOCK_ENTER(cuStreamQuery);
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuStreamQuery", &s);
+    if (r == CUDA_SUCCESS && s->cap != NULL) {
+        mock__capture_invalidate(s); /* as the driver: an illegal call ends the capture's use */
+        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     if (r == CUDA_SUCCESS && s->completed < s->submitted) r = CUDA_ERROR_NOT_READY;
     return mock__leave(r);
 }
@@ -112,6 +84,10 @@ CUresult CUDAAPI mock_cuStreamSynchronize(CUstream hs) {
     MOCK_ENTER(cuStreamSynchronize);
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuStreamSynchronize", &s);
+    if (r == CUDA_SUCCESS && s->cap != NULL) {
+        mock__capture_invalidate(s);
+        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     if (r == CUDA_SUCCESS) mock__complete(s, s->submitted, 0);
     return mock__leave(r);
 }
@@ -124,14 +100,16 @@ CUresult CUDAAPI mock_cuStreamWaitEvent(CUstream hs, CUevent he, unsigned int fl
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuStreamWaitEvent", &s);
     if (r != CUDA_SUCCESS) return mock__leave(r);
-    if (event_done(e)) return mock__leave(CUDA_SUCCESS);
-    /* The wait is an item of s that completes with the event's work. */
-    if (!mock__grow(&s->deps, &s->capdeps, s->ndeps + 1, sizeof *s->deps)) {
-        return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    if (s->cap != NULL || mock__event_captured(e)) {
+        return mock__leave(mock__capture_wait(s, e, flags));
     }
-    s->submitted++;
-    s->deps[s->ndeps++] = (mock_dep){e->stream, e->seq, s->submitted};
-    return mock__leave(CUDA_SUCCESS);
+    return mock__leave(mock__event_wait_in(s, e));
+}
+
+/* A wait is an item of s that completes with the event's work. */
+CUresult mock__event_wait_in(struct CUstream_st *s, struct CUevent_st *e) {
+    if (!e->h.alive || event_done(e)) return CUDA_SUCCESS;
+    return mock__push_wait(s, e->stream, e->seq) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult CUDAAPI mock_cuStreamGetCtx(CUstream hs, CUcontext *pctx) {
@@ -229,12 +207,20 @@ static CUresult record(const char *entry, CUevent he, CUstream hs, unsigned flag
     if (r != CUDA_SUCCESS) return r;
     /* The driver refuses an event and a stream of different contexts. */
     if (mock__stream_ctx(s) != e->h.ctx) return CUDA_ERROR_INVALID_HANDLE;
+    if (s->cap != NULL) return mock__capture_record(s, e, flags);
+    mock__event_record_in(e, s);
+    return CUDA_SUCCESS;
+}
+
+/* The event takes the mock's clock at the call, and completes with the work before it. */
+void mock__event_record_in(struct CUevent_st *e, struct CUstream_st *s) {
+    if (!e->h.alive) return;
     mock__submit(s);
     e->recorded = true;
     e->stream = s;
     e->seq = s->submitted;
     e->stamp = S.clock_us;
-    return CUDA_SUCCESS;
+    e->cap_id = 0;
 }
 
 CUresult CUDAAPI mock_cuEventRecord(CUevent he, CUstream hs) {
@@ -251,6 +237,7 @@ CUresult CUDAAPI mock_cuEventQuery(CUevent he) {
     MOCK_ENTER(cuEventQuery);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUevent_st *e = mock__expect(he, CUSHIM_MOCK_EVENT, "cuEventQuery");
+    if (mock__event_captured(e)) return mock__leave(CUDA_ERROR_CAPTURED_EVENT);
     return mock__leave(event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
 }
 
@@ -258,6 +245,7 @@ CUresult CUDAAPI mock_cuEventSynchronize(CUevent he) {
     MOCK_ENTER(cuEventSynchronize);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUevent_st *e = mock__expect(he, CUSHIM_MOCK_EVENT, "cuEventSynchronize");
+    if (mock__event_captured(e)) return mock__leave(CUDA_ERROR_CAPTURED_EVENT);
     if (e->recorded) mock__complete(e->stream, e->seq, 0);
     return mock__leave(CUDA_SUCCESS);
 }
@@ -272,6 +260,9 @@ CUresult CUDAAPI mock_cuEventElapsedTime(float *ms, CUevent hstart, CUevent hend
      * recorded but not complete is not ready. */
     if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) {
         return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    }
+    if (mock__event_captured(a) || mock__event_captured(b)) {
+        return mock__leave(CUDA_ERROR_CAPTURED_EVENT);
     }
     if (!a->recorded || !b->recorded) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     if (!event_done(a) || !event_done(b)) return mock__leave(CUDA_ERROR_NOT_READY);

@@ -1,0 +1,32 @@
+/* The control functions of execution (cushim_mock.h, after "Execution: ..."). */
+#include <stdio.h>
+
+#include "mock.h"
+
+#define S mock__s
+
+static void ctl_register_kernel(const char *name, cushim_mock_kernel_fn fn) {
+    mock__lock();
+    mock__register_kernel(name, fn);
+    mock__unlock();
+}
+
+static int ctl_host_kernel_runs(const char *name) {
+    mock__lock();
+    int n = mock__kernel_runs(name);
+    mock__unlock();
+    return n;
+}
+
+static void ctl_fail_next_jit(const char *log) {
+    mock__lock();
+    S.jit_fail_armed = log != NULL;
+    snprintf(S.jit_fail_log, sizeof S.jit_fail_log, "%s", log ? log : "");
+    mock__unlock();
+}
+
+void mock__exec_api(cushim_mock_api *api) {
+    api->register_kernel = ctl_register_kernel;
+    api->host_kernel_runs = ctl_host_kernel_runs;
+    api->fail_next_jit = ctl_fail_next_jit;
+}

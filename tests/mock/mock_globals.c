@@ -1,0 +1,33 @@
+/* Module variables and counts: what cuModuleGetGlobal and cuModuleGetFunctionCount read from
+ * a module's image (mock_image.h). */
+#include <stdint.h>
+
+#include "mock.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Module variables                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A variable is zeroed host memory of its size, owned by the module: its address is the device
+ * pointer, as for every allocation of the mock. */
+CUresult CUDAAPI mock_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                                        const char *name) {
+    MOCK_ENTER(cuModuleGetGlobal);
+    if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetGlobal");
+    const mock_global *g = mock__image_global(&m->img, name);
+    if (g == NULL) return mock__leave(CUDA_ERROR_NOT_FOUND);
+    if (dptr) *dptr = (CUdeviceptr)(uintptr_t)g->mem;
+    if (bytes) *bytes = g->size;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuModuleGetFunctionCount(unsigned int *count, CUmodule hmod) {
+    MOCK_ENTER(cuModuleGetFunctionCount);
+    if (count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunctionCount");
+    *count = (unsigned)m->img.nentries;
+    return mock__leave(CUDA_SUCCESS);
+}

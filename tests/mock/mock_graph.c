@@ -1,0 +1,208 @@
+/* Graphs and graph executables: what a capture recorded, instantiated, launched (its nodes'
+ * work enters the launch stream's queue in capture order), uploaded and updated.
+ *
+ * Update rules: an executable takes a graph's parameters when the graph has as many nodes as
+ * it, of the same kinds in the same order; otherwise the update fails with
+ * CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED (another count) or _NODE_TYPE_CHANGED (another
+ * kind, naming the graph's node), and the executable is left as it was. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define S mock__s
+
+/* ------------------------------------------------------------------------------------------ */
+/* Nodes                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+bool mock__nodes_add(mock_nodes *n, mock_node_kind kind, mock_work *w, struct CUevent_st *e) {
+    if (!mock__grow(&n->v, &n->cap, n->n + 1, sizeof *n->v)) return false;
+    struct CUgraphNode_st *node = malloc(sizeof *node);
+    if (node == NULL) return false;
+    *node = (struct CUgraphNode_st){kind, w, e};
+    if (w) w->refs++;
+    n->v[n->n++] = node;
+    return true;
+}
+
+void mock__nodes_free(mock_nodes *n) {
+    for (size_t i = 0; i < n->n; i++) {
+        mock__work_unref(n->v[i]->work);
+        free(n->v[i]);
+    }
+    free(n->v);
+    memset(n, 0, sizeof *n);
+}
+
+static bool capturing_into(const struct CUgraph_st *g) {
+    for (size_t i = 0; i < S.ncaptures; i++) {
+        if (S.captures[i]->graph == g) return true;
+    }
+    return false;
+}
+
+/* A graph argument: NULL is CUDA_ERROR_INVALID_VALUE; one still being captured into cannot be
+ * used yet. */
+static CUresult graph_arg(CUgraph hg, const char *entry, struct CUgraph_st **out) {
+    if (hg == NULL) return CUDA_ERROR_INVALID_VALUE;
+    *out = mock__expect(hg, CUSHIM_MOCK_GRAPH, entry);
+    return capturing_into(*out) ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Instantiate, destroy                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+static CUresult instantiate(const char *entry, CUgraphExec *pe, CUgraph hg,
+                            unsigned long long flags) {
+    const unsigned long long known =
+        CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+        CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    if (pe == NULL || (flags & ~known)) return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraph_st *g;
+    CUresult r = graph_arg(hg, entry, &g);
+    if (r != CUDA_SUCCESS) return r;
+    struct CUgraphExec_st *x = mock__new(sizeof *x, CUSHIM_MOCK_GRAPH_EXEC, g->h.ctx);
+    if (x == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    S.live[CUSHIM_MOCK_GRAPH_EXEC]++;
+    for (size_t i = 0; i < g->nodes.n; i++) {
+        const struct CUgraphNode_st *n = g->nodes.v[i];
+        if (!mock__nodes_add(&x->nodes, n->kind, n->work, n->event)) {
+            mock__kill(&x->h);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    *pe = x;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg,
+                                                  unsigned long long flags) {
+    MOCK_ENTER(cuGraphInstantiateWithFlags);
+    return mock__leave(instantiate("cuGraphInstantiateWithFlags", pe, hg, flags));
+}
+
+CUresult CUDAAPI mock_cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph hg,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *p) {
+    MOCK_ENTER(cuGraphInstantiateWithParams);
+    if (p == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUresult r = instantiate("cuGraphInstantiateWithParams", pe, hg, p->flags);
+    if (r == CUDA_SUCCESS && (p->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)) {
+        struct CUstream_st *s; /* the upload itself is free: only the stream is checked */
+        r = mock__stream(p->hUploadStream, "cuGraphInstantiateWithParams", &s);
+        if (r != CUDA_SUCCESS) {
+            mock__kill(&(*pe)->h);
+            *pe = NULL;
+        }
+    }
+    p->hErrNode_out = NULL;
+    p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuGraphDestroy(CUgraph hg) {
+    MOCK_ENTER(cuGraphDestroy);
+    struct CUgraph_st *g;
+    CUresult r = graph_arg(hg, "cuGraphDestroy", &g);
+    if (r == CUDA_SUCCESS) mock__kill(&g->h);
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuGraphExecDestroy(CUgraphExec he) {
+    MOCK_ENTER(cuGraphExecDestroy);
+    if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    mock__kill(mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphExecDestroy"));
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launch, upload                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
+    MOCK_ENTER(cuGraphLaunch);
+    if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphLaunch");
+    struct CUstream_st *s;
+    CUresult r = mock__stream(hs, "cuGraphLaunch", &s);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    if (mock__stream_ctx(s) != x->h.ctx) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    /* Launched into a capture, the nodes join that capture's graph. */
+    for (size_t i = 0; i < x->nodes.n && r == CUDA_SUCCESS; i++) {
+        const struct CUgraphNode_st *n = x->nodes.v[i];
+        if (n->kind == MOCK_NODE_KERNEL && n->work != NULL && s->cap == NULL) {
+            mock__kernel_record_replay(n->work->arg, s);
+            S.clock_us += S.launch_us;
+        }
+        r = mock__submit_node(s, n->kind, n->work, n->event);
+    }
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuGraphUpload(CUgraphExec he, CUstream hs) {
+    MOCK_ENTER(cuGraphUpload);
+    if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphUpload");
+    struct CUstream_st *s;
+    CUresult r = mock__stream(hs, "cuGraphUpload", &s);
+    if (r == CUDA_SUCCESS && mock__stream_ctx(s) != x->h.ctx) r = CUDA_ERROR_INVALID_VALUE;
+    return mock__leave(r);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Update                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static CUresult update(const char *entry, CUgraphExec he, CUgraph hg,
+                       CUgraphExecUpdateResultInfo *info) {
+    if (he == NULL) return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, entry);
+    struct CUgraph_st *g;
+    CUresult r = graph_arg(hg, entry, &g);
+    if (r != CUDA_SUCCESS) return r;
+    *info = (CUgraphExecUpdateResultInfo){CU_GRAPH_EXEC_UPDATE_SUCCESS, NULL, NULL};
+    if (g->nodes.n != x->nodes.n) {
+        info->result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+        return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    for (size_t i = 0; i < g->nodes.n; i++) {
+        if (g->nodes.v[i]->kind != x->nodes.v[i]->kind) {
+            info->result = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+            info->errorNode = g->nodes.v[i];
+            return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+        }
+    }
+    for (size_t i = 0; i < g->nodes.n; i++) {
+        struct CUgraphNode_st *to = x->nodes.v[i];
+        const struct CUgraphNode_st *from = g->nodes.v[i];
+        if (from->work) from->work->refs++;
+        mock__work_unref(to->work);
+        to->work = from->work;
+        to->event = from->event;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuGraphExecUpdate(CUgraphExec he, CUgraph hg, CUgraphNode *err_node,
+                                        CUgraphExecUpdateResult *result) {
+    MOCK_ENTER(cuGraphExecUpdate);
+    if (err_node == NULL || result == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUgraphExecUpdateResultInfo info;
+    CUresult r = update("cuGraphExecUpdate", he, hg, &info);
+    if (r == CUDA_SUCCESS || r == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) {
+        *err_node = info.errorNode;
+        *result = info.result;
+    }
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuGraphExecUpdate_v2(CUgraphExec he, CUgraph hg,
+                                           CUgraphExecUpdateResultInfo *info) {
+    MOCK_ENTER(cuGraphExecUpdate_v2);
+    if (info == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUgraphExecUpdateResultInfo got;
+    CUresult r = update("cuGraphExecUpdate", he, hg, &got);
+    if (r == CUDA_SUCCESS || r == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) *info = got;
+    return mock__leave(r);
+}

@@ -1,0 +1,60 @@
+/* Internal to the mock driver: what a module image says about its kernels and variables.
+ *
+ * mock_image.c reads PTX text, cubins (ELF64 for EM_CUDA) and fatbins (0xBA55ED50, holding
+ * PTX, possibly compressed, and ELF entries) as nvcc writes them. The image comes as a bare
+ * pointer, as the driver takes it: headers are read as the driver reads them, one field at a
+ * time, so that a short buffer is refused at the first field it cannot hold.
+ */
+#ifndef CUSHIM_MOCK_IMAGE_H
+#define CUSHIM_MOCK_IMAGE_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct mock_param {
+    unsigned offset, size; /* in the kernel's parameter buffer */
+} mock_param;
+
+typedef struct mock_kentry {
+    char *name;
+    int nparams; /* -1: the image does not say */
+    mock_param *params;
+} mock_kentry;
+
+typedef struct mock_global {
+    char *name;
+    size_t size;
+    void *mem; /* zeroed host memory of `size` bytes (at least 1), owned by the image */
+} mock_global;
+
+typedef struct mock_image {
+    mock_kentry *entries;
+    size_t nentries, capentries;
+    mock_global *globals;
+    size_t nglobals, capglobals;
+    bool any_name; /* names could not be read (compressed PTX only): every name is accepted */
+    bool has_ptx;  /* loading it would run the JIT */
+} mock_image;
+
+/* Reads an image. CUDA_ERROR_INVALID_IMAGE for what is neither PTX nor cubin nor fatbin (or a
+ * damaged one), CUDA_ERROR_INVALID_PTX for text that is not PTX; *jit_log gets a static
+ * sentence for the JIT's error log (or ""). */
+CUresult mock__image_read(const void *image, mock_image *out, const char **jit_log);
+void mock__image_free(mock_image *img);
+/* The entry of that name, or -1; for an any_name image, an entry of unknown parameters is
+ * added for a name not seen before (-2 when out of memory). */
+long mock__image_entry(mock_image *img, const char *name);
+const mock_global *mock__image_global(const mock_image *img, const char *name);
+
+/* Between the readers (mock_image.c, mock_ptx.c, mock_elf.c). An entry added twice keeps the
+ * first parameter list that is known. False when out of memory. */
+bool mock__image_add_entry(mock_image *img, const char *name, size_t len, int nparams,
+                           const mock_param *params);
+bool mock__image_add_global(mock_image *img, const char *name, size_t len, size_t size);
+/* PTX text, NUL-terminated. */
+CUresult mock__ptx_read(const char *text, mock_image *out, const char **jit_log);
+/* A cubin at p; len is its size where known (inside a fatbin), 0 where the ELF headers say. */
+CUresult mock__elf_read(const unsigned char *p, size_t len, mock_image *out);
+
+#endif

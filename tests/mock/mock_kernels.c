@@ -1,0 +1,258 @@
+/* Kernels on the host: a launch copies its parameters (split by the sizes from the image) and
+ * queues the kernel's run at its place in stream order. A kernel runs when it has a host
+ * implementation: registered through the control API, or exported as
+ * cushim_mock_kernel_<name> by the shared library that CUSHIM_MOCK_KERNELS names (opened on
+ * the first launch that needs it, each name looked up once). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define S mock__s
+
+struct mock_host_kernel {
+    char *name;
+    cushim_mock_kernel_fn fn;
+    bool registered; /* through the control API: the library is not asked */
+    bool looked_up;  /* the library was asked (fn is its answer, NULL for none) */
+    int runs;
+};
+
+static void *kernels_lib;
+static bool kernels_lib_tried;
+
+static mock_host_kernel *host_kernel(const char *name, bool add) {
+    for (size_t i = 0; i < S.nhost_kernels; i++) {
+        if (strcmp(S.host_kernels[i].name, name) == 0) return &S.host_kernels[i];
+    }
+    if (!add || !mock__grow(&S.host_kernels, &S.caphost_kernels, S.nhost_kernels + 1,
+                            sizeof *S.host_kernels)) {
+        return NULL;
+    }
+    char *copy = malloc(strlen(name) + 1);
+    if (copy == NULL) return NULL;
+    strcpy(copy, name);
+    S.host_kernels[S.nhost_kernels] = (mock_host_kernel){.name = copy};
+    return &S.host_kernels[S.nhost_kernels++];
+}
+
+/* The library of CUSHIM_MOCK_KERNELS, opened once; NULL when unset or unloadable (said once). */
+static void *library(void) {
+    if (kernels_lib_tried) return kernels_lib;
+    kernels_lib_tried = true;
+    const char *path = getenv("CUSHIM_MOCK_KERNELS");
+    if (path == NULL || path[0] == '\0') return NULL;
+    kernels_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (kernels_lib == NULL) {
+        fprintf(stderr, "cushim mock: CUSHIM_MOCK_KERNELS: %s; kernels run no code\n", dlerror());
+    }
+    return kernels_lib;
+}
+
+static mock_host_kernel *find_impl(const char *name) {
+    mock_host_kernel *k = host_kernel(name, true);
+    if (k == NULL || k->registered || k->looked_up) return k;
+    k->looked_up = true;
+    void *lib = library();
+    if (lib == NULL) return k;
+    char sym[512];
+    if (snprintf(sym, sizeof sym, "cushim_mock_kernel_%s", name) >= (int)sizeof sym) return k;
+    void *p = dlsym(lib, sym);
+    memcpy(&k->fn, &p, sizeof p); /* dlsym gives an object pointer; this is a function */
+    return k;
+}
+
+void mock__kernels_reset(void) {
+    for (size_t i = 0; i < S.nhost_kernels; i++) free(S.host_kernels[i].name);
+    free(S.host_kernels);
+    S.host_kernels = NULL;
+    S.nhost_kernels = S.caphost_kernels = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launches                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct klaunch {
+    char *name;
+    mock_launch_in in; /* params and extra are the program's: not used after the call */
+    CUlaunchAttribute attrs[8];
+    int nparams; /* -1: unknown */
+    unsigned char *buf;
+    void **params;
+} klaunch;
+
+static void run_kernel(void *arg) {
+    klaunch *l = arg;
+    mock_host_kernel *k = find_impl(l->name);
+    if (k == NULL || k->fn == NULL) return;
+    cushim_mock_kernel_args a = {
+        .kernel = l->name,
+        .grid = {l->in.grid[0], l->in.grid[1], l->in.grid[2]},
+        .block = {l->in.block[0], l->in.block[1], l->in.block[2]},
+        .shared_mem_bytes = l->in.smem,
+        .stream = l->in.stream,
+        .params = l->params,
+        .param_count = l->nparams > 0 ? (unsigned)l->nparams : 0,
+    };
+    k->runs++;
+    k->fn(&a);
+}
+
+static void drop_kernel(void *arg) {
+    klaunch *l = arg;
+    free(l->name);
+    free(l->buf);
+    free(l->params);
+    free(l);
+}
+
+static void record(const klaunch *l, CUstream stream) {
+    cushim_mock_launch *r = mock__new_launch();
+    if (r == NULL) return;
+    snprintf(r->kernel, sizeof r->kernel, "%s", l->name);
+    memcpy(r->grid, l->in.grid, sizeof r->grid);
+    memcpy(r->block, l->in.block, sizeof r->block);
+    r->shared_mem_bytes = l->in.smem;
+    r->stream = stream;
+    r->context = mock__current();
+    r->cooperative = l->in.cooperative;
+    r->attr_count = l->in.nattrs;
+    memcpy(r->attrs, l->attrs, sizeof r->attrs);
+    r->param_count = l->nparams;
+}
+
+void mock__kernel_record_replay(void *arg, struct CUstream_st *s) {
+    struct CUctx_st *c = mock__stream_ctx(s);
+    record(arg, s == &c->default_stream ? NULL : s);
+}
+
+/* The `extra` array's buffer: CUDA_ERROR_INVALID_VALUE when it lacks the pointer or size. */
+static CUresult extra_buffer(void **extra, const void **buf, size_t *size) {
+    *buf = NULL;
+    *size = 0;
+    bool have_size = false;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (i > 1024) return CUDA_ERROR_INVALID_VALUE;
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+            *buf = extra[i + 1];
+        } else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1] != NULL) {
+            *size = *(const size_t *)extra[i + 1];
+            have_size = true;
+        } else {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return *buf != NULL && have_size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Copies the parameters, as the driver does at the launch: by the image's sizes, from the
+ * kernelParams array or from the `extra` buffer. Unknown sizes: an `extra` buffer is passed
+ * whole as params[0]. */
+static CUresult copy_params(klaunch *l, const mock_kentry *ke, void **params, void **extra) {
+    const void *ebuf = NULL;
+    size_t esize = 0, total = 0;
+    if (extra != NULL) {
+        CUresult r = extra_buffer(extra, &ebuf, &esize);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    if (ke->nparams < 0) {
+        if (ebuf == NULL) return CUDA_SUCCESS;
+        l->buf = malloc(esize ? esize : 1);
+        l->params = malloc(sizeof *l->params);
+        if (l->buf == NULL || l->params == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+        memcpy(l->buf, ebuf, esize);
+        l->params[0] = l->buf;
+        return CUDA_SUCCESS;
+    }
+    for (int i = 0; i < ke->nparams; i++) {
+        size_t end = (size_t)ke->params[i].offset + ke->params[i].size;
+        if (end > total) total = end;
+    }
+    if (ebuf != NULL && esize < total) return CUDA_ERROR_INVALID_VALUE;
+    l->buf = calloc(1, total ? total : 1);
+    l->params = calloc((size_t)ke->nparams + 1, sizeof *l->params);
+    if (l->buf == NULL || l->params == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (ebuf != NULL) memcpy(l->buf, ebuf, total);
+    for (int i = 0; i < ke->nparams; i++) {
+        unsigned char *at = l->buf + ke->params[i].offset;
+        if (ebuf == NULL && params != NULL && params[i] != NULL) {
+            memcpy(at, params[i], ke->params[i].size);
+        }
+        l->params[i] = at;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
+                             const mock_launch_in *in) {
+    klaunch *l = calloc(1, sizeof *l);
+    if (l == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    l->name = malloc(strlen(ke->name) + 1);
+    if (l->name == NULL) {
+        free(l);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    strcpy(l->name, ke->name);
+    l->in = *in;
+    l->in.params = l->in.extra = NULL;
+    l->in.attrs = NULL;
+    if (l->in.nattrs > 8) l->in.nattrs = 8;
+    if (in->nattrs > 0) memcpy(l->attrs, in->attrs, l->in.nattrs * sizeof *l->attrs);
+    l->nparams = ke->nparams;
+    CUresult r = copy_params(l, ke, in->params, in->extra);
+    if (r != CUDA_SUCCESS) {
+        drop_kernel(l);
+        return r;
+    }
+    /* Sizes unknown and a kernelParams array: it cannot be copied, so the kernel runs now,
+     * after the work before it, while the array is still the caller's. */
+    if (ke->nparams < 0 && in->params != NULL) {
+        if (s->cap == NULL) {
+            mock__complete(s, s->submitted, 0);
+            record(l, in->stream);
+            S.clock_us += S.launch_us;
+            l->params = in->params;
+            run_kernel(l);
+            l->params = NULL;
+            drop_kernel(l);
+            mock__submit(s);
+            return CUDA_SUCCESS;
+        }
+        static bool said;
+        if (!said) {
+            fprintf(stderr, "cushim mock: kernel %s, of unknown parameter sizes, is captured: "
+                            "its host implementation gets no parameters\n", ke->name);
+            said = true;
+        }
+    }
+    if (s->cap == NULL) {
+        record(l, in->stream);
+        S.clock_us += S.launch_us;
+    }
+    return mock__enqueue(s, MOCK_NODE_KERNEL, run_kernel, l, drop_kernel);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Control                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+void mock__register_kernel(const char *name, cushim_mock_kernel_fn fn) {
+    mock_host_kernel *k = name ? host_kernel(name, true) : NULL;
+    if (k == NULL) return;
+    k->fn = fn;
+    k->registered = fn != NULL;
+    k->looked_up = false; /* unregistered: the library is asked again */
+}
+
+int mock__kernel_runs(const char *name) {
+    int n = 0;
+    for (size_t i = 0; name != NULL && i < S.nhost_kernels; i++) {
+        if (strcmp(name, "*") == 0 || strcmp(S.host_kernels[i].name, name) == 0) {
+            n += S.host_kernels[i].runs;
+        }
+    }
+    return n;
+}

@@ -1,0 +1,185 @@
+/* Stream order: each stream's queue of operations, draining it, the enqueue hook, and host
+ * functions (cuLaunchHostFunc, cuStreamAddCallback). See mock_queue.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define S mock__s
+
+/* ------------------------------------------------------------------------------------------ */
+/* Work                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+mock_work *mock__work_new(mock_node_kind kind, void (*run)(void *), void *arg,
+                          void (*drop)(void *)) {
+    mock_work *w = malloc(sizeof *w);
+    if (w != NULL) *w = (mock_work){1, kind, run, arg, drop};
+    return w;
+}
+
+void mock__work_unref(mock_work *w) {
+    if (w == NULL || --w->refs > 0) return;
+    if (w->drop) w->drop(w->arg);
+    free(w);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Queues                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Appends op as the next item of s. False when out of memory (nothing changed). */
+static bool push(struct CUstream_st *s, mock_op op) {
+    mock_queue *q = &s->q;
+    if (q->head == q->n) q->head = q->n = 0;
+    if (!mock__grow(&q->v, &q->cap, q->n + 1, sizeof *q->v)) return false;
+    if (op.work) op.work->refs++;
+    op.seq = ++s->submitted;
+    q->v[q->n++] = op;
+    return true;
+}
+
+/* With pending work off, what enters a stream runs at once. */
+static void settle(struct CUstream_st *s) {
+    if (!S.pending) mock__complete(s, s->submitted, 0);
+}
+
+void mock__submit(struct CUstream_st *s) {
+    if (!push(s, (mock_op){.type = MOCK_OP_WORK})) s->submitted++; /* a marker: no work lost */
+    settle(s);
+}
+
+bool mock__push_wait(struct CUstream_st *s, struct CUstream_st *on, unsigned long long upto) {
+    if (!push(s, (mock_op){.type = MOCK_OP_WAIT, .stream = on, .upto = upto})) return false;
+    settle(s);
+    return true;
+}
+
+void mock__queue_free(mock_queue *q) {
+    for (size_t i = q->head; i < q->n; i++) mock__work_unref(q->v[i].work);
+    free(q->v);
+    memset(q, 0, sizeof *q);
+}
+
+/* Runs the operations of s up to item `upto`, in order. An operation leaves the queue before it
+ * runs, so that work which calls back into the mock finds the queue consistent. */
+void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth) {
+    if (depth > 64) return; /* a cycle of waits: a deadlock on a real device */
+    if (upto > s->submitted) upto = s->submitted;
+    while (s->completed < upto && s->q.head < s->q.n) {
+        mock_op op = s->q.v[s->q.head];
+        if (op.seq > upto) break;
+        if (op.type == MOCK_OP_WAIT) {
+            mock__complete(op.stream, op.upto, depth + 1);
+            /* the drain of the other stream may have drained this one too */
+            if (s->q.head >= s->q.n || s->q.v[s->q.head].seq != op.seq) continue;
+        }
+        s->q.head++;
+        if (op.work != NULL) {
+            if (op.work->run) op.work->run(op.work->arg);
+            mock__work_unref(op.work);
+        }
+        if (s->completed < op.seq) s->completed = op.seq;
+    }
+    if (s->completed < upto) s->completed = upto;
+}
+
+void mock__ctx_sync(struct CUctx_st *c) {
+    mock__complete(&c->default_stream, c->default_stream.submitted, 0);
+    for (mock_obj *o = c->children.next; o != &c->children; o = o->next) {
+        if (o->kind == CUSHIM_MOCK_STREAM) {
+            struct CUstream_st *s = (struct CUstream_st *)o;
+            mock__complete(s, s->submitted, 0);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Submitting                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+CUresult mock__submit_node(struct CUstream_st *s, mock_node_kind kind, mock_work *w,
+                           struct CUevent_st *e) {
+    if (s->cap != NULL) {
+        if (s->cap->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        return mock__capture_append(s->cap, s, kind, w, e) ? CUDA_SUCCESS
+                                                           : CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    switch (kind) {
+    case MOCK_NODE_EVENT_RECORD:
+        mock__event_record_in(e, s);
+        return CUDA_SUCCESS;
+    case MOCK_NODE_WAIT_EVENT:
+        return mock__event_wait_in(s, e);
+    default:
+        break;
+    }
+    if (!push(s, (mock_op){.type = MOCK_OP_WORK, .work = w})) return CUDA_ERROR_OUT_OF_MEMORY;
+    settle(s);
+    return CUDA_SUCCESS;
+}
+
+CUresult mock__enqueue(struct CUstream_st *s, mock_node_kind kind, void (*run)(void *arg),
+                       void *arg, void (*drop)(void *arg)) {
+    mock_work *w = mock__work_new(kind, run, arg, drop);
+    if (w == NULL) {
+        if (drop) drop(arg);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    CUresult r = mock__submit_node(s, kind, w, NULL);
+    mock__work_unref(w); /* the queue or graph took its own reference */
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host functions                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct host_call {
+    CUhostFn fn;           /* cuLaunchHostFunc */
+    CUstreamCallback cb;   /* cuStreamAddCallback */
+    CUstream stream;       /* as the program passed it, for the callback */
+    void *user;
+} host_call;
+
+static void run_host(void *arg) {
+    host_call *h = arg;
+    if (h->fn) {
+        h->fn(h->user);
+    } else {
+        h->cb(h->stream, CUDA_SUCCESS, h->user);
+    }
+}
+
+static CUresult host_func(const char *entry, CUstream hs, const host_call *call) {
+    struct CUstream_st *s;
+    CUresult r = mock__stream(hs, entry, &s);
+    if (r != CUDA_SUCCESS) return r;
+    host_call *h = malloc(sizeof *h);
+    if (h == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    *h = *call;
+    return mock__enqueue(s, MOCK_NODE_HOST, run_host, h, free);
+}
+
+CUresult CUDAAPI mock_cuLaunchHostFunc(CUstream hs, CUhostFn fn, void *user) {
+    MOCK_ENTER(cuLaunchHostFunc);
+    if (fn == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    host_call call = {.fn = fn, .stream = hs, .user = user};
+    return mock__leave(host_func("cuLaunchHostFunc", hs, &call));
+}
+
+CUresult CUDAAPI mock_cuStreamAddCallback(CUstream hs, CUstreamCallback cb, void *user,
+                                          unsigned int flags) {
+    MOCK_ENTER(cuStreamAddCallback);
+    if (cb == NULL || flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUstream_st *s;
+    CUresult r = mock__stream(hs, "cuStreamAddCallback", &s);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    /* Callbacks are not captured (cuLaunchHostFunc is): the call breaks the capture. */
+    if (s->cap != NULL) {
+        mock__capture_invalidate(s);
+        return mock__leave(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    }
+    host_call call = {.cb = cb, .stream = hs, .user = user};
+    return mock__leave(host_func("cuStreamAddCallback", hs, &call));
+}
