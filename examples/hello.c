@@ -65,6 +65,8 @@ int main(void) {
     cushim_context *ctx;
     CHECK(cushim_context_primary(&ctx, 0));
     CHECK_RAW(cu->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    char device[128];
+    CHECK_RAW(cu->cuDeviceGetName(device, sizeof device, cushim_context_device(ctx)));
     cushim_module *mod;
     cushim_function *hello;
     CHECK(cushim_module_load_data(&mod, ctx, ptx));
@@ -91,6 +93,6 @@ int main(void) {
         fprintf(stderr, "%d of %d elements are wrong\n", wrong, N);
         return 1;
     }
-    printf("hello from %d GPU threads\n", N);
+    printf("hello from %d threads of %s, every result checked\n", N, device);
     return 0;
 }
