@@ -271,6 +271,8 @@ static bool parse(const char *spec, const profile **out, int *n) {
             return false;
         }
         long count = 1;
+        while (isspace((unsigned char)*p))
+            p++;
         if (*p == 'x' || *p == 'X') {
             char *end;
             count = strtol(p + 1, &end, 10);
