@@ -1,6 +1,7 @@
 /* Knobs of memory, devices and names: per-thread entries, name forms, faults that fire once or
  * always, memory errors, and the control functions of cushim_mock.h's last block. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,16 +13,30 @@
 mock_knobs mock__k = {.mem_errors_fatal = true};
 
 /* The per-thread entry a wrapper is about to call through, and the name of the call in
- * progress, per thread: a wrapper and the entry it calls run on one thread. */
-static _Thread_local int tl_pt = -1;
-static _Thread_local const char *tl_entry;
+ * progress, per thread: a wrapper and the entry it calls run on one thread. Thread-specific
+ * keys, not more _Thread_local data: LeakSanitizer's tracer crashes on a dlopen'ed library
+ * whose thread-local block outgrows the static surplus. Values are stored in the pointers. */
+static pthread_key_t key_pt, key_entry;
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+static void make_keys(void) {
+    pthread_key_create(&key_pt, NULL);
+    pthread_key_create(&key_entry, NULL);
+}
+static void set_pt(int i) {
+    pthread_once(&keys_once, make_keys);
+    pthread_setspecific(key_pt, (void *)(intptr_t)(i + 1));
+}
+static int get_pt(void) {
+    pthread_once(&keys_once, make_keys);
+    return (int)(intptr_t)pthread_getspecific(key_pt) - 1;
+}
 
 void (*mock__pt_begin(int i))(void) {
     /* The wrapper was handed out for an implemented row, found again here by base and ABI. */
     for (int r = 0; r < MOCK_ENTRY_COUNT; r++) {
         if (mock__rows[r].version == mock__pt_rows[i].abi_version &&
             strcmp(mock__rows[r].base, mock__pt_rows[i].base) == 0) {
-            tl_pt = i;
+            set_pt(i);
             return mock__rows[r].fn;
         }
     }
@@ -29,8 +44,8 @@ void (*mock__pt_begin(int i))(void) {
 }
 
 const char *mock__pt_consume(int id) {
-    int i = tl_pt;
-    tl_pt = -1;
+    int i = get_pt();
+    if (i >= 0) set_pt(-1);
     if (i < 0 || strcmp(mock__pt_rows[i].base, mock__rows[id].base) != 0) return NULL;
     mock__k.pt_calls[i]++;
     return mock__pt_rows[i].symbol;
@@ -48,10 +63,14 @@ void (*mock__pt_for_row(int row, int version))(void) {
 }
 
 void mock__note_entry(const char *name) {
-    tl_entry = name;
+    pthread_once(&keys_once, make_keys);
+    pthread_setspecific(key_entry, name);
 }
+
 const char *mock__entry_name(void) {
-    return tl_entry ? tl_entry : "(control)";
+    pthread_once(&keys_once, make_keys);
+    const char *name = pthread_getspecific(key_entry);
+    return name ? name : "(control)";
 }
 
 /* "cuMemcpyHtoD_v2_ptds" -> "cuMemcpyHtoD": drops a per-thread suffix, then a version suffix. */
