@@ -32,6 +32,19 @@ typedef enum cushim_mock_kind {
     CUSHIM_MOCK_KIND_COUNT
 } cushim_mock_kind;
 
+/* Memory by what made it, for live_memory(). */
+typedef enum cushim_mock_memory_kind {
+    CUSHIM_MOCK_MEM_DEVICE,      /* cuMemAlloc, cuMemAllocPitch */
+    CUSHIM_MOCK_MEM_HOST,        /* cuMemAllocHost, cuMemHostAlloc */
+    CUSHIM_MOCK_MEM_MANAGED,     /* cuMemAllocManaged */
+    CUSHIM_MOCK_MEM_REGISTERED,  /* cuMemHostRegister */
+    CUSHIM_MOCK_MEM_ASYNC,       /* cuMemAllocAsync, cuMemAllocFromPoolAsync (the default pool) */
+    CUSHIM_MOCK_MEM_VMM_HANDLE,  /* cuMemCreate handles not yet released */
+    CUSHIM_MOCK_MEM_VMM_RESERVE, /* cuMemAddressReserve ranges */
+    CUSHIM_MOCK_MEM_VMM_MAPPING, /* cuMemMap mappings */
+    CUSHIM_MOCK_MEM_KIND_COUNT
+} cushim_mock_memory_kind;
+
 /* One recorded launch (cuLaunchKernel, cuLaunchCooperativeKernel or cuLaunchKernelEx). */
 typedef struct cushim_mock_launch {
     char kernel[64];
@@ -62,7 +75,8 @@ typedef void (*cushim_mock_kernel_fn)(const cushim_mock_kernel_args *args);
 
 /* The control functions, exported by the mock under these names. */
 typedef struct cushim_mock_api {
-    /* Back to the start: one H200-shaped device, driver 13000, no objects, no knobs, counts 0.
+    /* Back to the start: the devices of CUSHIM_MOCK_DEVICES (one H200 when unset), driver
+     * 13000, no objects, no memory, no knobs, counts 0.
      * Objects still alive are forgotten (and later use of them aborts). */
     void (*reset)(void);
 
@@ -142,6 +156,46 @@ typedef struct cushim_mock_api {
     /* The next load of an image holding PTX (module or library) fails as a JIT error:
      * CUDA_ERROR_INVALID_PTX, with `log` in the JIT's error log (NULL: disarms). Fires once. */
     void (*fail_next_jit)(const char *log);
+
+    /* Memory, devices and knobs */
+
+    /* Names: wherever a control function takes an entry, any form of its name works: the base
+     * name ("cuMemcpyHtoD"), a versioned one ("cuMemcpyHtoD_v2", "cuCtxSynchronize_v2") and
+     * the per-thread ones ("cuMemcpyHtoD_v2_ptds", "cuLaunchKernel_ptsz"), and each covers all
+     * the others. fail_call and calls take them too.
+     *
+     * Faults by entry: fail_once fails the next call of the entry and is then gone (as
+     * fail_call(entry, 1, code)); fail_always fails every call until disarmed. armed counts the
+     * faults still waiting for the entry ("*": all, fail_any included), so a test can see that
+     * the call it expected never came; disarm removes them (NULL or "*": all, and fail_any). */
+    void (*fail_once)(const char *entry, CUresult code);
+    void (*fail_always)(const char *entry, CUresult code);
+    int (*armed)(const char *entry);
+    void (*disarm)(const char *entry);
+    /* Calls of the entry that came through its per-thread entry (cuGetProcAddress asked with
+     * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: a program built with
+     * CUDA_API_PER_THREAD_DEFAULT_STREAM). The call log shows those calls under the driver's
+     * per-thread symbol ("cuMemcpyHtoD_v2_ptds"); others under the base name. */
+    int (*per_thread_calls)(const char *entry);
+
+    /* Live memory of a kind: allocations, registrations, handles, reservations, mappings. */
+    int (*live_memory)(cushim_mock_memory_kind kind);
+    /* Misuse of device memory (out of bounds, use after free, double free, a pointer the mock
+     * never handed out) aborts with a message naming the call, by default. With fatal off, the
+     * call returns CUDA_ERROR_INVALID_VALUE instead and the message is kept: memory_error
+     * gives the last one (NULL when none since reset), memory_error_count how many. */
+    void (*set_memory_errors_fatal)(bool fatal);
+    const char *(*memory_error)(void);
+    int (*memory_error_count)(void);
+
+    /* Devices from profiles: "h200" (the default) and "ada" (compute capability 8.9, 24 SMs,
+     * 8 GiB, no clusters), N of one as "h200x2", a list as "h200,ada". The same text in
+     * CUSHIM_MOCK_DEVICES sets the devices at load and at reset. False (devices unchanged,
+     * the reason on stderr) for a bad spec. Every attribute of cuda.h's CUdevice_attribute is
+     * answered for every profile. */
+    bool (*set_devices)(const char *spec);
+    /* The profile of a device ("h200", "ada"), NULL past the devices. */
+    const char *(*device_profile)(int ordinal);
 } cushim_mock_api;
 
 /* Fills *api from the mock at `path` (NULL: $CUSHIM_DRIVER). Returns false, with the reason

@@ -18,6 +18,7 @@
 #include "mock_exec_entries.h"
 #include "mock_image.h"
 #include "mock_queue.h"
+#include "mock_mem.h"
 
 #define MOCK_EXPORT __attribute__((visibility("default")))
 #define MOCK_NORETURN __attribute__((noreturn))
@@ -28,7 +29,6 @@
 #define MOCK_LOG_CAP (1u << 20)
 #define MOCK_LAUNCH_CAP (1u << 20)
 #define MOCK_DEFAULT_VERSION 13000
-#define MOCK_TOTAL_MEM (141ull << 30)
 #define MOCK_PRIORITY_LEAST 0
 #define MOCK_PRIORITY_GREATEST (-5)
 
@@ -98,17 +98,6 @@
     X(cuEventQuery, "cuEventQuery", 2000, PFN_cuEventQuery_v2000)                                 \
     X(cuEventSynchronize, "cuEventSynchronize", 2000, PFN_cuEventSynchronize_v2000)               \
     X(cuEventElapsedTime, "cuEventElapsedTime", 12080, PFN_cuEventElapsedTime_v12080)             \
-    X(cuMemAlloc, "cuMemAlloc", 3020, PFN_cuMemAlloc_v3020)                                       \
-    X(cuMemFree, "cuMemFree", 3020, PFN_cuMemFree_v3020)                                          \
-    X(cuMemGetInfo, "cuMemGetInfo", 3020, PFN_cuMemGetInfo_v3020)                                 \
-    X(cuMemAllocHost, "cuMemAllocHost", 3020, PFN_cuMemAllocHost_v3020)                           \
-    X(cuMemFreeHost, "cuMemFreeHost", 2000, PFN_cuMemFreeHost_v2000)                              \
-    X(cuMemcpyHtoD, "cuMemcpyHtoD", 3020, PFN_cuMemcpyHtoD_v3020)                                 \
-    X(cuMemcpyDtoH, "cuMemcpyDtoH", 3020, PFN_cuMemcpyDtoH_v3020)                                 \
-    X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync", 3020, PFN_cuMemcpyHtoDAsync_v3020)                  \
-    X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync", 3020, PFN_cuMemcpyDtoHAsync_v3020)                  \
-    X(cuMemsetD32, "cuMemsetD32", 3020, PFN_cuMemsetD32_v3020)                                    \
-    X(cuMemsetD32Async, "cuMemsetD32Async", 3020, PFN_cuMemsetD32Async_v3020)                     \
     X(cuModuleLoad, "cuModuleLoad", 2000, PFN_cuModuleLoad_v2000)                                 \
     X(cuModuleLoadData, "cuModuleLoadData", 2000, PFN_cuModuleLoadData_v2000)                     \
     X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, PFN_cuModuleLoadDataEx_v2010)               \
@@ -140,7 +129,8 @@
       PFN_cuOccupancyMaxPotentialBlockSize_v6050)                                                 \
     X(cuOccupancyMaxPotentialBlockSizeWithFlags, "cuOccupancyMaxPotentialBlockSizeWithFlags",     \
       7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)                                \
-    MOCK_EXEC_ENTRIES(X)
+    MOCK_EXEC_ENTRIES(X)                                                                          \
+    MOCK_MEMORY_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
 typedef enum mock_entry { MOCK_ENTRIES(MOCK_ENUM_) MOCK_ENTRY_COUNT } mock_entry;
@@ -269,13 +259,6 @@ struct CUkern_st {
 /* State                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct mock_alloc {
-    uintptr_t base;
-    size_t size;
-    struct CUctx_st *ctx;
-    bool host;
-} mock_alloc;
-
 typedef struct mock_fail {
     int row_base; /* index of the first row with the entry's base name */
     int remaining;
@@ -332,9 +315,6 @@ typedef struct mock_state {
 
     cushim_mock_launch **launch_chunks;
     size_t nlaunches, capchunks;
-
-    mock_alloc *allocs;
-    size_t nallocs, capallocs;
 
     /* Execution (mock_queue.c, mock_capture.c, mock_kernels.c) */
     bool jit_fail_armed;
@@ -422,7 +402,6 @@ void mock__exec_reset(void);
 void mock__exec_api(cushim_mock_api *api);
 
 /* Devices (mock_device.c). */
-void mock__device_defaults(int ordinal);
 bool mock__valid_device(CUdevice dev);
 int mock__attr(int dev, CUdevice_attribute a);
 /* Destroys a context's children and allocations (mock_device.c). */

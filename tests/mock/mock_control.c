@@ -79,6 +79,12 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
         return mock__leave(CUDA_ERROR_NOT_FOUND);
     }
     void (*fn)(void) = mock__rows[best].fn;
+    /* Asked for the per-thread default stream: the per-thread entry, where the driver has one
+     * for this ABI (a program built with CUDA_API_PER_THREAD_DEFAULT_STREAM gets it). */
+    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
+        void (*pt)(void) = mock__pt_for_row(best, version);
+        if (pt != NULL) fn = pt;
+    }
     memcpy(pfn, &fn, sizeof fn);
     if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
     S.handed_out[best] = true;
@@ -124,7 +130,6 @@ MOCK_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, in
 static void ctl_reset(void) {
     mock__lock();
     mock__forget_all();
-    mock__free_allocs(NULL);
     mock__forget_launches();
     free(S.log);
     S.log = NULL;
@@ -140,8 +145,7 @@ static void ctl_reset(void) {
     S.nhidden = 0;
     S.init_result = MOCK_INIT_RESULT;
     S.driver_version = MOCK_DEFAULT_VERSION;
-    S.device_count = 1;
-    for (int d = 0; d < MOCK_MAX_DEVICES; d++) mock__device_defaults(d);
+    mock__mem_reset(); /* memory, knobs of memory and names, and the devices */
     S.pending = true;
     S.launch_us = 1000;
     S.clock_us = 0;
@@ -155,7 +159,9 @@ static void ctl_reset(void) {
 
 static void ctl_fail(const char *entry, int nth, CUresult code) {
     mock__lock();
-    int row = mock__base_row(entry);
+    char base[128];
+    mock__base_of(entry, base, sizeof base);
+    int row = mock__base_row(entry) >= 0 ? mock__base_row(entry) : mock__base_row(base);
     if (row < 0) {
         fprintf(stderr, "cushim mock: fail_call(\"%s\"): the mock has no such entry\n",
                 entry ? entry : "(null)");
@@ -213,8 +219,12 @@ static int ctl_calls(const char *entry) {
     if (entry != NULL && strcmp(entry, "*") == 0) {
         n = S.total_calls;
     } else if (entry != NULL) {
+        /* Any form of the name counts every call of the entry. */
+        char base[128];
+        mock__base_of(entry, base, sizeof base);
+        if (mock__base_row(entry) >= 0) snprintf(base, sizeof base, "%s", entry);
         for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
-            if (strcmp(mock__rows[i].base, entry) == 0) n += S.counts[i];
+            if (strcmp(mock__rows[i].base, base) == 0) n += S.counts[i];
         }
     }
     mock__unlock();
@@ -321,7 +331,7 @@ static void ctl_set_device_count(int n) {
         n = MOCK_MAX_DEVICES;
     }
     /* Devices added come in H200-shaped; those kept keep their attributes. */
-    for (int d = S.device_count; d < n; d++) mock__device_defaults(d);
+    for (int d = S.device_count; d < n; d++) mock__apply_profile(d, "h200");
     S.device_count = n;
     mock__unlock();
 }
@@ -331,6 +341,7 @@ static void ctl_set_attribute(int ordinal, CUdevice_attribute attr, int value) {
     if (ordinal >= 0 && ordinal < MOCK_MAX_DEVICES && (int)attr > 0 &&
         attr < CU_DEVICE_ATTRIBUTE_MAX) {
         S.attrs[ordinal][attr] = value;
+        mock__devx[ordinal].known[attr] = true;
     }
     mock__unlock();
 }
@@ -375,6 +386,7 @@ static const cushim_mock_launch *ctl_launch(int i) {
     return l;
 }
 
+void mock__fill_mem_api(cushim_mock_api *api); /* mock_knobs.c */
 MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api);
 MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api) {
     if (api == NULL) return;
@@ -408,4 +420,5 @@ MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api) {
         .launch = ctl_launch,
     };
     mock__exec_api(api);
+    mock__fill_mem_api(api);
 }

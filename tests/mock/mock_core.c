@@ -41,8 +41,8 @@ static void boot(void) {
     mock__s.next_id = 1;
     mock__s.init_result = MOCK_INIT_RESULT;
     mock__s.driver_version = MOCK_DEFAULT_VERSION;
-    mock__s.device_count = 1;
-    for (int d = 0; d < MOCK_MAX_DEVICES; d++) mock__device_defaults(d);
+    mock__s.booted = true; /* the profiles take the lock's state as ready */
+    mock__default_devices();
     mock__s.pending = true;
     mock__s.launch_us = 1000;
     mock__s.occupancy_override = -1;
@@ -100,8 +100,12 @@ int mock__base_row(const char *name) {
 CUresult mock__enter(mock_entry id, bool anytime) {
     mock__lock();
     mock_state *s = &mock__s;
+    /* A call through a per-thread entry is logged under the driver's per-thread symbol. */
+    const char *pt = mock__pt_consume(id);
+    const char *name = pt ? pt : mock__rows[id].base;
+    mock__note_entry(name);
     if (s->nlog < MOCK_LOG_CAP && grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log)) {
-        s->log[s->nlog++] = mock__rows[id].base;
+        s->log[s->nlog++] = name;
     }
     s->total_calls++;
     s->counts[id]++;
@@ -109,7 +113,9 @@ CUresult mock__enter(mock_entry id, bool anytime) {
     CUresult injected = CUDA_SUCCESS;
     for (int i = 0; i < s->nfails;) {
         mock_fail *f = &s->fails[i];
-        if (f->row_base == base_row[id] && --f->remaining == 0) {
+        if (f->row_base == base_row[id] && f->remaining < 0) { /* fail_always: stays */
+            if (injected == CUDA_SUCCESS) injected = f->code;
+        } else if (f->row_base == base_row[id] && --f->remaining == 0) {
             if (injected == CUDA_SUCCESS) injected = f->code;
             s->fails[i] = s->fails[--s->nfails];
             continue;

@@ -56,6 +56,16 @@ static const struct {
      "too many blocks in cooperative launch"},
     {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+     "peer access is not supported between these two devices"},
+    {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+     "peer access is already enabled"},
+    {CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+     "peer access has not been enabled"},
+    {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+     "part or all of the requested memory range is already mapped"},
+    {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+     "pointer does not correspond to a registered memory region"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -85,70 +95,7 @@ CUresult CUDAAPI mock_cuGetErrorString(CUresult error, const char **pstr) {
 /* Devices                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* An H200 (SXM) as the real driver describes it. */
-void mock__device_defaults(int ordinal) {
-    static const struct {
-        CUdevice_attribute attr;
-        int value;
-    } h200[] = {
-        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64},
-        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647},
-        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535},
-        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535},
-        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152},
-        {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 65536},
-        {CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
-        {CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2147483647},
-        {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536},
-        {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1980000},
-        {CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 512},
-        {CU_DEVICE_ATTRIBUTE_GPU_OVERLAP, 1},
-        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132},
-        {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1},
-        {CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 1},
-        {CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 1},
-        {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 3201000},
-        {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 6144},
-        {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800},
-        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048},
-        {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 3},
-        {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1},
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 9},
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0},
-        {CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472},
-        {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536},
-        {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1},
-        {CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1},
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 1},
-        {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1},
-        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448},
-        {CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32},
-        {CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 82837504},
-        {CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, 134213632},
-        {CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024},
-        {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 1},
-        {CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1},
-        {CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, 4},
-    };
-    /* The bus ids of the eight GPUs of an HGX H200 board. */
-    static const int bus[] = {0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb};
-    int *a = S.attrs[ordinal];
-    memset(a, 0, sizeof S.attrs[ordinal]);
-    for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; i++) a[h200[i].attr] = h200[i].value;
-    a[CU_DEVICE_ATTRIBUTE_PCI_BUS_ID] = ordinal < 8 ? bus[ordinal] : 0xe0 + ordinal;
-    a[CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID] = 0;
-    a[CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID] = 0;
-}
-
+/* The devices' attributes come from profiles (mock_profiles.c). */
 bool mock__valid_device(CUdevice dev) { return dev >= 0 && dev < S.device_count; }
 
 int mock__attr(int dev, CUdevice_attribute a) { return S.attrs[dev][a]; }
@@ -172,7 +119,7 @@ CUresult CUDAAPI mock_cuDeviceGetName(char *name, int len, CUdevice dev) {
     MOCK_ENTER(cuDeviceGetName);
     if (name == NULL || len <= 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    snprintf(name, (size_t)len, "%s", "cushim mock H200");
+    snprintf(name, (size_t)len, "%s", mock__devx[dev].name);
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -182,6 +129,8 @@ CUresult CUDAAPI mock_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, C
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
     }
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    /* As the driver does for an attribute it does not know. */
+    if (!mock__devx[dev].known[attrib]) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     *pi = mock__attr(dev, attrib);
     return mock__leave(CUDA_SUCCESS);
 }
@@ -190,7 +139,7 @@ CUresult CUDAAPI mock_cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
     MOCK_ENTER(cuDeviceTotalMem);
     if (bytes == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    *bytes = (size_t)MOCK_TOTAL_MEM;
+    *bytes = (size_t)mock__devx[dev].total_mem;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -263,6 +212,7 @@ void mock__ctx_clear(struct CUctx_st *c) {
     while (c->children.next != &c->children) mock__kill(c->children.next);
     mock__complete(&c->default_stream, c->default_stream.submitted, 0);
     mock__free_allocs(c);
+    mock__peer_forget(c);
 }
 
 CUresult CUDAAPI mock_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {

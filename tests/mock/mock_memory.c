@@ -1,69 +1,223 @@
-/* Memory: device allocations are host memory, so a CUdeviceptr is the host address. */
+/* Memory: the ranges the mock handed out, checks of device addresses against them, and the
+ * allocation entries. A device pointer is the host address of the bytes. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mock.h"
 
 #define S mock__s
 
-static CUresult add_alloc(void *p, size_t size, struct CUctx_st *ctx, bool host) {
-    if (!mock__grow(&S.allocs, &S.capallocs, S.nallocs + 1, sizeof *S.allocs)) {
+static mock_range **ranges;
+static size_t nranges, capranges;
+static int live[MOCK_MEM_KIND_COUNT];
+static unsigned long long next_buffer_id = 1;
+
+/* Freed ranges, newest last, so that a stale pointer is named as such: a ring. */
+#define GRAVE_CAP 4096
+typedef struct grave {
+    uintptr_t base;
+    size_t size;
+    const char *made_by, *freed_by;
+} grave;
+static grave graves[GRAVE_CAP];
+static size_t ngraves, grave_next;
+
+int mock__live_memory(int kind) {
+    return kind >= 0 && kind < MOCK_MEM_KIND_COUNT ? live[kind] : 0;
+}
+void mock__count_handle(int delta) {
+    live[MOCK_MEM_VMM_HANDLE] += delta;
+}
+
+CUresult mock__add_range(const mock_range *r) {
+    if (!mock__grow(&ranges, &capranges, nranges + 1, sizeof *ranges)) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    S.allocs[S.nallocs++] = (mock_alloc){(uintptr_t)p, size, ctx, host};
-    if (!host) S.live[CUSHIM_MOCK_MEMORY]++;
+    mock_range *copy = malloc(sizeof *copy);
+    if (copy == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    *copy = *r;
+    copy->id = next_buffer_id++;
+    ranges[nranges++] = copy;
+    live[r->kind]++;
+    if (r->kind == MOCK_MEM_DEVICE) S.live[CUSHIM_MOCK_MEMORY]++;
+    /* Addresses handed out again are no longer stale. */
+    for (size_t i = 0; i < ngraves; i++) {
+        grave *g = &graves[i];
+        if (g->size && g->base < r->base + r->size && r->base < g->base + g->size) g->size = 0;
+    }
     return CUDA_SUCCESS;
 }
 
-static void drop_alloc(size_t i) {
-    free((void *)S.allocs[i].base);
-    if (!S.allocs[i].host) S.live[CUSHIM_MOCK_MEMORY]--;
-    S.allocs[i] = S.allocs[--S.nallocs];
-}
-
-/* Frees the allocations of ctx (all of them for NULL), as the driver does on destroy. */
-void mock__free_allocs(struct CUctx_st *ctx) {
-    for (size_t i = 0; i < S.nallocs;) {
-        if (ctx == NULL || S.allocs[i].ctx == ctx) {
-            drop_alloc(i);
+void mock__drop_range(mock_range *r, const char *freed_by) {
+    for (size_t i = 0; i < nranges; i++) {
+        if (ranges[i] != r) continue;
+        ranges[i] = ranges[--nranges];
+        live[r->kind]--;
+        if (r->kind == MOCK_MEM_DEVICE) S.live[CUSHIM_MOCK_MEMORY]--;
+        if (r->kind != MOCK_MEM_VMM_MAPPING) {
+            graves[grave_next] = (grave){r->base, r->size, r->made_by, freed_by};
+            grave_next = (grave_next + 1) % GRAVE_CAP;
+            if (ngraves < GRAVE_CAP) ngraves++;
+        }
+        if (r->kind == MOCK_MEM_VMM_RESERVE) {
+            munmap(r->storage, r->size);
         } else {
-            i++;
+            free(r->storage);
+        }
+        free(r);
+        return;
+    }
+}
+
+mock_range *mock__range_at(uintptr_t p, bool reservations) {
+    mock_range *reserve = NULL;
+    for (size_t i = 0; i < nranges; i++) {
+        mock_range *r = ranges[i];
+        if (p < r->base || p - r->base >= r->size) continue;
+        if (r->kind != MOCK_MEM_VMM_RESERVE) return r; /* a mapping wins over its reservation */
+        reserve = r;
+    }
+    return reservations ? reserve : NULL;
+}
+
+static const grave *grave_at(uintptr_t p) {
+    for (size_t k = 0; k < ngraves; k++) {
+        const grave *g = &graves[(grave_next + GRAVE_CAP - 1 - k) % GRAVE_CAP];
+        if (g->size && p >= g->base && p - g->base < g->size) return g;
+    }
+    return NULL;
+}
+
+CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
+    if (n == 0) return CUDA_SUCCESS;
+    uintptr_t at = p;
+    size_t left = n;
+    while (left > 0) {
+        mock_range *r = mock__range_at(at, false);
+        if (r == NULL) break;
+        if (r->kind == MOCK_MEM_VMM_MAPPING && r->access == CU_MEM_ACCESS_FLAGS_PROT_NONE) {
+            return mock__mem_error("the %s [0x%llx, +%zu) is mapped at 0x%llx but "
+                                   "cuMemSetAccess has not granted access to it",
+                                   what, (unsigned long long)p, n, (unsigned long long)r->base);
+        }
+        size_t room = r->size - (at - r->base);
+        if (left <= room) return CUDA_SUCCESS;
+        if (r->kind != MOCK_MEM_VMM_MAPPING) {
+            return mock__mem_error("the %s [0x%llx, +%zu) runs %zu bytes past the end of the "
+                                   "%zu-byte allocation at 0x%llx made by %s",
+                                   what, (unsigned long long)p, n, left - room, r->size,
+                                   (unsigned long long)r->base, r->made_by);
+        }
+        at += room; /* the next mapping of the reservation may go on */
+        left -= room;
+    }
+    const grave *g = grave_at(at);
+    if (g != NULL) {
+        return mock__mem_error("the %s 0x%llx is in the %zu-byte allocation at 0x%llx (made by "
+                               "%s) that %s freed: a use after free",
+                               what, (unsigned long long)at, g->size, (unsigned long long)g->base,
+                               g->made_by, g->freed_by);
+    }
+    mock_range *res = mock__range_at(at, true);
+    if (res != NULL) {
+        return mock__mem_error("the %s 0x%llx is in the reservation at 0x%llx but nothing is "
+                               "mapped there",
+                               what, (unsigned long long)at, (unsigned long long)res->base);
+    }
+    if (at != p) {
+        return mock__mem_error("the %s [0x%llx, +%zu) runs past the mappings at 0x%llx", what,
+                               (unsigned long long)p, n, (unsigned long long)at);
+    }
+    return mock__mem_error("the %s 0x%llx is not device memory the mock handed out", what,
+                           (unsigned long long)p);
+}
+
+CUresult mock__check_any(const char *what, uintptr_t p, size_t n) {
+    if (mock__range_at(p, true) != NULL || grave_at(p) != NULL) {
+        return mock__check_device(what, p, n);
+    }
+    return CUDA_SUCCESS; /* host memory of the program's own */
+}
+
+mock_range *mock__range_to_free(uintptr_t p, unsigned kinds, CUresult *err) {
+    mock_range *r = mock__range_at(p, true);
+    *err = CUDA_SUCCESS;
+    if (r != NULL && r->base == p && (kinds & (1u << r->kind))) return r;
+    if (r != NULL && r->base == p) {
+        *err = mock__mem_error("0x%llx was made by %s, which this call does not free",
+                               (unsigned long long)p, r->made_by);
+    } else if (r != NULL) {
+        *err = mock__mem_error("0x%llx is inside the allocation at 0x%llx, not its start",
+                               (unsigned long long)p, (unsigned long long)r->base);
+    } else if (grave_at(p) != NULL) {
+        *err = mock__mem_error("0x%llx was already freed by %s: a double free",
+                               (unsigned long long)p, grave_at(p)->freed_by);
+    } else {
+        *err = mock__mem_error("0x%llx is not an allocation the mock handed out",
+                               (unsigned long long)p);
+    }
+    return NULL;
+}
+
+/* Frees the ranges of ctx, as the driver does when a context goes; NULL frees everything. */
+void mock__free_allocs(struct CUctx_st *ctx) {
+    void mock__vmm_forget(void);
+    for (size_t i = nranges; i-- > 0;) {
+        if (i < nranges && (ctx == NULL || (ranges[i]->ctx == ctx && ranges[i]->ctx != NULL))) {
+            mock__drop_range(ranges[i], "the context's destruction");
         }
     }
-    if (ctx == NULL) {
-        free(S.allocs);
-        S.allocs = NULL;
-        S.capallocs = 0;
-    }
+    if (ctx != NULL) return;
+    mock__vmm_forget();
+    free(ranges);
+    ranges = NULL;
+    nranges = capranges = 0;
+    ngraves = grave_next = 0;
+    memset(live, 0, sizeof live);
+    next_buffer_id = 1;
 }
 
-/* The index of the allocation whose base is p, -1 for none. */
-static long find_base(uintptr_t p, bool host) {
-    for (size_t i = 0; i < S.nallocs; i++) {
-        if (S.allocs[i].base == p && S.allocs[i].host == host) return (long)i;
-    }
-    return -1;
-}
-
-/* Whether [p, p + n) lies inside one device allocation. */
-static bool inside(uintptr_t p, size_t n) {
-    for (size_t i = 0; i < S.nallocs; i++) {
-        const mock_alloc *a = &S.allocs[i];
-        if (!a->host && p >= a->base && p - a->base <= a->size && n <= a->size - (p - a->base)) {
-            return true;
+unsigned long long mock__used(int device, int kind) {
+    unsigned long long used = 0;
+    for (size_t i = 0; i < nranges; i++) {
+        const mock_range *r = ranges[i];
+        bool on_device = r->kind == MOCK_MEM_DEVICE || r->kind == MOCK_MEM_MANAGED ||
+                         r->kind == MOCK_MEM_ASYNC || r->kind == MOCK_MEM_VMM_MAPPING;
+        if (r->device == device && on_device && (kind < 0 || (int)r->kind == kind)) {
+            used += r->size;
         }
     }
-    return false;
+    return used;
 }
 
-static CUresult alloc(const char *entry, void **out, size_t size, bool host) {
+CUresult mock__alloc_ctx(struct CUctx_st **c) {
+    return mock__need_current(mock__entry_name(), c);
+}
+
+/* A new range of `kind` holding `size` bytes, aligned as the driver aligns it. */
+static CUresult alloc(void **out, size_t size, mock_mem_kind kind, unsigned flags) {
     if (out == NULL || size == 0) return CUDA_ERROR_INVALID_VALUE;
     struct CUctx_st *c;
-    CUresult r = mock__need_current(entry, &c);
+    CUresult r = mock__alloc_ctx(&c);
     if (r != CUDA_SUCCESS) return r;
-    void *p = malloc(size);
-    if (p == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-    r = add_alloc(p, size, c, host);
+    bool on_device = kind != MOCK_MEM_HOST;
+    if (on_device && size > mock__devx[c->device].total_mem - mock__used(c->device, -1)) {
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, kind == MOCK_MEM_HOST ? 4096 : 256, size) != 0) {
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    mock_range rg = {.base = (uintptr_t)p,
+                     .size = size,
+                     .kind = kind,
+                     .ctx = c,
+                     .device = c->device,
+                     .storage = p,
+                     .flags = flags,
+                     .made_by = mock__entry_name()};
+    r = mock__add_range(&rg);
     if (r != CUDA_SUCCESS) {
         free(p);
         return r;
@@ -72,37 +226,122 @@ static CUresult alloc(const char *entry, void **out, size_t size, bool host) {
     return CUDA_SUCCESS;
 }
 
+static CUresult alloc_dev(CUdeviceptr *dptr, size_t size, mock_mem_kind kind, unsigned flags) {
+    if (dptr == NULL) return CUDA_ERROR_INVALID_VALUE;
+    void *p = NULL;
+    CUresult r = alloc(&p, size, kind, flags);
+    if (r == CUDA_SUCCESS) *dptr = (CUdeviceptr)(uintptr_t)p;
+    return r;
+}
+
 CUresult CUDAAPI mock_cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
     MOCK_ENTER(cuMemAlloc);
-    if (dptr == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    void *p = NULL;
-    CUresult r = alloc("cuMemAlloc", &p, bytesize, false);
-    if (r == CUDA_SUCCESS) *dptr = (CUdeviceptr)(uintptr_t)p;
+    return mock__leave(alloc_dev(dptr, bytesize, MOCK_MEM_DEVICE, 0));
+}
+
+CUresult CUDAAPI mock_cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+                                      unsigned int elem) {
+    MOCK_ENTER(cuMemAllocPitch);
+    if (pitch == NULL || width == 0 || height == 0 || (elem != 4 && elem != 8 && elem != 16)) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    /* Rows start 512 bytes apart at least, as on the driver. */
+    if (width > SIZE_MAX - 511) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    size_t p = (width + 511) / 512 * 512;
+    if (height > SIZE_MAX / p) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    CUresult r = alloc_dev(dptr, p * height, MOCK_MEM_DEVICE, 0);
+    if (r == CUDA_SUCCESS) *pitch = p;
     return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) {
+    MOCK_ENTER(cuMemAllocManaged);
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    return mock__leave(alloc_dev(dptr, bytesize, MOCK_MEM_MANAGED, flags));
 }
 
 CUresult CUDAAPI mock_cuMemFree(CUdeviceptr dptr) {
     MOCK_ENTER(cuMemFree);
     if (dptr == 0) return mock__leave(CUDA_SUCCESS);
-    long i = find_base((uintptr_t)dptr, false);
-    if (i < 0) {
-        mock__die("cuMemFree", "0x%llx is not the start of a live allocation (double free?)",
-                  (unsigned long long)dptr);
-    }
-    drop_alloc((size_t)i);
-    return mock__leave(CUDA_SUCCESS);
+    const unsigned kinds = 1u << MOCK_MEM_DEVICE | 1u << MOCK_MEM_MANAGED | 1u << MOCK_MEM_ASYNC;
+    CUresult r;
+    mock_range *rg = mock__range_to_free((uintptr_t)dptr, kinds, &r);
+    if (rg != NULL) mock__drop_range(rg, mock__entry_name());
+    return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuMemAllocHost(void **pp, size_t bytesize) {
     MOCK_ENTER(cuMemAllocHost);
-    return mock__leave(alloc("cuMemAllocHost", pp, bytesize, true));
+    return mock__leave(alloc(pp, bytesize, MOCK_MEM_HOST, 0));
+}
+
+CUresult CUDAAPI mock_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags) {
+    MOCK_ENTER(cuMemHostAlloc);
+    const unsigned known =
+        CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+    if (flags & ~known) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    return mock__leave(alloc(pp, bytesize, MOCK_MEM_HOST, flags));
 }
 
 CUresult CUDAAPI mock_cuMemFreeHost(void *p) {
     MOCK_ENTER(cuMemFreeHost);
-    long i = find_base((uintptr_t)p, true);
-    if (i < 0) mock__die("cuMemFreeHost", "%p is not a live cuMemAllocHost allocation", p);
-    drop_alloc((size_t)i);
+    CUresult r;
+    mock_range *rg = mock__range_to_free((uintptr_t)p, 1u << MOCK_MEM_HOST, &r);
+    if (rg != NULL) mock__drop_range(rg, mock__entry_name());
+    return mock__leave(r);
+}
+
+CUresult CUDAAPI mock_cuMemHostRegister(void *p, size_t bytesize, unsigned int flags) {
+    MOCK_ENTER(cuMemHostRegister);
+    const unsigned known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                           CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+    if (p == NULL || bytesize == 0 || (flags & ~known)) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return mock__leave(CUDA_ERROR_NOT_SUPPORTED);
+    struct CUctx_st *c;
+    CUresult r = mock__alloc_ctx(&c);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    uintptr_t b = (uintptr_t)p;
+    for (uintptr_t q = b; q - b < bytesize; q += 4096 - (q % 4096)) {
+        if (mock__range_at(q, true) != NULL) {
+            return mock__leave(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+        }
+    }
+    mock_range rg = {.base = b,
+                     .size = bytesize,
+                     .kind = MOCK_MEM_REGISTERED,
+                     .ctx = c,
+                     .device = c->device,
+                     .flags = flags,
+                     .made_by = mock__entry_name()};
+    return mock__leave(mock__add_range(&rg));
+}
+
+CUresult CUDAAPI mock_cuMemHostUnregister(void *p) {
+    MOCK_ENTER(cuMemHostUnregister);
+    mock_range *rg = mock__range_at((uintptr_t)p, false);
+    if (p == NULL || rg == NULL || rg->kind != MOCK_MEM_REGISTERED || rg->base != (uintptr_t)p) {
+        return mock__leave(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    }
+    mock__drop_range(rg, mock__entry_name());
+    return mock__leave(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI mock_cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned int flags) {
+    MOCK_ENTER(cuMemHostGetDevicePointer);
+    if (pdptr == NULL || flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUctx_st *c;
+    CUresult r = mock__alloc_ctx(&c);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    mock_range *rg = mock__range_at((uintptr_t)p, false);
+    if (rg == NULL || (rg->kind != MOCK_MEM_HOST && rg->kind != MOCK_MEM_REGISTERED)) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    /* Unified addressing: the device sees page-locked memory at its host address. */
+    *pdptr = (CUdeviceptr)(uintptr_t)p;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -112,94 +351,20 @@ CUresult CUDAAPI mock_cuMemGetInfo(size_t *free_bytes, size_t *total) {
     struct CUctx_st *c;
     CUresult r = mock__need_current("cuMemGetInfo", &c);
     if (r != CUDA_SUCCESS) return mock__leave(r);
-    unsigned long long used = 0;
-    for (size_t i = 0; i < S.nallocs; i++) {
-        if (!S.allocs[i].host && S.allocs[i].ctx->device == c->device) used += S.allocs[i].size;
-    }
-    *total = (size_t)MOCK_TOTAL_MEM;
-    *free_bytes = (size_t)(used < MOCK_TOTAL_MEM ? MOCK_TOTAL_MEM - used : 0);
+    unsigned long long all = mock__devx[c->device].total_mem, used = mock__used(c->device, -1);
+    *total = (size_t)all;
+    *free_bytes = (size_t)(used < all ? all - used : 0);
     return mock__leave(CUDA_SUCCESS);
 }
 
-/* Copies and sets: checked against the allocations; `s` (when given) gets an item of work. */
-static CUresult copy(const char *entry, void *dst, const void *src, size_t n, uintptr_t dev,
-                     CUstream hs, bool async) {
+CUresult CUDAAPI mock_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr) {
+    MOCK_ENTER(cuMemGetAddressRange);
     struct CUctx_st *c;
-    CUresult r = mock__need_current(entry, &c);
-    if (r != CUDA_SUCCESS) return r;
-    struct CUstream_st *s = NULL;
-    if (async) {
-        r = mock__stream(hs, entry, &s);
-        if (r != CUDA_SUCCESS) return r;
-    } else {
-        /* A synchronous copy or set waits for the legacy default stream first. */
-        mock__complete(&c->default_stream, c->default_stream.submitted, 0);
-    }
-    if (n == 0) return CUDA_SUCCESS;
-    if ((dst == NULL && src == NULL) || !inside(dev, n)) return CUDA_ERROR_INVALID_VALUE;
-    memcpy(dst, src, n);
-    if (s) mock__submit(s);
-    return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI mock_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) {
-    MOCK_ENTER(cuMemcpyHtoD);
-    if (src == NULL && n) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(
-        copy("cuMemcpyHtoD", (void *)(uintptr_t)dst, src, n, (uintptr_t)dst, NULL, false));
-}
-
-CUresult CUDAAPI mock_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) {
-    MOCK_ENTER(cuMemcpyDtoH);
-    if (dst == NULL && n) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(
-        copy("cuMemcpyDtoH", dst, (const void *)(uintptr_t)src, n, (uintptr_t)src, NULL, false));
-}
-
-CUresult CUDAAPI mock_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream hs) {
-    MOCK_ENTER(cuMemcpyHtoDAsync);
-    if (src == NULL && n) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(
-        copy("cuMemcpyHtoDAsync", (void *)(uintptr_t)dst, src, n, (uintptr_t)dst, hs, true));
-}
-
-CUresult CUDAAPI mock_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream hs) {
-    MOCK_ENTER(cuMemcpyDtoHAsync);
-    if (dst == NULL && n) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(copy("cuMemcpyDtoHAsync", dst, (const void *)(uintptr_t)src, n,
-                            (uintptr_t)src, hs, true));
-}
-
-static CUresult set32(const char *entry, CUdeviceptr dst, unsigned value, size_t count,
-                      CUstream hs, bool async) {
-    struct CUctx_st *c;
-    CUresult r = mock__need_current(entry, &c);
-    if (r != CUDA_SUCCESS) return r;
-    struct CUstream_st *s = NULL;
-    if (async) {
-        r = mock__stream(hs, entry, &s);
-        if (r != CUDA_SUCCESS) return r;
-    } else {
-        /* A synchronous copy or set waits for the legacy default stream first. */
-        mock__complete(&c->default_stream, c->default_stream.submitted, 0);
-    }
-    if (count == 0) return CUDA_SUCCESS;
-    if ((uintptr_t)dst % 4 != 0 || count > SIZE_MAX / 4 || !inside((uintptr_t)dst, count * 4)) {
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    unsigned char *p = (unsigned char *)(uintptr_t)dst;
-    for (size_t i = 0; i < count; i++) memcpy(p + 4 * i, &value, 4);
-    if (s) mock__submit(s);
-    return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI mock_cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count) {
-    MOCK_ENTER(cuMemsetD32);
-    return mock__leave(set32("cuMemsetD32", dst, value, count, NULL, false));
-}
-
-CUresult CUDAAPI mock_cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
-                                       CUstream hs) {
-    MOCK_ENTER(cuMemsetD32Async);
-    return mock__leave(set32("cuMemsetD32Async", dst, value, count, hs, true));
+    CUresult r = mock__need_current("cuMemGetAddressRange", &c);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    mock_range *rg = mock__range_at((uintptr_t)dptr, false);
+    if (rg == NULL) return mock__leave(CUDA_ERROR_NOT_FOUND);
+    if (pbase) *pbase = (CUdeviceptr)rg->base;
+    if (psize) *psize = rg->size;
+    return mock__leave(CUDA_SUCCESS);
 }
