@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hints.h"
 #include "cushim.h"
 
 enum {
@@ -223,9 +224,7 @@ static void line(int indent, const char *key, const char *text) {
     fputc('\n', stdout);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
+CUSHIM__PRINTF(3, 4)
 static void linef(int indent, const char *key, const char *fmt, ...) {
     char buf[512];
     va_list ap;

@@ -62,12 +62,12 @@ CUSHIM_API void cushim_event_release(cushim_event *e) {
     cushim__free_block(e);
 }
 
-__attribute__((noinline, cold)) static CUresult record_failed(CUresult r) {
+static CUSHIM__COLD CUresult record_failed(CUresult r) {
     return cushim__fail(r, "cushim_event_record: %s", cushim_error_name(r));
 }
 
 /* Everything but the common case: the default stream, and the argument errors. */
-__attribute__((noinline)) static CUresult record_slow(cushim_event *e, cushim_stream *s) {
+static CUSHIM__NOINLINE CUresult record_slow(cushim_event *e, cushim_stream *s) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_record");
     if (r != CUDA_SUCCESS) return r;
     if (s != NULL) {
@@ -100,11 +100,10 @@ __attribute__((noinline)) static CUresult record_slow(cushim_event *e, cushim_st
 CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
     /* The common case, a live event and a live stream of its context, checked in one test so
      * that this path keeps no registers and makes one call: it runs once per recorded event. */
-    if (__builtin_expect(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
-                             s->ctx_raw == e->ctx_raw,
-                         1)) {
+    if (CUSHIM__LIKELY(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
+                       s->ctx_raw == e->ctx_raw)) {
         CUresult r = T.cuEventRecord(e->raw, s->raw);
-        return __builtin_expect(r == CUDA_SUCCESS, 1) ? r : record_failed(r);
+        return CUSHIM__LIKELY(r == CUDA_SUCCESS) ? r : record_failed(r);
     }
     return record_slow(e, s);
 }
@@ -119,7 +118,7 @@ CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {
     return CUDA_SUCCESS;
 }
 
-__attribute__((noinline, cold)) static CUresult query_failed(CUresult r) {
+static CUSHIM__COLD CUresult query_failed(CUresult r) {
     return cushim__fail(r, "cushim_event_query: cuEventQuery failed with %s",
                         cushim_error_name(r));
 }
@@ -129,7 +128,7 @@ CUSHIM_API CUresult cushim_event_query(cushim_event *e) {
     if (r != CUDA_SUCCESS) return r;
     r = T.cuEventQuery(e->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
-    if (__builtin_expect(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY, 1)) return r;
+    if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
     return query_failed(r);
 }
 

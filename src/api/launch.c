@@ -9,16 +9,6 @@
 
 #define T cushim__table
 
-#if defined(__GNUC__)
-#define COLD __attribute__((cold, noinline))
-#define NOINLINE __attribute__((noinline))
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define COLD
-#define NOINLINE
-#define UNLIKELY(x) (x)
-#endif
-
 /* ------------------------------------------------------------------------------------------ */
 /* Device limits                                                                              */
 /* ------------------------------------------------------------------------------------------ */
@@ -191,7 +181,7 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
 /* Says why within_limits() refused, in the order a reader would look: arguments, zero
  * dimensions, threads per block, each dimension, shared memory. CUDA_SUCCESS when nothing
  * is wrong after all (a raised shared memory limit). */
-static COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
+static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
                                    const char *fn) {
     CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
     if (r != CUDA_SUCCESS) return r;
@@ -227,7 +217,7 @@ static COLD CUresult refuse_config(const cushim_function *f, const cushim_launch
     return refuse_smem(f, c, fn);
 }
 
-static COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
+static CUSHIM__COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
                                    const char *fn) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "cfg->stream", fn);
     if (r != CUDA_SUCCESS) return r;
@@ -237,7 +227,7 @@ static COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream
                         fn, (const void *)s, (void *)s->ctx_raw, f->name, (void *)f->ctx_raw);
 }
 
-static COLD CUresult launch_failed(CUresult r, const cushim_function *f,
+static CUSHIM__COLD CUresult launch_failed(CUresult r, const cushim_function *f,
                                    const cushim_launch_config *c, const char *entry,
                                    const char *fn) {
     return cushim__fail(r,
@@ -254,7 +244,7 @@ CUresult cushim__no_cooperative(const cushim_function *f, const char *fn) {
                         fn, f->ctx->ordinal);
 }
 
-static COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
+static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
                                       unsigned long long blocks, int per_sm, const char *fn) {
     return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
                         "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
@@ -286,7 +276,7 @@ static inline CUresult driver_launch(const cushim_function *f, const cushim_laun
 
 /* A NULL stream: the default stream of the function's context, which must be current to be
  * named; the caller's current context is back afterwards. */
-static NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
+static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
                                         void **params, bool cooperative, const char *fn) {
     cushim__guard g;
     CUresult r = cushim__enter(f->ctx_raw, &g);
@@ -310,31 +300,31 @@ static NOINLINE CUresult launch_default(const cushim_function *f, const cushim_l
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params) {
     static const char fn[] = "cushim_launch";
-    if (UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
         CUresult r = refuse_config(f, cfg, fn);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
     if (s == NULL) return launch_default(f, cfg, params, false, fn);
-    if (UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
+    if (CUSHIM__UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
     CUresult r =
         T.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
                          cfg->block.z, cfg->shared_mem_bytes, s->raw, params, NULL);
-    if (UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params) {
     static const char fn[] = "cushim_launch_cooperative";
-    if (UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
         CUresult r = refuse_config(f, cfg, fn);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
-    if (UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, fn);
+    if (CUSHIM__UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, fn);
     const cushim__limits *l = f->limits;
-    if (UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, fn);
+    if (CUSHIM__UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, fn);
     /* The grid must fit at once. The pre-checks bound the thread count by the device's limit. */
     unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
     int per_sm;
@@ -343,14 +333,14 @@ CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
         if (r != CUDA_SUCCESS) return r;
     }
     unsigned long long blocks = (unsigned long long)cfg->grid.x * cfg->grid.y * cfg->grid.z;
-    if (UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
+    if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
         return refuse_too_large(f, cfg, blocks, per_sm, fn);
     }
     if (s == NULL) return launch_default(f, cfg, params, true, fn);
     CUresult r = T.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
                                              cfg->block.x, cfg->block.y, cfg->block.z,
                                              cfg->shared_mem_bytes, s->raw, params);
-    if (UNLIKELY(r != CUDA_SUCCESS)) {
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {
         return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", fn);
     }
     return CUDA_SUCCESS;

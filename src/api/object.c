@@ -49,7 +49,7 @@ void cushim__block_cache_put_slow(void *p) {
 /* The thread that unloads the library (or exits the process) gives its blocks back too, so
  * that leak checkers see nothing held. The key goes: a thread exiting after a dlclose must not
  * call into unloaded code (its few cached blocks are then lost, 512 bytes at most). */
-__attribute__((destructor)) static void unload_drain(void) {
+static CUSHIM__DESTRUCTOR void unload_drain(void) {
     cushim__block_cache_drain();
     cushim__blocks.state = 2;
     if (exit_key_made) pthread_key_delete(exit_key);

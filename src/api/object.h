@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hints.h"
 #include "cushim.h"
 #include "loader/diag.h"
 #include "loader/loader.h"
@@ -81,7 +82,7 @@ struct cushim_event {
 void *cushim__alloc_failed(size_t size);
 static inline void *cushim__alloc(size_t size) {
     void *p = malloc(size);
-    if (__builtin_expect(p == NULL, 0)) return cushim__alloc_failed(size);
+    if (CUSHIM__UNLIKELY(p == NULL)) return cushim__alloc_failed(size);
     return memset(p, 0, size);
 }
 static inline void cushim__free(void *p) {
@@ -162,7 +163,7 @@ CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, 
 static inline CUresult cushim__check(const void *p, cushim__tag tag, const char *what,
                                      const char *fn) {
     /* Inline, so that the good case (every call on a hot path) is one load and a compare. */
-    if (__builtin_expect(cushim__is(p, tag), 1)) return CUDA_SUCCESS;
+    if (CUSHIM__LIKELY(cushim__is(p, tag))) return CUDA_SUCCESS;
     return cushim__check_failed(p, tag, what, fn);
 }
 

@@ -84,7 +84,7 @@ CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
     return CUDA_SUCCESS;
 }
 
-__attribute__((noinline, cold)) static CUresult query_failed(CUresult r) {
+static CUSHIM__COLD CUresult query_failed(CUresult r) {
     return cushim__fail(r, "cushim_stream_query: cuStreamQuery failed with %s",
                         cushim_error_name(r));
 }
@@ -94,7 +94,7 @@ CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
     if (r != CUDA_SUCCESS) return r;
     r = T.cuStreamQuery(s->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
-    if (__builtin_expect(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY, 1)) return r;
+    if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
     return query_failed(r);
 }
 
