@@ -1,13 +1,11 @@
 /* Contexts: the device's primary context, or a dedicated one; refcounted. */
 #include "api/object.h"
 
-#define T cushim__table
-
 static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
-    CUresult r = T.cuDeviceGet(dev, ordinal);
+    CUresult r = cushim__table.cuDeviceGet(dev, ordinal);
     if (r == CUDA_SUCCESS) return r;
     int count = 0;
-    if (T.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
+    if (cushim__table.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
     return cushim__fail(r, "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
                            "device%s)",
                         fn, ordinal, cushim_error_name(r), count, count == 1 ? "" : "s");
@@ -36,7 +34,7 @@ CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
     if (r != CUDA_SUCCESS) return r;
     cushim_context *c = new_context(NULL, dev, ordinal, true);
     if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-    r = T.cuDevicePrimaryCtxRetain(&c->raw, dev);
+    r = cushim__table.cuDevicePrimaryCtxRetain(&c->raw, dev);
     if (r != CUDA_SUCCESS) {
         cushim__free(c);
         return cushim__fail(r, "cushim_context_primary: retaining the primary context of device "
@@ -64,7 +62,7 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
     cushim_context *c = new_context(NULL, dev, ordinal, false);
     if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     CUctxCreateParams params = {0};
-    r = T.cuCtxCreate(&c->raw, &params, flags, dev);
+    r = cushim__table.cuCtxCreate(&c->raw, &params, flags, dev);
     if (r != CUDA_SUCCESS) {
         cushim__free(c);
         return cushim__fail(r, "cushim_context_create: cuCtxCreate on device %d with flags 0x%x "
@@ -72,10 +70,10 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
                             ordinal, flags, cushim_error_name(r));
     }
     CUcontext popped = NULL;
-    r = T.cuCtxPopCurrent(&popped);
+    r = cushim__table.cuCtxPopCurrent(&popped);
     if (r != CUDA_SUCCESS) {
         /* Destroying a context current to this thread pops it too. */
-        CUresult d = T.cuCtxDestroy(c->raw);
+        CUresult d = cushim__table.cuCtxDestroy(c->raw);
         if (d != CUDA_SUCCESS) cushim__destroy_refused("context", (void *)c->raw, d);
         cushim__free(c);
         return cushim__fail(r, "cushim_context_create: restoring the previous current context "
@@ -92,7 +90,7 @@ CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
 
 CUSHIM_API void cushim_context_release(cushim_context *ctx) {
     if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_release")) return;
-    CUresult r = ctx->primary ? T.cuDevicePrimaryCtxRelease(ctx->device) : T.cuCtxDestroy(ctx->raw);
+    CUresult r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device) : cushim__table.cuCtxDestroy(ctx->raw);
     if (r != CUDA_SUCCESS) {
         cushim__destroy_refused(ctx->primary ? "primary context" : "context", (void *)ctx->raw, r);
     }
@@ -105,7 +103,7 @@ CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx) {
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuCtxSynchronize();
+    r = cushim__table.cuCtxSynchronize();
     CUresult l = cushim__leave(&g);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_context_synchronize: %s", cushim_error_name(r));
@@ -116,7 +114,7 @@ CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx) {
 CUSHIM_API CUresult cushim_device_synchronize(void) {
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuCtxSynchronize();
+    r = cushim__table.cuCtxSynchronize();
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_device_synchronize: cuCtxSynchronize failed with %s%s",
                             cushim_error_name(r),
@@ -136,7 +134,7 @@ CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, in
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuCtxGetStreamPriorityRange(least, greatest);
+    r = cushim__table.cuCtxGetStreamPriorityRange(least, greatest);
     CUresult l = cushim__leave(&g);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_context_stream_priority_range: %s", cushim_error_name(r));

@@ -1,8 +1,6 @@
 /* Events: created and destroyed with their context current; refcounted. */
 #include "api/object.h"
 
-#define T cushim__table
-
 static const unsigned event_flags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
                                     CU_EVENT_INTERPROCESS;
 
@@ -32,12 +30,12 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
         cushim__free_block(e);
         return r;
     }
-    r = T.cuEventCreate(&e->raw, flags);
+    r = cushim__table.cuEventCreate(&e->raw, flags);
     if (r != CUDA_SUCCESS) {
         cushim__fail(r, "cushim_event_create: cuEventCreate with flags 0x%x failed with %s", flags,
                      cushim_error_name(r));
     }
-    CUSHIM__LEAVE_OR_UNDO(&g, r, "event", e->raw, T.cuEventDestroy(e->raw));
+    CUSHIM__LEAVE_OR_UNDO(&g, r, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
     if (r != CUDA_SUCCESS) {
         cushim__free_block(e);
         return r;
@@ -57,7 +55,7 @@ CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e) {
 
 CUSHIM_API void cushim_event_release(cushim_event *e) {
     if (!cushim__release_checked(e, CUSHIM__EVENT, "e", "cushim_event_release")) return;
-    CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, T.cuEventDestroy(e->raw));
+    CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
     cushim_context_release(e->ctx);
     cushim__free_block(e);
 }
@@ -79,12 +77,12 @@ static CUSHIM__NOINLINE CUresult record_slow(cushim_event *e, cushim_stream *s) 
                                 "stream to context %p; an event records only in its own context",
                                 (void *)e->ctx_raw, (void *)s->ctx_raw);
         }
-        r = T.cuEventRecord(e->raw, s->raw);
+        r = cushim__table.cuEventRecord(e->raw, s->raw);
     } else {
         cushim__guard g;
         r = cushim__enter(e->ctx_raw, &g);
         if (r != CUDA_SUCCESS) return r;
-        r = T.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
+        r = cushim__table.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
         CUresult l = cushim__leave(&g);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* Not a record that failed: one that happened, in a thread left in another state. */
@@ -102,7 +100,7 @@ CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
      * that this path keeps no registers and makes one call: it runs once per recorded event. */
     if (CUSHIM__LIKELY(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
                        s->ctx_raw == e->ctx_raw)) {
-        CUresult r = T.cuEventRecord(e->raw, s->raw);
+        CUresult r = cushim__table.cuEventRecord(e->raw, s->raw);
         return CUSHIM__LIKELY(r == CUDA_SUCCESS) ? r : record_failed(r);
     }
     return record_slow(e, s);
@@ -111,7 +109,7 @@ CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
 CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_synchronize");
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuEventSynchronize(e->raw);
+    r = cushim__table.cuEventSynchronize(e->raw);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_event_synchronize: %s", cushim_error_name(r));
     }
@@ -126,7 +124,7 @@ static CUSHIM__COLD CUresult query_failed(CUresult r) {
 CUSHIM_API CUresult cushim_event_query(cushim_event *e) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_query");
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuEventQuery(e->raw);
+    r = cushim__table.cuEventQuery(e->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
     if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
     return query_failed(r);
@@ -145,7 +143,7 @@ CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cush
                             "CU_EVENT_DISABLE_TIMING, so it records no time",
                             (start->flags & CU_EVENT_DISABLE_TIMING) ? "start" : "end");
     }
-    r = T.cuEventElapsedTime(ms, start->raw, end->raw);
+    r = cushim__table.cuEventElapsedTime(ms, start->raw, end->raw);
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) {
         return cushim__fail(r, "cushim_event_elapsed_ms: %s", cushim_error_name(r));
     }

@@ -7,8 +7,6 @@
 
 #include "api/module.h"
 
-#define T cushim__table
-
 /* ------------------------------------------------------------------------------------------ */
 /* Device limits                                                                              */
 /* ------------------------------------------------------------------------------------------ */
@@ -44,7 +42,7 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal) {
     };
     int v[sizeof wanted / sizeof wanted[0]];
     for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
-        CUresult r = T.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
+        CUresult r = cushim__table.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
         if (r != CUDA_SUCCESS) {
             return cushim__fail(r, "device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
                                 ordinal, wanted[i].name, cushim_error_name(r));
@@ -154,7 +152,7 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
                             const char *fn) {
     const cushim__limits *l = f->limits;
     int attr = 0;
-    if (T.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
+    if (cushim__table.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
         CUDA_SUCCESS) {
         unsigned now = cushim__dynamic_smem_limit(l, f->static_smem, attr);
         atomic_store_explicit(&((cushim_function *)f)->max_dynamic_smem, now, memory_order_relaxed);
@@ -266,11 +264,11 @@ static inline bool stream_ok(const cushim_function *f, const cushim_stream *s) {
 static inline CUresult driver_launch(const cushim_function *f, const cushim_launch_config *c,
                                      CUstream stream, void **params, bool cooperative) {
     if (cooperative) {
-        return T.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+        return cushim__table.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
                                            c->block.y, c->block.z, c->shared_mem_bytes, stream,
                                            params);
     }
-    return T.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
+    return cushim__table.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
                             c->block.z, c->shared_mem_bytes, stream, params, NULL);
 }
 
@@ -308,7 +306,7 @@ CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_
     if (s == NULL) return launch_default(f, cfg, params, false, fn);
     if (CUSHIM__UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
     CUresult r =
-        T.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
+        cushim__table.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
                          cfg->block.z, cfg->shared_mem_bytes, s->raw, params, NULL);
     if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
     return CUDA_SUCCESS;
@@ -337,7 +335,7 @@ CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
         return refuse_too_large(f, cfg, blocks, per_sm, fn);
     }
     if (s == NULL) return launch_default(f, cfg, params, true, fn);
-    CUresult r = T.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
+    CUresult r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
                                              cfg->block.x, cfg->block.y, cfg->block.z,
                                              cfg->shared_mem_bytes, s->raw, params);
     if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {

@@ -9,8 +9,6 @@
 
 #include "api/module.h"
 
-#define T cushim__table
-
 /* ------------------------------------------------------------------------------------------ */
 /* JIT logs                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
@@ -85,7 +83,7 @@ static CUresult read_attributes(cushim_function *f, const char *fn) {
     };
     int value[3];
     for (int i = 0; i < 3; i++) {
-        CUresult r = T.cuFuncGetAttribute(&value[i], wanted[i].attr, f->fn);
+        CUresult r = cushim__table.cuFuncGetAttribute(&value[i], wanted[i].attr, f->fn);
         if (r != CUDA_SUCCESS) {
             return cushim__fail(r, "%s: kernel '%s': reading %s failed with %s", fn, f->name,
                                 wanted[i].name, cushim_error_name(r));
@@ -148,9 +146,9 @@ static CUresult load_module(cushim_module **out, cushim_context *ctx, const void
     cushim__guard g;
     CUresult r = cushim__enter(ctx->raw, &g);
     if (r == CUDA_SUCCESS) {
-        r = T.cuModuleLoadDataEx(&m->raw, image, JIT_OPTION_COUNT, opts, vals);
+        r = cushim__table.cuModuleLoadDataEx(&m->raw, image, JIT_OPTION_COUNT, opts, vals);
         if (r != CUDA_SUCCESS) load_failed(r, fn, path, error_log, info_log);
-        CUSHIM__LEAVE_OR_UNDO(&g, r, "module", m->raw, T.cuModuleUnload(m->raw));
+        CUSHIM__LEAVE_OR_UNDO(&g, r, "module", m->raw, cushim__table.cuModuleUnload(m->raw));
     }
     if (r != CUDA_SUCCESS) {
         cushim__free(m->path);
@@ -245,7 +243,7 @@ CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
 
 CUSHIM_API void cushim_module_release(cushim_module *m) {
     if (!cushim__release_checked(m, CUSHIM__MODULE, "m", "cushim_module_release")) return;
-    CUSHIM__DESTROY_IN(m->ctx->raw, "module", m->raw, T.cuModuleUnload(m->raw));
+    CUSHIM__DESTROY_IN(m->ctx->raw, "module", m->raw, cushim__table.cuModuleUnload(m->raw));
     free_functions(m->functions, false);
     pthread_mutex_destroy(&m->lock);
     cushim_context_release(m->ctx);
@@ -268,7 +266,7 @@ static CUresult make_module_function(cushim_function **out, cushim_module *m, co
     cushim__guard g;
     r = cushim__enter(m->ctx->raw, &g);
     if (r == CUDA_SUCCESS) {
-        r = T.cuModuleGetFunction(&f->raw, m->raw, name);
+        r = cushim__table.cuModuleGetFunction(&f->raw, m->raw, name);
         if (r == CUDA_ERROR_NOT_FOUND) {
             cushim__fail(r, "%s: no kernel named '%s' in module %p%s%s%s", fn, name, (void *)m,
                          m->path ? " (loaded from '" : "", m->path ? m->path : "",
@@ -333,7 +331,7 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
     cushim_library *lib = cushim__alloc(sizeof *lib);
     if (lib == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     jit_options(lib->jit_opts, lib->jit_vals, lib->error_log, lib->info_log);
-    r = T.cuLibraryLoadData(&lib->raw, image, lib->jit_opts, lib->jit_vals, JIT_OPTION_COUNT, NULL,
+    r = cushim__table.cuLibraryLoadData(&lib->raw, image, lib->jit_opts, lib->jit_vals, JIT_OPTION_COUNT, NULL,
                             NULL, 0);
     if (r != CUDA_SUCCESS) {
         load_failed(r, fn, NULL, lib->error_log, lib->info_log);
@@ -354,7 +352,7 @@ CUSHIM_API cushim_library *cushim_library_retain(cushim_library *lib) {
 CUSHIM_API void cushim_library_release(cushim_library *lib) {
     if (!cushim__release_checked(lib, CUSHIM__LIBRARY, "lib", "cushim_library_release")) return;
     /* A library belongs to no context: it is unloaded with none made current. */
-    CUresult r = T.cuLibraryUnload(lib->raw);
+    CUresult r = cushim__table.cuLibraryUnload(lib->raw);
     if (r != CUDA_SUCCESS) cushim__destroy_refused("library", (void *)lib->raw, r);
     free_functions(lib->functions, true);
     pthread_mutex_destroy(&lib->lock);
@@ -382,7 +380,7 @@ static CUresult make_library_function(cushim_function **out, cushim_library *lib
     CUresult r = cushim__read_limits(ctx, &limits);
     if (r != CUDA_SUCCESS) return r;
     CUkernel kernel = NULL;
-    r = T.cuLibraryGetKernel(&kernel, lib->raw, name);
+    r = cushim__table.cuLibraryGetKernel(&kernel, lib->raw, name);
     if (r == CUDA_ERROR_NOT_FOUND) {
         return cushim__fail(r, "%s: no kernel named '%s' in library %p", fn, name, (void *)lib);
     }
@@ -396,7 +394,7 @@ static CUresult make_library_function(cushim_function **out, cushim_library *lib
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g);
     if (r == CUDA_SUCCESS) {
-        r = T.cuKernelGetFunction(&f->fn, kernel);
+        r = cushim__table.cuKernelGetFunction(&f->fn, kernel);
         if (r != CUDA_SUCCESS) library_failed(r, lib, "cuKernelGetFunction", name, ctx->raw);
         CUresult l = cushim__leave(&g);
         if (r == CUDA_SUCCESS) r = l;

@@ -6,15 +6,13 @@
 
 #include "api/module.h"
 
-#define T cushim__table
-
 CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
                                const char *fn) {
     cushim__guard g;
     CUresult r = cushim__enter(f->ctx_raw, &g);
     if (r != CUDA_SUCCESS) return r;
     int n = 0;
-    r = T.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
+    r = cushim__table.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
     CUresult l = cushim__leave(&g);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r,
@@ -87,7 +85,7 @@ static CUresult potential_block_size(int *min_grid, int *block_size, const cushi
     cushim__guard g;
     r = cushim__enter(f->ctx_raw, &g);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
+    r = cushim__table.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
                                            dynamic_smem, block_limit);
     CUresult l = cushim__leave(&g);
     if (r != CUDA_SUCCESS || l != CUDA_SUCCESS) {

@@ -1,11 +1,9 @@
 /* Streams: created and destroyed with their context current; refcounted. */
 #include "api/object.h"
 
-#define T cushim__table
-
 static CUresult check_priority(int priority) {
     int least = 0, greatest = 0;
-    CUresult r = T.cuCtxGetStreamPriorityRange(&least, &greatest);
+    CUresult r = cushim__table.cuCtxGetStreamPriorityRange(&least, &greatest);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_stream_create: reading the priority range failed with %s",
                             cushim_error_name(r));
@@ -44,13 +42,13 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
     }
     if (priority != 0) r = check_priority(priority);
     if (r == CUDA_SUCCESS) {
-        r = T.cuStreamCreateWithPriority(&s->raw, flags, priority);
+        r = cushim__table.cuStreamCreateWithPriority(&s->raw, flags, priority);
         if (r != CUDA_SUCCESS) {
             cushim__fail(r, "cushim_stream_create: cuStreamCreateWithPriority failed with %s",
                          cushim_error_name(r));
         }
     }
-    CUSHIM__LEAVE_OR_UNDO(&g, r, "stream", s->raw, T.cuStreamDestroy(s->raw));
+    CUSHIM__LEAVE_OR_UNDO(&g, r, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
     if (r != CUDA_SUCCESS) {
         cushim__free_block(s);
         return r;
@@ -69,7 +67,7 @@ CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s) {
 
 CUSHIM_API void cushim_stream_release(cushim_stream *s) {
     if (!cushim__release_checked(s, CUSHIM__STREAM, "s", "cushim_stream_release")) return;
-    CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, T.cuStreamDestroy(s->raw));
+    CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
     cushim_context_release(s->ctx);
     cushim__free_block(s);
 }
@@ -77,7 +75,7 @@ CUSHIM_API void cushim_stream_release(cushim_stream *s) {
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_synchronize");
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuStreamSynchronize(s->raw);
+    r = cushim__table.cuStreamSynchronize(s->raw);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_stream_synchronize: %s", cushim_error_name(r));
     }
@@ -92,7 +90,7 @@ static CUSHIM__COLD CUresult query_failed(CUresult r) {
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_query");
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuStreamQuery(s->raw);
+    r = cushim__table.cuStreamQuery(s->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
     if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
     return query_failed(r);
@@ -106,7 +104,7 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
         cushim__guard g;
         r = cushim__enter(e->ctx_raw, &g);
         if (r != CUDA_SUCCESS) return r;
-        r = T.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
+        r = cushim__table.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
         CUresult l = cushim__leave(&g);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* The wait is queued; only the thread's state is wrong. */
@@ -118,7 +116,7 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
     } else {
         r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_wait_event");
         if (r != CUDA_SUCCESS) return r;
-        r = T.cuStreamWaitEvent(s->raw, e->raw, flags);
+        r = cushim__table.cuStreamWaitEvent(s->raw, e->raw, flags);
     }
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "cushim_stream_wait_event: %s", cushim_error_name(r));
