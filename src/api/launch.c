@@ -22,7 +22,7 @@ typedef struct device_slot {
 static device_slot slots[MAX_DEVICES];
 static pthread_mutex_t limits_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal) {
+static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal, const char *fn) {
     static const struct {
         CUdevice_attribute attr;
         const char *name;
@@ -44,8 +44,8 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal) {
     for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
         CUresult r = cushim__table.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
         if (r != CUDA_SUCCESS) {
-            return cushim__fail(r, "device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
-                                ordinal, wanted[i].name, cushim_error_name(r));
+            return cushim__fail(r, "%s: device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
+                                fn, ordinal, wanted[i].name, cushim_error_name(r));
         }
     }
     l->max_threads_per_block = v[0];
@@ -61,12 +61,13 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal) {
     return CUDA_SUCCESS;
 }
 
-CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out) {
+CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out,
+                             const char *fn) {
     int ordinal = ctx->ordinal;
     if (ordinal < 0 || ordinal >= MAX_DEVICES) {
         return cushim__fail(CUDA_ERROR_INVALID_DEVICE,
-                            "device %d: cushim keeps the limits of devices 0 to %d only", ordinal,
-                            MAX_DEVICES - 1);
+                            "%s: device %d: cushim keeps the limits of devices 0 to %d only", fn,
+                            ordinal, MAX_DEVICES - 1);
     }
     device_slot *slot = &slots[ordinal];
     /* Read once per device: the acquire pairs with the release below, so a thread that sees
@@ -76,7 +77,7 @@ CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **o
         pthread_mutex_lock(&limits_lock);
         if (!atomic_load_explicit(&slot->ready, memory_order_relaxed)) {
             cushim__limits l;
-            r = read_device(&l, ctx->device, ordinal);
+            r = read_device(&l, ctx->device, ordinal, fn);
             if (r == CUDA_SUCCESS) {
                 slot->limits = l;
                 atomic_store_explicit(&slot->ready, true, memory_order_release);
@@ -91,7 +92,7 @@ CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **o
 
 const cushim__limits *cushim__device_limits(const cushim_context *ctx) {
     const cushim__limits *l = NULL;
-    return cushim__read_limits(ctx, &l) == CUDA_SUCCESS ? l : NULL;
+    return cushim__read_limits(ctx, &l, __func__) == CUDA_SUCCESS ? l : NULL;
 }
 
 unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem,
@@ -277,10 +278,10 @@ static inline CUresult driver_launch(const cushim_function *f, const cushim_laun
 static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
                                         void **params, bool cooperative, const char *fn) {
     cushim__guard g;
-    CUresult r = cushim__enter(f->ctx_raw, &g);
+    CUresult r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
     r = driver_launch(f, c, CUSHIM__DEFAULT_STREAM, params, cooperative);
-    CUresult l = cushim__leave(&g);
+    CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) {
         return launch_failed(r, f, c, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
                              fn);
@@ -297,49 +298,47 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const 
 
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params) {
-    static const char fn[] = "cushim_launch";
     if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
-        CUresult r = refuse_config(f, cfg, fn);
+        CUresult r = refuse_config(f, cfg, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
-    if (s == NULL) return launch_default(f, cfg, params, false, fn);
-    if (CUSHIM__UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
+    if (s == NULL) return launch_default(f, cfg, params, false, __func__);
+    if (CUSHIM__UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, __func__);
     CUresult r =
         cushim__table.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
                          cfg->block.z, cfg->shared_mem_bytes, s->raw, params, NULL);
-    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", __func__);
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params) {
-    static const char fn[] = "cushim_launch_cooperative";
     if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
-        CUresult r = refuse_config(f, cfg, fn);
+        CUresult r = refuse_config(f, cfg, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
-    if (CUSHIM__UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, fn);
+    if (CUSHIM__UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, __func__);
     const cushim__limits *l = f->limits;
-    if (CUSHIM__UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, fn);
+    if (CUSHIM__UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, __func__);
     /* The grid must fit at once. The pre-checks bound the thread count by the device's limit. */
     unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
     int per_sm;
     if (!cushim__coop_cache_get(f, threads, cfg->shared_mem_bytes, &per_sm)) {
-        CUresult r = cushim__active_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, fn);
+        CUresult r = cushim__active_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
     unsigned long long blocks = (unsigned long long)cfg->grid.x * cfg->grid.y * cfg->grid.z;
     if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
-        return refuse_too_large(f, cfg, blocks, per_sm, fn);
+        return refuse_too_large(f, cfg, blocks, per_sm, __func__);
     }
-    if (s == NULL) return launch_default(f, cfg, params, true, fn);
+    if (s == NULL) return launch_default(f, cfg, params, true, __func__);
     CUresult r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
                                              cfg->block.x, cfg->block.y, cfg->block.z,
                                              cfg->shared_mem_bytes, s->raw, params);
     if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {
-        return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", fn);
+        return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", __func__);
     }
     return CUDA_SUCCESS;
 }

@@ -61,9 +61,9 @@ static void log_info(const char *fn, char *info_log) {
 /* Functions                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-static cushim_function *new_function(const char *name) {
+static cushim_function *new_function(const char *name, const char *fn) {
     size_t len = strlen(name);
-    cushim_function *f = cushim__alloc(sizeof *f + len + 1);
+    cushim_function *f = cushim__alloc(sizeof *f + len + 1, fn);
     if (f == NULL) return NULL;
     memcpy(f->name, name, len + 1);
     return f;
@@ -128,10 +128,10 @@ CUSHIM_API CUfunction cushim_function_raw(const cushim_function *f) {
 
 static CUresult load_module(cushim_module **out, cushim_context *ctx, const void *image,
                             const char *path, const char *fn) {
-    cushim_module *m = cushim__alloc(sizeof *m);
+    cushim_module *m = cushim__alloc(sizeof *m, fn);
     if (m == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     if (path != NULL) {
-        m->path = cushim__alloc(strlen(path) + 1);
+        m->path = cushim__alloc(strlen(path) + 1, fn);
         if (m->path == NULL) {
             cushim__free(m);
             return CUDA_ERROR_OUT_OF_MEMORY;
@@ -144,7 +144,7 @@ static CUresult load_module(cushim_module **out, cushim_context *ctx, const void
     jit_options(opts, vals, error_log, info_log);
 
     cushim__guard g;
-    CUresult r = cushim__enter(ctx->raw, &g);
+    CUresult r = cushim__enter(ctx->raw, &g, fn);
     if (r == CUDA_SUCCESS) {
         r = cushim__table.cuModuleLoadDataEx(&m->raw, image, JIT_OPTION_COUNT, opts, vals);
         if (r != CUDA_SUCCESS) load_failed(r, fn, path, error_log, info_log);
@@ -165,16 +165,14 @@ static CUresult load_module(cushim_module **out, cushim_context *ctx, const void
 
 CUSHIM_API CUresult cushim_module_load_data(cushim_module **out, cushim_context *ctx,
                                             const void *image) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_data: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_module_load_data");
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (image == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_data: image is NULL");
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: image is NULL", __func__);
     }
-    return load_module(out, ctx, image, NULL, "cushim_module_load_data");
+    return load_module(out, ctx, image, NULL, __func__);
 }
 
 /* Reads a whole file and adds a NUL, which PTX text needs and a cubin or fatbin ignores. */
@@ -219,30 +217,26 @@ static CUresult read_file(const char *path, char **data, const char *fn) {
 
 CUSHIM_API CUresult cushim_module_load_file(cushim_module **out, cushim_context *ctx,
                                             const char *path) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_file: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_module_load_file");
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (path == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_load_file: path is NULL");
-    }
+    if (path == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: path is NULL", __func__);
     /* Read here rather than with cuModuleLoad, so that a PTX file gets the JIT log too. */
     char *data = NULL;
-    r = read_file(path, &data, "cushim_module_load_file");
+    r = read_file(path, &data, __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = load_module(out, ctx, data, path, "cushim_module_load_file");
+    r = load_module(out, ctx, data, path, __func__);
     free(data);
     return r;
 }
 
 CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
-    return cushim__retain_checked(m, CUSHIM__MODULE, "m", "cushim_module_retain");
+    return cushim__retain_checked(m, CUSHIM__MODULE, "m", __func__);
 }
 
 CUSHIM_API void cushim_module_release(cushim_module *m) {
-    if (!cushim__release_checked(m, CUSHIM__MODULE, "m", "cushim_module_release")) return;
+    if (!cushim__release_checked(m, CUSHIM__MODULE, "m", __func__)) return;
     CUSHIM__DESTROY_IN(m->ctx->raw, "module", m->raw, cushim__table.cuModuleUnload(m->raw));
     free_functions(m->functions, false);
     pthread_mutex_destroy(&m->lock);
@@ -252,19 +246,19 @@ CUSHIM_API void cushim_module_release(cushim_module *m) {
 }
 
 /* Looks the kernel up in the module's context and reads its attributes. */
-static CUresult make_module_function(cushim_function **out, cushim_module *m, const char *name) {
-    static const char fn[] = "cushim_module_function";
+static CUresult make_module_function(cushim_function **out, cushim_module *m, const char *name,
+                                     const char *fn) {
     const cushim__limits *limits = NULL;
-    CUresult r = cushim__read_limits(m->ctx, &limits);
+    CUresult r = cushim__read_limits(m->ctx, &limits, fn);
     if (r != CUDA_SUCCESS) return r;
-    cushim_function *f = new_function(name);
+    cushim_function *f = new_function(name, fn);
     if (f == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     f->limits = limits;
     f->ctx = m->ctx;
     f->ctx_raw = m->ctx->raw;
     f->check_stream_ctx = true;
     cushim__guard g;
-    r = cushim__enter(m->ctx->raw, &g);
+    r = cushim__enter(m->ctx->raw, &g, fn);
     if (r == CUDA_SUCCESS) {
         r = cushim__table.cuModuleGetFunction(&f->raw, m->raw, name);
         if (r == CUDA_ERROR_NOT_FOUND) {
@@ -275,7 +269,7 @@ static CUresult make_module_function(cushim_function **out, cushim_module *m, co
             cushim__fail(r, "%s: cuModuleGetFunction of '%s' in module %p failed with %s", fn, name,
                          (void *)m, cushim_error_name(r));
         }
-        CUresult l = cushim__leave(&g);
+        CUresult l = cushim__leave(&g, fn);
         if (r == CUDA_SUCCESS) r = l;
     }
     if (r == CUDA_SUCCESS) {
@@ -293,20 +287,16 @@ static CUresult make_module_function(cushim_function **out, cushim_module *m, co
 
 CUSHIM_API CUresult cushim_module_function(cushim_function **out, cushim_module *m,
                                            const char *name) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_function: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    CUresult r = cushim__check(m, CUSHIM__MODULE, "m", "cushim_module_function");
+    CUresult r = cushim__check(m, CUSHIM__MODULE, "m", __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (name == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_module_function: name is NULL");
-    }
+    if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", __func__);
     /* The lock makes a name asked twice, even at once, one object. */
     pthread_mutex_lock(&m->lock);
     cushim_function *f = find_function(m->functions, name, m->ctx->raw);
     if (f == NULL) {
-        r = make_module_function(&f, m, name);
+        r = make_module_function(&f, m, name, __func__);
         if (r == CUDA_SUCCESS) {
             f->next = m->functions;
             m->functions = f;
@@ -322,23 +312,22 @@ CUSHIM_API CUresult cushim_module_function(cushim_function **out, cushim_module 
 /* ------------------------------------------------------------------------------------------ */
 
 CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *image) {
-    static const char fn[] = "cushim_library_load_data";
-    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", fn);
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    if (image == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: image is NULL", fn);
+    if (image == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: image is NULL", __func__);
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return r;
-    cushim_library *lib = cushim__alloc(sizeof *lib);
+    cushim_library *lib = cushim__alloc(sizeof *lib, __func__);
     if (lib == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     jit_options(lib->jit_opts, lib->jit_vals, lib->error_log, lib->info_log);
     r = cushim__table.cuLibraryLoadData(&lib->raw, image, lib->jit_opts, lib->jit_vals, JIT_OPTION_COUNT, NULL,
                             NULL, 0);
     if (r != CUDA_SUCCESS) {
-        load_failed(r, fn, NULL, lib->error_log, lib->info_log);
+        load_failed(r, __func__, NULL, lib->error_log, lib->info_log);
         cushim__free(lib);
         return r;
     }
-    log_info(fn, lib->info_log);
+    log_info(__func__, lib->info_log);
     pthread_mutex_init(&lib->lock, NULL);
     cushim__object_init(&lib->obj, CUSHIM__LIBRARY);
     *out = lib;
@@ -346,14 +335,14 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
 }
 
 CUSHIM_API cushim_library *cushim_library_retain(cushim_library *lib) {
-    return cushim__retain_checked(lib, CUSHIM__LIBRARY, "lib", "cushim_library_retain");
+    return cushim__retain_checked(lib, CUSHIM__LIBRARY, "lib", __func__);
 }
 
 CUSHIM_API void cushim_library_release(cushim_library *lib) {
-    if (!cushim__release_checked(lib, CUSHIM__LIBRARY, "lib", "cushim_library_release")) return;
+    if (!cushim__release_checked(lib, CUSHIM__LIBRARY, "lib", __func__)) return;
     /* A library belongs to no context: it is unloaded with none made current. */
     CUresult r = cushim__table.cuLibraryUnload(lib->raw);
-    if (r != CUDA_SUCCESS) cushim__destroy_refused("library", (void *)lib->raw, r);
+    if (r != CUDA_SUCCESS) cushim__destroy_refused(__func__, "library", (void *)lib->raw, r);
     free_functions(lib->functions, true);
     pthread_mutex_destroy(&lib->lock);
     cushim__free(lib);
@@ -362,8 +351,7 @@ CUSHIM_API void cushim_library_release(cushim_library *lib) {
 /* A library's PTX is compiled when a kernel is first asked for, so a failure there carries the
  * JIT's log when it wrote one. */
 static CUresult library_failed(CUresult r, cushim_library *lib, const char *entry, const char *name,
-                               CUcontext ctx) {
-    static const char fn[] = "cushim_library_function";
+                               CUcontext ctx, const char *fn) {
     const char *log = tidy_log(lib->error_log);
     char where[64] = "";
     if (ctx != NULL) snprintf(where, sizeof where, " in context %p", (void *)ctx);
@@ -374,29 +362,28 @@ static CUresult library_failed(CUresult r, cushim_library *lib, const char *entr
 /* Finds the kernel, then its CUfunction in ctx (made current for it), which answers attribute
  * and occupancy queries; the launch itself uses the CUkernel. */
 static CUresult make_library_function(cushim_function **out, cushim_library *lib,
-                                      cushim_context *ctx, const char *name) {
-    static const char fn[] = "cushim_library_function";
+                                      cushim_context *ctx, const char *name, const char *fn) {
     const cushim__limits *limits = NULL;
-    CUresult r = cushim__read_limits(ctx, &limits);
+    CUresult r = cushim__read_limits(ctx, &limits, fn);
     if (r != CUDA_SUCCESS) return r;
     CUkernel kernel = NULL;
     r = cushim__table.cuLibraryGetKernel(&kernel, lib->raw, name);
     if (r == CUDA_ERROR_NOT_FOUND) {
         return cushim__fail(r, "%s: no kernel named '%s' in library %p", fn, name, (void *)lib);
     }
-    if (r != CUDA_SUCCESS) return library_failed(r, lib, "cuLibraryGetKernel", name, NULL);
-    cushim_function *f = new_function(name);
+    if (r != CUDA_SUCCESS) return library_failed(r, lib, "cuLibraryGetKernel", name, NULL, fn);
+    cushim_function *f = new_function(name, fn);
     if (f == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     f->raw = (CUfunction)kernel;
     f->limits = limits;
     f->ctx_raw = ctx->raw;
     f->check_stream_ctx = false;
     cushim__guard g;
-    r = cushim__enter(ctx->raw, &g);
+    r = cushim__enter(ctx->raw, &g, fn);
     if (r == CUDA_SUCCESS) {
         r = cushim__table.cuKernelGetFunction(&f->fn, kernel);
-        if (r != CUDA_SUCCESS) library_failed(r, lib, "cuKernelGetFunction", name, ctx->raw);
-        CUresult l = cushim__leave(&g);
+        if (r != CUDA_SUCCESS) library_failed(r, lib, "cuKernelGetFunction", name, ctx->raw, fn);
+        CUresult l = cushim__leave(&g, fn);
         if (r == CUDA_SUCCESS) r = l;
     }
     if (r == CUDA_SUCCESS) r = read_attributes(f, fn);
@@ -412,18 +399,17 @@ static CUresult make_library_function(cushim_function **out, cushim_library *lib
 
 CUSHIM_API CUresult cushim_library_function(cushim_function **out, cushim_library *lib,
                                             cushim_context *ctx, const char *name) {
-    static const char fn[] = "cushim_library_function";
-    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", fn);
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    CUresult r = cushim__check(lib, CUSHIM__LIBRARY, "lib", fn);
+    CUresult r = cushim__check(lib, CUSHIM__LIBRARY, "lib", __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", fn);
+    r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", fn);
+    if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", __func__);
     pthread_mutex_lock(&lib->lock);
     cushim_function *f = find_function(lib->functions, name, ctx->raw);
     if (f == NULL) {
-        r = make_library_function(&f, lib, ctx, name);
+        r = make_library_function(&f, lib, ctx, name, __func__);
         if (r == CUDA_SUCCESS) {
             f->next = lib->functions;
             lib->functions = f;

@@ -64,8 +64,9 @@ struct cushim_library {
 };
 
 /* cushim__device_limits with the driver's code: CUDA_SUCCESS and *out set, or the code with
- * the last error set. */
-CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out);
+ * the last error set (naming fn). */
+CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out,
+                             const char *fn);
 
 /* The dynamic shared memory a launch of a kernel with these attributes may ask for: what
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES says (the plain per-block limit less the

@@ -55,8 +55,8 @@ static CUSHIM__DESTRUCTOR void unload_drain(void) {
     if (exit_key_made) pthread_key_delete(exit_key);
 }
 
-void *cushim__alloc_failed(size_t size) {
-    cushim__set_error("out of host memory allocating %zu bytes", size);
+void *cushim__alloc_failed(size_t size, const char *fn) {
+    cushim__set_error("%s: out of host memory allocating %zu bytes", fn, size);
     return NULL;
 }
 
@@ -80,36 +80,37 @@ CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, 
                         kind_name(got), kind_name(tag));
 }
 
-CUresult cushim__enter(CUcontext ctx, cushim__guard *g) {
+CUresult cushim__enter(CUcontext ctx, cushim__guard *g, const char *fn) {
     g->switched = false;
     g->prev = NULL;
     CUresult r = cushim__table.cuCtxGetCurrent(&g->prev);
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "reading the current context failed with %s",
+        return cushim__fail(r, "%s: reading the current context failed with %s", fn,
                             cushim_error_name(r));
     }
     if (g->prev == ctx) return CUDA_SUCCESS;
     r = cushim__table.cuCtxSetCurrent(ctx);
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "making context %p current failed with %s", (void *)ctx,
+        return cushim__fail(r, "%s: making context %p current failed with %s", fn, (void *)ctx,
                             cushim_error_name(r));
     }
     g->switched = true;
     return CUDA_SUCCESS;
 }
 
-CUresult cushim__leave_switched(const cushim__guard *g) {
+CUresult cushim__leave_switched(const cushim__guard *g, const char *fn) {
     CUresult r = cushim__table.cuCtxSetCurrent(g->prev);
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "restoring the previous current context %p failed with %s",
+        return cushim__fail(r, "%s: restoring the previous current context %p failed with %s", fn,
                             (void *)g->prev, cushim_error_name(r));
     }
     return CUDA_SUCCESS;
 }
 
-void cushim__destroy_refused(const char *what, const void *handle, CUresult r) {
+void cushim__destroy_refused(const char *fn, const char *what, const void *handle, CUresult r) {
     /* A forked child releasing what it inherited is expected to be refused (the driver is not
      * usable there); that is worth a debug line, not a warning per object. */
-    cushim__log(cushim__forked ? CUSHIM_LOG_DEBUG : CUSHIM_LOG_WARN, "destroying %s %p: the driver refused with %s (%d): %s", what,
-                handle, cushim_error_name(r), (int)r, cushim_error_string(r));
+    cushim__log(cushim__forked ? CUSHIM_LOG_DEBUG : CUSHIM_LOG_WARN,
+                "%s: destroying %s %p: the driver refused with %s (%d): %s", fn, what, handle,
+                cushim_error_name(r), (int)r, cushim_error_string(r));
 }

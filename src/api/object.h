@@ -75,14 +75,14 @@ struct cushim_event {
     unsigned flags;
 };
 
-/* Zeroed memory for an object, or NULL with the last error set. malloc and memset, not calloc:
+/* Zeroed memory for an object, or NULL with the last error set (naming fn). malloc and memset, not calloc:
  * glibc's calloc skips the per-thread cache that malloc uses, and on the H200 machine calloc +
  * free cost 48 ns against malloc + free's 7, a fifth of an event create + destroy. Inline, so
  * that the memset of a constant size is a few stores. */
-void *cushim__alloc_failed(size_t size);
-static inline void *cushim__alloc(size_t size) {
+void *cushim__alloc_failed(size_t size, const char *fn);
+static inline void *cushim__alloc(size_t size, const char *fn) {
     void *p = malloc(size);
-    if (CUSHIM__UNLIKELY(p == NULL)) return cushim__alloc_failed(size);
+    if (CUSHIM__UNLIKELY(p == NULL)) return cushim__alloc_failed(size, fn);
     return memset(p, 0, size);
 }
 static inline void cushim__free(void *p) {
@@ -123,13 +123,13 @@ void cushim__block_cache_put_slow(void *p);
 /* Empties the calling thread's cache (the fault sweep calls it so that every run allocates). */
 void cushim__block_cache_drain(void);
 
-/* A zeroed block of CUSHIM__BLOCK_SIZE bytes, or NULL with the last error set. */
-static inline void *cushim__alloc_block(void) {
+/* A zeroed block of CUSHIM__BLOCK_SIZE bytes, or NULL with the last error set (naming fn). */
+static inline void *cushim__alloc_block(const char *fn) {
 #if CUSHIM__CACHE
     cushim__block_cache *c = &cushim__blocks;
     if (c->count > 0) return memset(c->blocks[--c->count], 0, CUSHIM__BLOCK_SIZE);
 #endif
-    return cushim__alloc(CUSHIM__BLOCK_SIZE);
+    return cushim__alloc(CUSHIM__BLOCK_SIZE, fn);
 }
 
 static inline void cushim__free_block(void *p) {
@@ -208,50 +208,56 @@ static inline bool cushim__release_checked(void *p, cushim__tag tag, const char 
 }
 
 /* The context rule: cushim__enter makes ctx current on this thread if it is not already and
- * remembers what was; cushim__leave puts that back. No switch when ctx is already current. */
+ * remembers what was; cushim__leave puts that back. No switch when ctx is already current. A
+ * failure's sentence starts with fn, the public function that asked. */
 typedef struct cushim__guard {
     CUcontext prev;
     bool switched;
 } cushim__guard;
 
-CUresult cushim__enter(CUcontext ctx, cushim__guard *g);
-CUresult cushim__leave_switched(const cushim__guard *g);
-static inline CUresult cushim__leave(const cushim__guard *g) {
+CUresult cushim__enter(CUcontext ctx, cushim__guard *g, const char *fn);
+CUresult cushim__leave_switched(const cushim__guard *g, const char *fn);
+static inline CUresult cushim__leave(const cushim__guard *g, const char *fn) {
     /* Inline: most calls are made with the context already current, and then there is nothing
      * to put back. */
-    return g->switched ? cushim__leave_switched(g) : CUDA_SUCCESS;
+    return g->switched ? cushim__leave_switched(g, fn) : CUDA_SUCCESS;
 }
 
-/* Logs a destroy the driver refused, at warn, with its code and the handle. */
-void cushim__destroy_refused(const char *what, const void *handle, CUresult r);
+/* Logs a destroy the driver refused, at warn, with fn, its code and the handle. */
+void cushim__destroy_refused(const char *fn, const char *what, const void *handle, CUresult r);
 
 /* The destroy half of the context rule, shared by every object that belongs to a context:
  * `call` (the driver's destroy of `handle`) runs with `ctx` current, the previous context is put
- * back, and any refusal is logged at warn. A macro because each driver call has its own type. */
+ * back, and any refusal is logged at warn, naming the calling function. A macro because each
+ * driver call has its own type. */
 #define CUSHIM__DESTROY_IN(ctx, what, handle, call)                                               \
     do {                                                                                          \
         cushim__guard g_;                                                                         \
-        CUresult r_ = cushim__enter((ctx), &g_);                                                  \
+        CUresult r_ = cushim__enter((ctx), &g_, __func__);                                        \
         if (r_ == CUDA_SUCCESS) {                                                                 \
             r_ = (call);                                                                          \
-            CUresult l_ = cushim__leave(&g_);                                                     \
-            if (r_ != CUDA_SUCCESS) cushim__destroy_refused((what), (void *)(handle), r_);        \
+            CUresult l_ = cushim__leave(&g_, __func__);                                           \
+            if (r_ != CUDA_SUCCESS) {                                                             \
+                cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                  \
+            }                                                                                     \
             if (l_ != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());      \
         } else {                                                                                  \
-            cushim__destroy_refused((what), (void *)(handle), r_);                                \
+            cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                      \
         }                                                                                         \
     } while (0)
 
 /* The create half of the context rule: leaves the context entered with `g`, putting the
  * previous one back. When the create succeeded (`r`, an lvalue) but the switch back failed, the
  * new object is destroyed again by `undo`, so that a failure leaves nothing behind, and `r`
- * becomes the switch's error. */
+ * becomes the switch's error. Sentences name the calling function. */
 #define CUSHIM__LEAVE_OR_UNDO(g, r, what, handle, undo)                                           \
     do {                                                                                          \
-        CUresult l_ = cushim__leave(g);                                                           \
+        CUresult l_ = cushim__leave((g), __func__);                                               \
         if ((r) == CUDA_SUCCESS && l_ != CUDA_SUCCESS) {                                          \
             CUresult d_ = (undo);                                                                 \
-            if (d_ != CUDA_SUCCESS) cushim__destroy_refused((what), (void *)(handle), d_);        \
+            if (d_ != CUDA_SUCCESS) {                                                             \
+                cushim__destroy_refused(__func__, (what), (void *)(handle), d_);                  \
+            }                                                                                     \
             (r) = l_;                                                                             \
         }                                                                                         \
     } while (0)

@@ -9,11 +9,11 @@
 CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
                                const char *fn) {
     cushim__guard g;
-    CUresult r = cushim__enter(f->ctx_raw, &g);
+    CUresult r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
     int n = 0;
     r = cushim__table.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
-    CUresult l = cushim__leave(&g);
+    CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r,
                             "%s: cuOccupancyMaxActiveBlocksPerMultiprocessor of kernel '%s' for "
@@ -43,22 +43,20 @@ static CUresult check_query(const void *out, const char *out_name, const cushim_
 
 CUSHIM_API CUresult cushim_occupancy_max_active_blocks(int *blocks, const cushim_function *f,
                                                        int block_size, size_t dynamic_smem) {
-    static const char fn[] = "cushim_occupancy_max_active_blocks";
     if (blocks != NULL) *blocks = 0;
-    CUresult r = check_query(blocks, "blocks", f, block_size, fn);
+    CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    return cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, fn);
+    return cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
                                                           int block_size, size_t dynamic_smem) {
-    static const char fn[] = "cushim_occupancy_max_cooperative_grid";
     if (blocks != NULL) *blocks = 0;
-    CUresult r = check_query(blocks, "blocks", f, block_size, fn);
+    CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (!f->limits->cooperative) return cushim__no_cooperative(f, fn);
+    if (!f->limits->cooperative) return cushim__no_cooperative(f, __func__);
     int per_sm = 0;
-    r = cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, fn);
+    r = cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, __func__);
     if (r != CUDA_SUCCESS) return r;
     /* The same product the cooperative launch compares against, so that this grid launches. */
     long long grid = (long long)per_sm * f->limits->sm_count;
@@ -83,11 +81,11 @@ static CUresult potential_block_size(int *min_grid, int *block_size, const cushi
                             block_limit);
     }
     cushim__guard g;
-    r = cushim__enter(f->ctx_raw, &g);
+    r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
     r = cushim__table.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
                                            dynamic_smem, block_limit);
-    CUresult l = cushim__leave(&g);
+    CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS || l != CUDA_SUCCESS) {
         *min_grid = 0;
         *block_size = 0;
@@ -104,20 +102,19 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_block_size(int *min_grid, int
                                                               size_t dynamic_smem,
                                                               int block_limit) {
     return potential_block_size(min_grid, block_size, f, NULL, dynamic_smem, block_limit,
-                                "cushim_occupancy_max_potential_block_size");
+                                __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
     int *min_grid, int *block_size, const cushim_function *f,
     CUoccupancyB2DSize smem_for_block_size, int block_limit) {
-    static const char fn[] = "cushim_occupancy_max_potential_block_size_fn";
     if (smem_for_block_size == NULL) {
         if (min_grid != NULL) *min_grid = 0;
         if (block_size != NULL) *block_size = 0;
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
                             "%s: smem_for_block_size is NULL (for a fixed amount use "
                             "cushim_occupancy_max_potential_block_size)",
-                            fn);
+                            __func__);
     }
-    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit, fn);
+    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit, __func__);
 }
