@@ -19,6 +19,7 @@
 
 #include "common/hints.h"
 #include "cushim.h"
+#include "driver-status.h"
 
 enum {
     RC_OK = 0,
@@ -170,30 +171,6 @@ static bool count_devices(const cushim_driver_table *drv, int *count, char *why,
     return true;
 }
 
-static const char *status_word(cushim_driver_status s) {
-    switch (s) {
-    case CUSHIM_DRIVER_LOADED: return "loaded";
-    case CUSHIM_DRIVER_NOT_FOUND: return "not found";
-    case CUSHIM_DRIVER_STUB: return "stub";
-    case CUSHIM_DRIVER_TOO_OLD: return "too old";
-    case CUSHIM_DRIVER_INIT_FAILED: return "init failed";
-    }
-    /* A status added to the header later still prints as a word, never as garbage. */
-    return "unknown";
-}
-
-/* The same words as identifiers, which is what scripts reading the JSON want to match on. */
-static const char *status_token(cushim_driver_status s) {
-    switch (s) {
-    case CUSHIM_DRIVER_LOADED: return "loaded";
-    case CUSHIM_DRIVER_NOT_FOUND: return "not_found";
-    case CUSHIM_DRIVER_STUB: return "stub";
-    case CUSHIM_DRIVER_TOO_OLD: return "too_old";
-    case CUSHIM_DRIVER_INIT_FAILED: return "init_failed";
-    }
-    return "unknown";
-}
-
 /* CUDA encodes 13.0 as 13000 and 12.4 as 12040. Returns false for 0 (no driver). */
 static bool format_version(char *buf, size_t n, int v) {
     if (v <= 0) return false;
@@ -300,7 +277,7 @@ static void print_device_human(const device_report *d) {
 
 static void print_driver_human(const cushim_driver_info *info) {
     char ver[32];
-    line(0, "status", status_word(info->status));
+    line(0, "status", driver_status_words(info->status, ver, sizeof ver));
     linef(0, "result", "%s", cushim_error_name(info->result));
     line(0, "message", info->message ? info->message : "");
     line(0, "library", info->path ? info->path : "none");
@@ -321,8 +298,10 @@ static void print_driver_human(const cushim_driver_info *info) {
 static int run_human(const cushim_driver_info *info) {
     print_driver_human(info);
     if (info->status != CUSHIM_DRIVER_LOADED) {
+        char words[32];
         fflush(stdout);
-        fprintf(stderr, "cushim-info: no usable CUDA driver (%s): ", status_word(info->status));
+        fprintf(stderr, "cushim-info: no usable CUDA driver (%s): ",
+                driver_status_words(info->status, words, sizeof words));
         put_clean(stderr, info->message ? info->message : "");
         fputc('\n', stderr);
         return RC_NO_DRIVER;
@@ -509,7 +488,7 @@ static void json_driver(json *j, const cushim_driver_info *info) {
     snprintf(version, sizeof version, "%d.%d.%d", CUSHIM_VERSION_MAJOR, CUSHIM_VERSION_MINOR,
              CUSHIM_VERSION_PATCH);
     json_str(j, "cushim_version", version);
-    json_str(j, "status", status_token(info->status));
+    json_str(j, "status", driver_status_token(info->status));
     json_str(j, "result", cushim_error_name(info->result));
     json_int(j, "result_code", (long long)info->result);
     json_str(j, "message", info->message ? info->message : "");
