@@ -14,7 +14,7 @@
 #include "loader/loader.h"
 
 /* The driver's name for the current context's default stream, by the build's default-stream
- * mode (-Ddefault_stream). */
+ * mode (-Ddefault-stream). */
 #if defined(CUSHIM_PER_THREAD_STREAM) && CUSHIM_PER_THREAD_STREAM
 #define CUSHIM__DEFAULT_STREAM CU_STREAM_PER_THREAD
 #else
