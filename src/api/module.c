@@ -249,7 +249,7 @@ CUSHIM_API void cushim_module_release(cushim_module *m) {
 static CUresult make_module_function(cushim_function **out, cushim_module *m, const char *name,
                                      const char *fn) {
     const cushim__limits *limits = NULL;
-    CUresult r = cushim__read_limits(m->ctx, &limits, fn);
+    CUresult r = cushim__read_limits(m->ctx->device, m->ctx->ordinal, &limits, fn);
     if (r != CUDA_SUCCESS) return r;
     cushim_function *f = new_function(name, fn);
     if (f == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -364,7 +364,7 @@ static CUresult library_failed(CUresult r, cushim_library *lib, const char *entr
 static CUresult make_library_function(cushim_function **out, cushim_library *lib,
                                       cushim_context *ctx, const char *name, const char *fn) {
     const cushim__limits *limits = NULL;
-    CUresult r = cushim__read_limits(ctx, &limits, fn);
+    CUresult r = cushim__read_limits(ctx->device, ctx->ordinal, &limits, fn);
     if (r != CUDA_SUCCESS) return r;
     CUkernel kernel = NULL;
     r = cushim__table.cuLibraryGetKernel(&kernel, lib->raw, name);

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include "api/limits.h"
 #include "api/object.h"
 
 /* The JIT logs a load asks the driver for. The error log ends up in cushim_last_error(), which
@@ -62,17 +63,6 @@ struct cushim_library {
     char error_log[CUSHIM__JIT_LOG_BYTES];
     char info_log[CUSHIM__JIT_LOG_BYTES];
 };
-
-/* cushim__device_limits with the driver's code: CUDA_SUCCESS and *out set, or the code with
- * the last error set (naming fn). */
-CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out,
-                             const char *fn);
-
-/* The dynamic shared memory a launch of a kernel with these attributes may ask for: what
- * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES says (the plain per-block limit less the
- * static part unless raised by opt-in; the plain limit when the driver does not say), and never
- * more than the device's opt-in maximum leaves beside the static part. */
-unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem, int attr_max_dynamic);
 
 /* The cooperative launch's cache: the answer for (threads, smem) when the last one asked was
  * that, packed in one word so that a reader never sees the key of one answer with another. */

@@ -38,18 +38,6 @@ typedef struct cushim__object {
     atomic_uint refs;
 } cushim__object;
 
-/* Limits of a device, read once per device and kept for the process: the launch pre-checks use
- * them without a driver call. Filled by cushim__device_limits(). */
-typedef struct cushim__limits {
-    int max_threads_per_block;
-    int max_block[3];
-    int max_grid[3];
-    int max_smem_per_block;       /* without opt-in */
-    int max_smem_per_block_optin; /* with cuFuncSetAttribute opt-in */
-    int sm_count;
-    int cooperative;
-} cushim__limits;
-
 struct cushim_context {
     cushim__object obj;
     CUcontext raw;
@@ -261,9 +249,5 @@ void cushim__destroy_refused(const char *fn, const char *what, const void *handl
             (r) = l_;                                                                             \
         }                                                                                         \
     } while (0)
-
-/* Limits of the context's device, read on first use. NULL with the last error set when the
- * driver cannot say. */
-const cushim__limits *cushim__device_limits(const cushim_context *ctx);
 
 #endif
