@@ -4,7 +4,7 @@
  * that path, in functions kept out of line. */
 #include <limits.h>
 
-#include "api/module.h"
+#include "api/function.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Pre-checks                                                                                 */
@@ -137,13 +137,6 @@ static CUSHIM__COLD CUresult launch_failed(CUresult r, const cushim_function *f,
                         c->block.z, c->shared_mem_bytes, cushim_error_name(r));
 }
 
-CUresult cushim__no_cooperative(const cushim_function *f, const char *fn) {
-    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
-                        "%s: device %d does not support cooperative launch "
-                        "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)",
-                        fn, f->ctx->ordinal);
-}
-
 static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
                                       unsigned long long blocks, int per_sm, const char *fn) {
     return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
@@ -221,21 +214,18 @@ CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
     }
     const cushim_stream *s = cfg->stream;
     if (CUSHIM__UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, __func__);
-    const cushim__limits *l = f->limits;
-    if (CUSHIM__UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, __func__);
     /* The grid must fit at once. The pre-checks bound the thread count by the device's limit. */
     unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
-    int per_sm;
-    if (!cushim__coop_cache_get(f, threads, cfg->shared_mem_bytes, &per_sm)) {
-        CUresult r = cushim__active_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, __func__);
-        if (r != CUDA_SUCCESS) return r;
-    }
+    int per_sm = 0;
+    CUresult r = cushim__cooperative_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, __func__);
+    if (r != CUDA_SUCCESS) return r;
+    const cushim__limits *l = f->limits;
     unsigned long long blocks = (unsigned long long)cfg->grid.x * cfg->grid.y * cfg->grid.z;
     if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
         return refuse_too_large(f, cfg, blocks, per_sm, __func__);
     }
     if (s == NULL) return launch_default(f, cfg, params, true, __func__);
-    CUresult r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
+    r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
                                              cfg->block.x, cfg->block.y, cfg->block.z,
                                              cfg->shared_mem_bytes, s->raw, params);
     if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {

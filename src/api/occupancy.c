@@ -4,10 +4,13 @@
  * rule. A library kernel is asked about through its CUfunction in the bound context. */
 #include <limits.h>
 
-#include "api/module.h"
+#include "api/function.h"
 
-CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
-                               const char *fn) {
+/* Active blocks per SM of f for this block size and dynamic shared memory, asked of the driver
+ * every time (a query answers what the driver says now), with f's context current, and kept in
+ * the cooperative launch's cache. */
+static CUresult active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
+                              const char *fn) {
     cushim__guard g;
     CUresult r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
@@ -25,6 +28,21 @@ CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_
     cushim__coop_cache_put(f, threads, smem, n);
     *blocks = n;
     return CUDA_SUCCESS;
+}
+
+/* The refusal of a cooperative launch or grid on a device without cooperative launch. */
+static CUresult no_cooperative(const cushim_function *f, const char *fn) {
+    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
+                        "%s: device %d does not support cooperative launch "
+                        "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)",
+                        fn, f->ctx->ordinal);
+}
+
+CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, unsigned smem,
+                                    int *per_sm, const char *fn) {
+    if (CUSHIM__UNLIKELY(!f->limits->cooperative)) return no_cooperative(f, fn);
+    if (cushim__coop_cache_get(f, threads, smem, per_sm)) return CUDA_SUCCESS;
+    return active_blocks(f, threads, smem, per_sm, fn);
 }
 
 /* The checks the queries share: an output, a function, a block size. */
@@ -46,7 +64,7 @@ CUSHIM_API CUresult cushim_occupancy_max_active_blocks(int *blocks, const cushim
     if (blocks != NULL) *blocks = 0;
     CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    return cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, __func__);
+    return active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
@@ -54,9 +72,9 @@ CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cus
     if (blocks != NULL) *blocks = 0;
     CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (!f->limits->cooperative) return cushim__no_cooperative(f, __func__);
+    if (!f->limits->cooperative) return no_cooperative(f, __func__);
     int per_sm = 0;
-    r = cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, __func__);
+    r = active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, __func__);
     if (r != CUDA_SUCCESS) return r;
     /* The same product the cooperative launch compares against, so that this grid launches. */
     long long grid = (long long)per_sm * f->limits->sm_count;
