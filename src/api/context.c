@@ -1,5 +1,8 @@
 /* Contexts: the device's primary context, or a dedicated one; refcounted. */
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/object.h"
+#include "loader/loader.h"
 
 static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
     CUresult r = cushim__table.cuDeviceGet(dev, ordinal);

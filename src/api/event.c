@@ -1,5 +1,8 @@
 /* Events: created and destroyed with their context current; refcounted. */
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/object.h"
+#include "loader/loader.h"
 
 static const unsigned event_flags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
                                     CU_EVENT_INTERPROCESS;

@@ -4,7 +4,9 @@
  * that path, in functions kept out of line. */
 #include <limits.h>
 
+#include "api/context_rule.h"
 #include "api/function.h"
+#include "loader/loader.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Pre-checks                                                                                 */

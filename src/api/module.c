@@ -7,7 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/module.h"
+#include "loader/loader.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* JIT logs                                                                                   */

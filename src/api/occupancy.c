@@ -4,7 +4,9 @@
  * rule. A library kernel is asked about through its CUfunction in the bound context. */
 #include <limits.h>
 
+#include "api/context_rule.h"
 #include "api/function.h"
+#include "loader/loader.h"
 
 /* Active blocks per SM of f for this block size and dynamic shared memory, asked of the driver
  * every time (a query answers what the driver says now), with f's context current, and kept in

@@ -1,5 +1,8 @@
 /* Streams: created and destroyed with their context current; refcounted. */
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/object.h"
+#include "loader/loader.h"
 
 static CUresult check_priority(int priority, const char *fn) {
     int least = 0, greatest = 0;
