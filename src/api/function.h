@@ -58,6 +58,20 @@ static inline void cushim__coop_cache_put(const cushim_function *f, unsigned thr
     atomic_store_explicit(&((cushim_function *)f)->coop_cache, v, memory_order_relaxed);
 }
 
+/* A function named `name`, zeroed but for the name (its tag is set by the caller once it is
+ * complete), or NULL with the last error set (naming fn). */
+cushim_function *cushim__function_new(const char *name, const char *fn);
+
+/* Reads, once, what the launch pre-checks need from the kernel (f->fn and f->limits set), and
+ * folds it together with the device's limits. */
+CUresult cushim__function_read_attributes(cushim_function *f, const char *fn);
+
+/* The function named `name` for context ctx in a list, or NULL. */
+cushim_function *cushim__function_find(cushim_function *list, const char *name, CUcontext ctx);
+
+/* Frees a list of functions; a library's hold a reference to their context (owns_ctx). */
+void cushim__functions_free(cushim_function *f, bool owns_ctx);
+
 /* For a cooperative launch of f with this block size and dynamic shared memory: the active
  * blocks per SM, from the cache when it holds them, else asked of the driver and kept in the
  * cache. CUDA_ERROR_NOT_SUPPORTED on a device without cooperative launch. Sets the last error

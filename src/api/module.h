@@ -5,13 +5,8 @@
 #include <pthread.h>
 
 #include "api/function.h"
+#include "api/jit.h"
 #include "api/object.h"
-
-/* The JIT logs a load asks the driver for. The error log ends up in cushim_last_error(), which
- * holds about this much; longer logs are cut. */
-#define CUSHIM__JIT_LOG_BYTES 4096
-/* The error and info logs, each a buffer and its size. */
-#define CUSHIM__JIT_OPTIONS 4
 
 struct cushim_module {
     cushim__object obj;
