@@ -1,5 +1,6 @@
 /* The context rule's switches, and the warning for a destroy the driver refused. */
 #include "api/context_rule.h"
+#include "loader/fork.h"
 #include "loader/loader.h"
 
 CUresult cushim__enter(CUcontext ctx, cushim__guard *g, const char *fn) {

@@ -1,6 +1,6 @@
 /* The thread-local last-error sentence and the log handler. */
 #include "loader/diag.h"
-#include "loader/loader.h"
+#include "loader/fork.h"
 
 #include <pthread.h>
 #include <stdarg.h>
