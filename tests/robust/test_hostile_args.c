@@ -82,8 +82,8 @@ THUNK(occupancy_max_potential_block_size_fn,
 THUNK(occupancy_max_cooperative_grid, cushim_occupancy_max_cooperative_grid(a[0], a[1], 128, 0))
 
 #define OUT(k) {R_OUT, k, V_NONE}
-#define H(k) {R_HANDLE, k, V_NONE}
-#define H_OPT(k) {R_HANDLE_OPT, k, V_NONE}
+#define HANDLE(k) {R_HANDLE, k, V_NONE}
+#define HANDLE_OPT(k) {R_HANDLE_OPT, k, V_NONE}
 #define PTR(v) {R_PTR, K_COUNT, v}
 #define PTR_OPT(v) {R_PTR_OPT, K_COUNT, v}
 #define API(fname, ...) {"cushim_" #fname, t_##fname, {__VA_ARGS__}}
@@ -91,30 +91,30 @@ THUNK(occupancy_max_cooperative_grid, cushim_occupancy_max_cooperative_grid(a[0]
 static const api apis[] = {
     API(context_primary, OUT(K_CONTEXT)),
     API(context_create, OUT(K_CONTEXT)),
-    API(context_synchronize, H(K_CONTEXT)),
+    API(context_synchronize, HANDLE(K_CONTEXT)),
     /* Either bound may be NULL alone; both NULL is a case of its own below. */
-    API(context_stream_priority_range, H(K_CONTEXT), PTR_OPT(V_INT), PTR_OPT(V_INT)),
-    API(stream_create, OUT(K_STREAM), H(K_CONTEXT)),
-    API(stream_synchronize, H(K_STREAM)),
-    API(stream_query, H(K_STREAM)),
-    API(stream_wait_event, H_OPT(K_STREAM), H(K_EVENT)),
-    API(event_create, OUT(K_EVENT), H(K_CONTEXT)),
-    API(event_record, H(K_EVENT), H_OPT(K_STREAM)),
-    API(event_synchronize, H(K_EVENT)),
-    API(event_query, H(K_EVENT)),
-    API(event_elapsed_ms, PTR(V_FLOAT), H(K_EVENT), H(K_EVENT)),
-    API(module_load_data, OUT(K_MODULE), H(K_CONTEXT), PTR(V_IMAGE)),
-    API(module_load_file, OUT(K_MODULE), H(K_CONTEXT), PTR(V_PATH)),
-    API(module_function, OUT(K_FUNCTION), H(K_MODULE), PTR(V_NAME)),
+    API(context_stream_priority_range, HANDLE(K_CONTEXT), PTR_OPT(V_INT), PTR_OPT(V_INT)),
+    API(stream_create, OUT(K_STREAM), HANDLE(K_CONTEXT)),
+    API(stream_synchronize, HANDLE(K_STREAM)),
+    API(stream_query, HANDLE(K_STREAM)),
+    API(stream_wait_event, HANDLE_OPT(K_STREAM), HANDLE(K_EVENT)),
+    API(event_create, OUT(K_EVENT), HANDLE(K_CONTEXT)),
+    API(event_record, HANDLE(K_EVENT), HANDLE_OPT(K_STREAM)),
+    API(event_synchronize, HANDLE(K_EVENT)),
+    API(event_query, HANDLE(K_EVENT)),
+    API(event_elapsed_ms, PTR(V_FLOAT), HANDLE(K_EVENT), HANDLE(K_EVENT)),
+    API(module_load_data, OUT(K_MODULE), HANDLE(K_CONTEXT), PTR(V_IMAGE)),
+    API(module_load_file, OUT(K_MODULE), HANDLE(K_CONTEXT), PTR(V_PATH)),
+    API(module_function, OUT(K_FUNCTION), HANDLE(K_MODULE), PTR(V_NAME)),
     API(library_load_data, OUT(K_LIBRARY), PTR(V_IMAGE)),
-    API(library_function, OUT(K_FUNCTION), H(K_LIBRARY), H(K_CONTEXT), PTR(V_NAME)),
-    API(launch, H(K_FUNCTION), PTR(V_CFG)),
-    API(launch_cooperative, H(K_FUNCTION), PTR(V_CFG)),
-    API(occupancy_max_active_blocks, PTR(V_INT), H(K_FUNCTION)),
-    API(occupancy_max_potential_block_size, PTR(V_INT), PTR(V_INT), H(K_FUNCTION)),
-    API(occupancy_max_potential_block_size_fn, PTR(V_INT), PTR(V_INT), H(K_FUNCTION),
+    API(library_function, OUT(K_FUNCTION), HANDLE(K_LIBRARY), HANDLE(K_CONTEXT), PTR(V_NAME)),
+    API(launch, HANDLE(K_FUNCTION), PTR(V_CFG)),
+    API(launch_cooperative, HANDLE(K_FUNCTION), PTR(V_CFG)),
+    API(occupancy_max_active_blocks, PTR(V_INT), HANDLE(K_FUNCTION)),
+    API(occupancy_max_potential_block_size, PTR(V_INT), PTR(V_INT), HANDLE(K_FUNCTION)),
+    API(occupancy_max_potential_block_size_fn, PTR(V_INT), PTR(V_INT), HANDLE(K_FUNCTION),
         PTR(V_CALLBACK)),
-    API(occupancy_max_cooperative_grid, PTR(V_INT), H(K_FUNCTION)),
+    API(occupancy_max_cooperative_grid, PTR(V_INT), HANDLE(K_FUNCTION)),
 };
 
 static void *valid_value(const param *p, int i) {
