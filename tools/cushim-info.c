@@ -17,7 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hints.h"
 #include "cushim.h"
+#include "driver-status.h"
+#include "info-query.h"
+#include "json-writer.h"
 
 enum {
     RC_OK = 0,
@@ -51,156 +55,6 @@ static const char usage_text[] =
     "  3  a driver is loaded but it has no device, or the devices could not be enumerated\n";
 
 /* ------------------------------------------------------------------------------------------ */
-/* What is queried                                                                            */
-/* ------------------------------------------------------------------------------------------ */
-
-/* One integer the driver reported, or the code of the query that failed. */
-typedef struct value {
-    CUresult r;
-    long long v;
-} value;
-
-typedef enum value_kind { KIND_COUNT, KIND_BYTES, KIND_KHZ, KIND_BOOL } value_kind;
-
-typedef struct attr_spec {
-    const char *label;
-    const char *json_key;
-    CUdevice_attribute attr;
-    value_kind kind;
-} attr_spec;
-
-/* The plain device attributes, in print order. CU_DEVICE_ATTRIBUTE_CLOCK_RATE and
- * MEMORY_CLOCK_RATE are still in CUDA 13.0's cuda.h, but a driver may stop answering them;
- * that reads "unknown" like any other failed query. */
-static const attr_spec attr_specs[] = {
-    {"multiprocessors (SMs)", "sm_count", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, KIND_COUNT},
-    {"cooperative launch", "cooperative_launch", CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
-     KIND_BOOL},
-    {"max threads per block", "max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-     KIND_COUNT},
-    {"shared memory per block", "shared_memory_per_block_bytes",
-     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, KIND_BYTES},
-    {"shared memory per block (opt-in)", "shared_memory_per_block_optin_bytes",
-     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, KIND_BYTES},
-    {"shared memory per SM", "shared_memory_per_sm_bytes",
-     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, KIND_BYTES},
-    {"max threads per SM", "max_threads_per_sm",
-     CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, KIND_COUNT},
-    {"clock rate", "clock_rate_khz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, KIND_KHZ},
-    {"memory clock rate", "memory_clock_rate_khz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-     KIND_KHZ},
-    {"L2 cache", "l2_cache_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, KIND_BYTES},
-    {"warp size", "warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, KIND_COUNT},
-};
-
-#define ATTR_COUNT (sizeof attr_specs / sizeof attr_specs[0])
-
-/* Everything reported about one device. When get_r failed, nothing else was queried. */
-typedef struct device_report {
-    int ordinal;
-    CUresult get_r;
-    CUresult name_r;
-    char name[256];
-    CUresult pci_r;
-    char pci_bus_id[64];
-    value cc_major;
-    value cc_minor;
-    value total_mem;
-    value attrs[ATTR_COUNT];
-} device_report;
-
-static value query_attr(const cushim_driver_table *drv, CUdevice dev, CUdevice_attribute attr) {
-    int v = 0;
-    value out = {drv->cuDeviceGetAttribute(&v, attr, dev), 0};
-    if (out.r == CUDA_SUCCESS) out.v = v;
-    return out;
-}
-
-static value query_total_mem(const cushim_driver_table *drv, CUdevice dev) {
-    size_t bytes = 0;
-    value out = {drv->cuDeviceTotalMem(&bytes, dev), 0};
-    if (out.r == CUDA_SUCCESS) out.v = (long long)bytes;
-    return out;
-}
-
-/* Fills a string buffer from the driver. The buffer is cleared first and the driver is given one
- * byte less than its size, so that the text is terminated whatever the driver writes. */
-static void query_strings(const cushim_driver_table *drv, CUdevice dev, device_report *d) {
-    memset(d->name, 0, sizeof d->name);
-    d->name_r = drv->cuDeviceGetName(d->name, (int)sizeof d->name - 1, dev);
-    memset(d->pci_bus_id, 0, sizeof d->pci_bus_id);
-    d->pci_r = drv->cuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id - 1, dev);
-}
-
-static void query_device(const cushim_driver_table *drv, int ordinal, device_report *d) {
-    memset(d, 0, sizeof *d);
-    d->ordinal = ordinal;
-    CUdevice dev = 0;
-    d->get_r = drv->cuDeviceGet(&dev, ordinal);
-    if (d->get_r != CUDA_SUCCESS) return;
-    query_strings(drv, dev, d);
-    d->cc_major = query_attr(drv, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    d->cc_minor = query_attr(drv, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    d->total_mem = query_total_mem(drv, dev);
-    for (size_t i = 0; i < ATTR_COUNT; i++) d->attrs[i] = query_attr(drv, dev, attr_specs[i].attr);
-}
-
-/* Counts the devices. On failure, or with no device, writes the reason into why and returns
- * false: either way there is nothing to list. */
-static bool count_devices(const cushim_driver_table *drv, int *count, char *why, size_t n) {
-    *count = 0;
-    if (drv == NULL) {
-        snprintf(why, n, "the driver table is not available: %s", cushim_last_error());
-        return false;
-    }
-    CUresult r = drv->cuDeviceGetCount(count);
-    if (r != CUDA_SUCCESS) {
-        snprintf(why, n, "cuDeviceGetCount failed with %s (%s)", cushim_error_name(r),
-                 cushim_error_string(r));
-        *count = 0;
-        return false;
-    }
-    if (*count <= 0) {
-        /* A negative count is nonsense from a broken driver; it is reported, not looped over. */
-        snprintf(why, n, "the driver reports %d CUDA devices", *count);
-        *count = 0;
-        return false;
-    }
-    return true;
-}
-
-static const char *status_word(cushim_driver_status s) {
-    switch (s) {
-    case CUSHIM_DRIVER_LOADED: return "loaded";
-    case CUSHIM_DRIVER_NOT_FOUND: return "not found";
-    case CUSHIM_DRIVER_STUB: return "stub";
-    case CUSHIM_DRIVER_TOO_OLD: return "too old";
-    case CUSHIM_DRIVER_INIT_FAILED: return "init failed";
-    }
-    /* A status added to the header later still prints as a word, never as garbage. */
-    return "unknown";
-}
-
-/* The same words as identifiers, which is what scripts reading the JSON want to match on. */
-static const char *status_token(cushim_driver_status s) {
-    switch (s) {
-    case CUSHIM_DRIVER_LOADED: return "loaded";
-    case CUSHIM_DRIVER_NOT_FOUND: return "not_found";
-    case CUSHIM_DRIVER_STUB: return "stub";
-    case CUSHIM_DRIVER_TOO_OLD: return "too_old";
-    case CUSHIM_DRIVER_INIT_FAILED: return "init_failed";
-    }
-    return "unknown";
-}
-
-/* CUDA encodes 13.0 as 13000 and 12.4 as 12040. Returns false for 0 (no driver). */
-static bool format_version(char *buf, size_t n, int v) {
-    if (v <= 0) return false;
-    snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
-    return true;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* Human-readable output                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -223,9 +77,7 @@ static void line(int indent, const char *key, const char *text) {
     fputc('\n', stdout);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
+CUSHIM__PRINTF(3, 4)
 static void linef(int indent, const char *key, const char *fmt, ...) {
     char buf[512];
     va_list ap;
@@ -301,7 +153,7 @@ static void print_device_human(const device_report *d) {
 
 static void print_driver_human(const cushim_driver_info *info) {
     char ver[32];
-    line(0, "status", status_word(info->status));
+    line(0, "status", driver_status_words(info->status, ver, sizeof ver));
     linef(0, "result", "%s", cushim_error_name(info->result));
     line(0, "message", info->message ? info->message : "");
     line(0, "library", info->path ? info->path : "none");
@@ -322,8 +174,10 @@ static void print_driver_human(const cushim_driver_info *info) {
 static int run_human(const cushim_driver_info *info) {
     print_driver_human(info);
     if (info->status != CUSHIM_DRIVER_LOADED) {
+        char words[32];
         fflush(stdout);
-        fprintf(stderr, "cushim-info: no usable CUDA driver (%s): ", status_word(info->status));
+        fprintf(stderr, "cushim-info: no usable CUDA driver (%s): ",
+                driver_status_words(info->status, words, sizeof words));
         put_clean(stderr, info->message ? info->message : "");
         fputc('\n', stderr);
         return RC_NO_DRIVER;
@@ -352,117 +206,6 @@ static int run_human(const cushim_driver_info *info) {
 /* ------------------------------------------------------------------------------------------ */
 /* JSON output                                                                                */
 /* ------------------------------------------------------------------------------------------ */
-
-/* A pretty-printing writer that only has to remember whether a comma is due. */
-typedef struct json {
-    FILE *out;
-    int depth;
-    bool first; /* nothing written yet in the innermost object or array */
-} json;
-
-/* The length of the well-formed UTF-8 sequence at s, or 0 when it is not one (RFC 3629).
- * Stops at the terminating NUL, which is never a continuation byte. */
-static size_t utf8_len(const unsigned char *s) {
-    unsigned lo = 0x80, hi = 0xBF;
-    size_t n;
-    if (s[0] < 0x80) return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        n = 2;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        n = 3;
-        if (s[0] == 0xE0) lo = 0xA0;
-        if (s[0] == 0xED) hi = 0x9F; /* no UTF-16 surrogates */
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        n = 4;
-        if (s[0] == 0xF0) lo = 0x90;
-        if (s[0] == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
-    } else {
-        return 0;
-    }
-    if (s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    }
-    return n;
-}
-
-static void json_escape_char(FILE *out, unsigned char c) {
-    switch (c) {
-    case '"': fputs("\\\"", out); return;
-    case '\\': fputs("\\\\", out); return;
-    case '\n': fputs("\\n", out); return;
-    case '\r': fputs("\\r", out); return;
-    case '\t': fputs("\\t", out); return;
-    case '\b': fputs("\\b", out); return;
-    case '\f': fputs("\\f", out); return;
-    default: break;
-    }
-    if (c < 0x20) {
-        fprintf(out, "\\u%04x", c);
-    } else {
-        fputc(c, out);
-    }
-}
-
-/* Writes s as a JSON string. Bytes that are not UTF-8 (a path may hold any byte) become U+FFFD,
- * so that the output always parses. */
-static void json_string(FILE *out, const char *s) {
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        size_t n = utf8_len(p);
-        if (n == 0) {
-            fputs("\\ufffd", out);
-            p++;
-        } else if (n == 1) {
-            json_escape_char(out, *p++);
-        } else {
-            fwrite(p, 1, n, out);
-            p += n;
-        }
-    }
-    fputc('"', out);
-}
-
-/* Starts a member (key given) or an array element (key NULL) on its own line. */
-static void json_member(json *j, const char *key) {
-    fputs(j->first ? "\n" : ",\n", j->out);
-    fprintf(j->out, "%*s", 2 * j->depth, "");
-    if (key) {
-        json_string(j->out, key);
-        fputs(": ", j->out);
-    }
-    j->first = false;
-}
-
-static void json_open(json *j, const char *key, char bracket) {
-    json_member(j, key);
-    fputc(bracket, j->out);
-    j->depth++;
-    j->first = true;
-}
-
-static void json_close(json *j, char bracket) {
-    j->depth--;
-    /* An empty object or array closes on its own line: "[]", not "[\n]". */
-    if (!j->first) fprintf(j->out, "\n%*s", 2 * j->depth, "");
-    fputc(bracket, j->out);
-    j->first = false;
-}
-
-static void json_str(json *j, const char *key, const char *s) {
-    json_member(j, key);
-    if (s) {
-        json_string(j->out, s);
-    } else {
-        fputs("null", j->out);
-    }
-}
-
-static void json_int(json *j, const char *key, long long v) {
-    json_member(j, key);
-    fprintf(j->out, "%lld", v);
-}
 
 static void json_value(json *j, const char *key, const value *v, value_kind kind) {
     json_member(j, key);
@@ -510,7 +253,7 @@ static void json_driver(json *j, const cushim_driver_info *info) {
     snprintf(version, sizeof version, "%d.%d.%d", CUSHIM_VERSION_MAJOR, CUSHIM_VERSION_MINOR,
              CUSHIM_VERSION_PATCH);
     json_str(j, "cushim_version", version);
-    json_str(j, "status", status_token(info->status));
+    json_str(j, "status", driver_status_token(info->status));
     json_str(j, "result", cushim_error_name(info->result));
     json_int(j, "result_code", (long long)info->result);
     json_str(j, "message", info->message ? info->message : "");

@@ -1,20 +1,22 @@
 /* Contexts: the device's primary context, or a dedicated one; refcounted. */
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/object.h"
-
-#define T cushim__table
+#include "loader/loader.h"
 
 static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
-    CUresult r = T.cuDeviceGet(dev, ordinal);
+    CUresult r = cushim__table.cuDeviceGet(dev, ordinal);
     if (r == CUDA_SUCCESS) return r;
     int count = 0;
-    if (T.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
+    if (cushim__table.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
     return cushim__fail(r, "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
                            "device%s)",
                         fn, ordinal, cushim_error_name(r), count, count == 1 ? "" : "s");
 }
 
-static cushim_context *new_context(CUcontext raw, CUdevice dev, int ordinal, bool primary) {
-    cushim_context *c = cushim__alloc(sizeof *c);
+static cushim_context *new_context(CUcontext raw, CUdevice dev, int ordinal, bool primary,
+                                   const char *fn) {
+    cushim_context *c = cushim__alloc(sizeof *c, fn);
     if (c == NULL) return NULL;
     cushim__object_init(&c->obj, CUSHIM__CONTEXT);
     c->raw = raw;
@@ -25,100 +27,92 @@ static cushim_context *new_context(CUcontext raw, CUdevice dev, int ordinal, boo
 }
 
 CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_context_primary: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return r;
     CUdevice dev;
-    r = get_device(&dev, ordinal, "cushim_context_primary");
+    r = get_device(&dev, ordinal, __func__);
     if (r != CUDA_SUCCESS) return r;
-    cushim_context *c = new_context(NULL, dev, ordinal, true);
+    cushim_context *c = new_context(NULL, dev, ordinal, true, __func__);
     if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-    r = T.cuDevicePrimaryCtxRetain(&c->raw, dev);
+    r = cushim__table.cuDevicePrimaryCtxRetain(&c->raw, dev);
     if (r != CUDA_SUCCESS) {
         cushim__free(c);
-        return cushim__fail(r, "cushim_context_primary: retaining the primary context of device "
-                               "%d failed with %s",
-                            ordinal, cushim_error_name(r));
+        return cushim__fail(r, "%s: retaining the primary context of device %d failed with %s",
+                            __func__, ordinal, cushim_error_name(r));
     }
     *out = c;
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, unsigned flags) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_context_create: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return r;
     CUdevice dev;
-    r = get_device(&dev, ordinal, "cushim_context_create");
+    r = get_device(&dev, ordinal, __func__);
     if (r != CUDA_SUCCESS) return r;
     /* cuCtxCreate pushes the new context on the thread's context stack; popping it puts back
      * exactly what was there. (Setting the old one current instead would replace the top and
      * leave the old context on the stack twice, so that destroying it later left a destroyed
      * context current: found by the fuzzer.) */
-    cushim_context *c = new_context(NULL, dev, ordinal, false);
+    cushim_context *c = new_context(NULL, dev, ordinal, false, __func__);
     if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     CUctxCreateParams params = {0};
-    r = T.cuCtxCreate(&c->raw, &params, flags, dev);
+    r = cushim__table.cuCtxCreate(&c->raw, &params, flags, dev);
     if (r != CUDA_SUCCESS) {
         cushim__free(c);
-        return cushim__fail(r, "cushim_context_create: cuCtxCreate on device %d with flags 0x%x "
-                               "failed with %s",
-                            ordinal, flags, cushim_error_name(r));
+        return cushim__fail(r, "%s: cuCtxCreate on device %d with flags 0x%x failed with %s",
+                            __func__, ordinal, flags, cushim_error_name(r));
     }
     CUcontext popped = NULL;
-    r = T.cuCtxPopCurrent(&popped);
+    r = cushim__table.cuCtxPopCurrent(&popped);
     if (r != CUDA_SUCCESS) {
         /* Destroying a context current to this thread pops it too. */
-        CUresult d = T.cuCtxDestroy(c->raw);
-        if (d != CUDA_SUCCESS) cushim__destroy_refused("context", (void *)c->raw, d);
+        CUresult d = cushim__table.cuCtxDestroy(c->raw);
+        if (d != CUDA_SUCCESS) cushim__destroy_refused(__func__, "context", (void *)c->raw, d);
         cushim__free(c);
-        return cushim__fail(r, "cushim_context_create: restoring the previous current context "
-                               "failed with %s",
-                            cushim_error_name(r));
+        return cushim__fail(r, "%s: restoring the previous current context failed with %s",
+                            __func__, cushim_error_name(r));
     }
     *out = c;
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
-    return cushim__retain_checked(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_retain");
+    return cushim__retain_checked(ctx, CUSHIM__CONTEXT, "ctx", __func__);
 }
 
 CUSHIM_API void cushim_context_release(cushim_context *ctx) {
-    if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_release")) return;
-    CUresult r = ctx->primary ? T.cuDevicePrimaryCtxRelease(ctx->device) : T.cuCtxDestroy(ctx->raw);
+    if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", __func__)) return;
+    CUresult r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device) : cushim__table.cuCtxDestroy(ctx->raw);
     if (r != CUDA_SUCCESS) {
-        cushim__destroy_refused(ctx->primary ? "primary context" : "context", (void *)ctx->raw, r);
+        cushim__destroy_refused(__func__, ctx->primary ? "primary context" : "context",
+                                (void *)ctx->raw, r);
     }
     cushim__free(ctx);
 }
 
 CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx) {
-    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_synchronize");
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     cushim__guard g;
-    r = cushim__enter(ctx->raw, &g);
+    r = cushim__enter(ctx->raw, &g, __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuCtxSynchronize();
-    CUresult l = cushim__leave(&g);
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_context_synchronize: %s", cushim_error_name(r));
-    }
+    r = cushim__table.cuCtxSynchronize();
+    CUresult l = cushim__leave(&g, __func__);
+    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     return l;
 }
 
 CUSHIM_API CUresult cushim_device_synchronize(void) {
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuCtxSynchronize();
+    r = cushim__table.cuCtxSynchronize();
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_device_synchronize: cuCtxSynchronize failed with %s%s",
+        return cushim__fail(r, "%s: cuCtxSynchronize failed with %s%s", __func__,
                             cushim_error_name(r),
                             r == CUDA_ERROR_INVALID_CONTEXT ? " (no context is current)" : "");
     }
@@ -127,20 +121,17 @@ CUSHIM_API CUresult cushim_device_synchronize(void) {
 
 CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
                                                          int *greatest) {
-    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_context_stream_priority_range");
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (least == NULL && greatest == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
-                            "cushim_context_stream_priority_range: least and greatest are NULL");
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: least and greatest are NULL", __func__);
     }
     cushim__guard g;
-    r = cushim__enter(ctx->raw, &g);
+    r = cushim__enter(ctx->raw, &g, __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuCtxGetStreamPriorityRange(least, greatest);
-    CUresult l = cushim__leave(&g);
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_context_stream_priority_range: %s", cushim_error_name(r));
-    }
+    r = cushim__table.cuCtxGetStreamPriorityRange(least, greatest);
+    CUresult l = cushim__leave(&g, __func__);
+    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     return l;
 }
 

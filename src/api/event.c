@@ -1,43 +1,42 @@
 /* Events: created and destroyed with their context current; refcounted. */
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/object.h"
-
-#define T cushim__table
+#include "loader/loader.h"
 
 static const unsigned event_flags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
                                     CU_EVENT_INTERPROCESS;
 
 CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx, unsigned flags) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_event_create: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_event_create");
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if ((flags & ~event_flags) != 0) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
-                            "cushim_event_create: flags 0x%x: the event flags are "
+                            "%s: flags 0x%x: the event flags are "
                             "CU_EVENT_DEFAULT, BLOCKING_SYNC, DISABLE_TIMING and INTERPROCESS",
-                            flags);
+                            __func__, flags);
     }
     if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
-                            "cushim_event_create: CU_EVENT_INTERPROCESS needs "
-                            "CU_EVENT_DISABLE_TIMING too");
+                            "%s: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING too",
+                            __func__);
     }
-    cushim_event *e = cushim__alloc_block();
+    cushim_event *e = cushim__alloc_block(__func__);
     if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
-    r = cushim__enter(ctx->raw, &g);
+    r = cushim__enter(ctx->raw, &g, __func__);
     if (r != CUDA_SUCCESS) {
         cushim__free_block(e);
         return r;
     }
-    r = T.cuEventCreate(&e->raw, flags);
+    r = cushim__table.cuEventCreate(&e->raw, flags);
     if (r != CUDA_SUCCESS) {
-        cushim__fail(r, "cushim_event_create: cuEventCreate with flags 0x%x failed with %s", flags,
+        cushim__fail(r, "%s: cuEventCreate with flags 0x%x failed with %s", __func__, flags,
                      cushim_error_name(r));
     }
-    CUSHIM__LEAVE_OR_UNDO(&g, r, "event", e->raw, T.cuEventDestroy(e->raw));
+    CUSHIM__LEAVE_OR_UNDO(&g, r, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
     if (r != CUDA_SUCCESS) {
         cushim__free_block(e);
         return r;
@@ -52,103 +51,97 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
 }
 
 CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e) {
-    return cushim__retain_checked(e, CUSHIM__EVENT, "e", "cushim_event_retain");
+    return cushim__retain_checked(e, CUSHIM__EVENT, "e", __func__);
 }
 
 CUSHIM_API void cushim_event_release(cushim_event *e) {
-    if (!cushim__release_checked(e, CUSHIM__EVENT, "e", "cushim_event_release")) return;
-    CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, T.cuEventDestroy(e->raw));
+    if (!cushim__release_checked(e, CUSHIM__EVENT, "e", __func__)) return;
+    CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
     cushim_context_release(e->ctx);
     cushim__free_block(e);
 }
 
-__attribute__((noinline, cold)) static CUresult record_failed(CUresult r) {
-    return cushim__fail(r, "cushim_event_record: %s", cushim_error_name(r));
+static CUSHIM__COLD CUresult record_failed(CUresult r, const char *fn) {
+    return cushim__fail(r, "%s: %s", fn, cushim_error_name(r));
 }
 
 /* Everything but the common case: the default stream, and the argument errors. */
-__attribute__((noinline)) static CUresult record_slow(cushim_event *e, cushim_stream *s) {
-    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_record");
+static CUSHIM__NOINLINE CUresult record_slow(cushim_event *e, cushim_stream *s, const char *fn) {
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", fn);
     if (r != CUDA_SUCCESS) return r;
     if (s != NULL) {
-        r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_event_record");
+        r = cushim__check(s, CUSHIM__STREAM, "s", fn);
         if (r != CUDA_SUCCESS) return r;
         if (s->ctx_raw != e->ctx_raw) {
             return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
-                                "cushim_event_record: the event belongs to context %p and the "
-                                "stream to context %p; an event records only in its own context",
-                                (void *)e->ctx_raw, (void *)s->ctx_raw);
+                                "%s: the event belongs to context %p and the stream to context "
+                                "%p; an event records only in its own context",
+                                fn, (void *)e->ctx_raw, (void *)s->ctx_raw);
         }
-        r = T.cuEventRecord(e->raw, s->raw);
+        r = cushim__table.cuEventRecord(e->raw, s->raw);
     } else {
         cushim__guard g;
-        r = cushim__enter(e->ctx_raw, &g);
+        r = cushim__enter(e->ctx_raw, &g, fn);
         if (r != CUDA_SUCCESS) return r;
-        r = T.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
-        CUresult l = cushim__leave(&g);
+        r = cushim__table.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
+        CUresult l = cushim__leave(&g, fn);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* Not a record that failed: one that happened, in a thread left in another state. */
-            return cushim__fail(l, "cushim_event_record: the event was recorded, but restoring "
-                                   "the previous current context failed with %s, so the "
-                                   "event's context is still current",
-                                cushim_error_name(l));
+            return cushim__fail(l, "%s: the event was recorded, but restoring the previous "
+                                   "current context failed with %s, so the event's context is "
+                                   "still current",
+                                fn, cushim_error_name(l));
         }
     }
-    return r == CUDA_SUCCESS ? r : record_failed(r);
+    return r == CUDA_SUCCESS ? r : record_failed(r, fn);
 }
 
 CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
     /* The common case, a live event and a live stream of its context, checked in one test so
      * that this path keeps no registers and makes one call: it runs once per recorded event. */
-    if (__builtin_expect(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
-                             s->ctx_raw == e->ctx_raw,
-                         1)) {
-        CUresult r = T.cuEventRecord(e->raw, s->raw);
-        return __builtin_expect(r == CUDA_SUCCESS, 1) ? r : record_failed(r);
+    if (CUSHIM__LIKELY(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
+                       s->ctx_raw == e->ctx_raw)) {
+        CUresult r = cushim__table.cuEventRecord(e->raw, s->raw);
+        return CUSHIM__LIKELY(r == CUDA_SUCCESS) ? r : record_failed(r, __func__);
     }
-    return record_slow(e, s);
+    return record_slow(e, s, __func__);
 }
 
 CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {
-    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_synchronize");
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuEventSynchronize(e->raw);
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_event_synchronize: %s", cushim_error_name(r));
-    }
+    r = cushim__table.cuEventSynchronize(e->raw);
+    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     return CUDA_SUCCESS;
 }
 
-__attribute__((noinline, cold)) static CUresult query_failed(CUresult r) {
-    return cushim__fail(r, "cushim_event_query: cuEventQuery failed with %s",
-                        cushim_error_name(r));
+static CUSHIM__COLD CUresult query_failed(CUresult r, const char *fn) {
+    return cushim__fail(r, "%s: cuEventQuery failed with %s", fn, cushim_error_name(r));
 }
 
 CUSHIM_API CUresult cushim_event_query(cushim_event *e) {
-    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_event_query");
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuEventQuery(e->raw);
+    r = cushim__table.cuEventQuery(e->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
-    if (__builtin_expect(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY, 1)) return r;
-    return query_failed(r);
+    if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
+    return query_failed(r, __func__);
 }
 
 CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cushim_event *end) {
-    if (ms == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_event_elapsed_ms: ms is NULL");
-    }
-    CUresult r = cushim__check(start, CUSHIM__EVENT, "start", "cushim_event_elapsed_ms");
-    if (r == CUDA_SUCCESS) r = cushim__check(end, CUSHIM__EVENT, "end", "cushim_event_elapsed_ms");
+    if (ms == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: ms is NULL", __func__);
+    CUresult r = cushim__check(start, CUSHIM__EVENT, "start", __func__);
+    if (r == CUDA_SUCCESS) r = cushim__check(end, CUSHIM__EVENT, "end", __func__);
     if (r != CUDA_SUCCESS) return r;
     if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) {
         return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
-                            "cushim_event_elapsed_ms: the %s event was created with "
+                            "%s: the %s event was created with "
                             "CU_EVENT_DISABLE_TIMING, so it records no time",
-                            (start->flags & CU_EVENT_DISABLE_TIMING) ? "start" : "end");
+                            __func__, (start->flags & CU_EVENT_DISABLE_TIMING) ? "start" : "end");
     }
-    r = T.cuEventElapsedTime(ms, start->raw, end->raw);
+    r = cushim__table.cuEventElapsedTime(ms, start->raw, end->raw);
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) {
-        return cushim__fail(r, "cushim_event_elapsed_ms: %s", cushim_error_name(r));
+        return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     }
     return r;
 }

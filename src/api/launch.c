@@ -1,120 +1,12 @@
-/* Device limits, read once per device, and the launch: pre-checks against those limits, then
- * the driver. The launch is benchmarked against a direct cuLaunchKernel, so its common path
+/* The launch: pre-checks against the device's and the kernel's limits, then the driver. The
+ * launch is benchmarked against a direct cuLaunchKernel, so its common path
  * does tag checks, compares with cached numbers and the call; every sentence is written off
  * that path, in functions kept out of line. */
 #include <limits.h>
-#include <pthread.h>
 
-#include "api/module.h"
-
-#define T cushim__table
-
-#if defined(__GNUC__)
-#define COLD __attribute__((cold, noinline))
-#define NOINLINE __attribute__((noinline))
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define COLD
-#define NOINLINE
-#define UNLIKELY(x) (x)
-#endif
-
-/* ------------------------------------------------------------------------------------------ */
-/* Device limits                                                                              */
-/* ------------------------------------------------------------------------------------------ */
-
-/* Devices past this ordinal get no cached limits, and so no launches through cushim. */
-#define MAX_DEVICES 256
-
-typedef struct device_slot {
-    atomic_bool ready;
-    cushim__limits limits;
-} device_slot;
-
-static device_slot slots[MAX_DEVICES];
-static pthread_mutex_t limits_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal) {
-    static const struct {
-        CUdevice_attribute attr;
-        const char *name;
-    } wanted[] = {
-        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X"},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "MAX_BLOCK_DIM_Y"},
-        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "MAX_BLOCK_DIM_Z"},
-        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "MAX_GRID_DIM_X"},
-        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "MAX_GRID_DIM_Y"},
-        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "MAX_GRID_DIM_Z"},
-        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK"},
-        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-         "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"},
-        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT"},
-        {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH"},
-    };
-    int v[sizeof wanted / sizeof wanted[0]];
-    for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
-        CUresult r = T.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
-        if (r != CUDA_SUCCESS) {
-            return cushim__fail(r, "device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
-                                ordinal, wanted[i].name, cushim_error_name(r));
-        }
-    }
-    l->max_threads_per_block = v[0];
-    for (int i = 0; i < 3; i++) {
-        l->max_block[i] = v[1 + i];
-        l->max_grid[i] = v[4 + i];
-    }
-    l->max_smem_per_block = v[7];
-    /* Devices without opt-in report less than the plain limit, or nothing: the plain one holds. */
-    l->max_smem_per_block_optin = v[8] > v[7] ? v[8] : v[7];
-    l->sm_count = v[9];
-    l->cooperative = v[10];
-    return CUDA_SUCCESS;
-}
-
-CUresult cushim__read_limits(const cushim_context *ctx, const cushim__limits **out) {
-    int ordinal = ctx->ordinal;
-    if (ordinal < 0 || ordinal >= MAX_DEVICES) {
-        return cushim__fail(CUDA_ERROR_INVALID_DEVICE,
-                            "device %d: cushim keeps the limits of devices 0 to %d only", ordinal,
-                            MAX_DEVICES - 1);
-    }
-    device_slot *slot = &slots[ordinal];
-    /* Read once per device: the acquire pairs with the release below, so a thread that sees
-     * ready sees the limits. A failed read leaves the slot empty for a later try. */
-    if (!atomic_load_explicit(&slot->ready, memory_order_acquire)) {
-        CUresult r = CUDA_SUCCESS;
-        pthread_mutex_lock(&limits_lock);
-        if (!atomic_load_explicit(&slot->ready, memory_order_relaxed)) {
-            cushim__limits l;
-            r = read_device(&l, ctx->device, ordinal);
-            if (r == CUDA_SUCCESS) {
-                slot->limits = l;
-                atomic_store_explicit(&slot->ready, true, memory_order_release);
-            }
-        }
-        pthread_mutex_unlock(&limits_lock);
-        if (r != CUDA_SUCCESS) return r;
-    }
-    *out = &slot->limits;
-    return CUDA_SUCCESS;
-}
-
-const cushim__limits *cushim__device_limits(const cushim_context *ctx) {
-    const cushim__limits *l = NULL;
-    return cushim__read_limits(ctx, &l) == CUDA_SUCCESS ? l : NULL;
-}
-
-unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem,
-                                    int attr_max_dynamic) {
-    long long plain = (long long)l->max_smem_per_block - static_smem;
-    long long dynamic = attr_max_dynamic > 0 ? attr_max_dynamic : plain;
-    long long cap = (long long)l->max_smem_per_block_optin - static_smem;
-    if (dynamic > cap) dynamic = cap;
-    if (dynamic < 0) dynamic = 0;
-    return dynamic > UINT_MAX ? UINT_MAX : (unsigned)dynamic;
-}
+#include "api/context_rule.h"
+#include "api/function.h"
+#include "loader/loader.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Pre-checks                                                                                 */
@@ -164,7 +56,7 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
                             const char *fn) {
     const cushim__limits *l = f->limits;
     int attr = 0;
-    if (T.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
+    if (cushim__table.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
         CUDA_SUCCESS) {
         unsigned now = cushim__dynamic_smem_limit(l, f->static_smem, attr);
         atomic_store_explicit(&((cushim_function *)f)->max_dynamic_smem, now, memory_order_relaxed);
@@ -191,7 +83,7 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
 /* Says why within_limits() refused, in the order a reader would look: arguments, zero
  * dimensions, threads per block, each dimension, shared memory. CUDA_SUCCESS when nothing
  * is wrong after all (a raised shared memory limit). */
-static COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
+static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
                                    const char *fn) {
     CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
     if (r != CUDA_SUCCESS) return r;
@@ -227,7 +119,7 @@ static COLD CUresult refuse_config(const cushim_function *f, const cushim_launch
     return refuse_smem(f, c, fn);
 }
 
-static COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
+static CUSHIM__COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
                                    const char *fn) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "cfg->stream", fn);
     if (r != CUDA_SUCCESS) return r;
@@ -237,7 +129,7 @@ static COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream
                         fn, (const void *)s, (void *)s->ctx_raw, f->name, (void *)f->ctx_raw);
 }
 
-static COLD CUresult launch_failed(CUresult r, const cushim_function *f,
+static CUSHIM__COLD CUresult launch_failed(CUresult r, const cushim_function *f,
                                    const cushim_launch_config *c, const char *entry,
                                    const char *fn) {
     return cushim__fail(r,
@@ -247,14 +139,7 @@ static COLD CUresult launch_failed(CUresult r, const cushim_function *f,
                         c->block.z, c->shared_mem_bytes, cushim_error_name(r));
 }
 
-CUresult cushim__no_cooperative(const cushim_function *f, const char *fn) {
-    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
-                        "%s: device %d does not support cooperative launch "
-                        "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)",
-                        fn, f->ctx->ordinal);
-}
-
-static COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
+static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
                                       unsigned long long blocks, int per_sm, const char *fn) {
     return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
                         "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
@@ -276,23 +161,23 @@ static inline bool stream_ok(const cushim_function *f, const cushim_stream *s) {
 static inline CUresult driver_launch(const cushim_function *f, const cushim_launch_config *c,
                                      CUstream stream, void **params, bool cooperative) {
     if (cooperative) {
-        return T.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+        return cushim__table.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
                                            c->block.y, c->block.z, c->shared_mem_bytes, stream,
                                            params);
     }
-    return T.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
+    return cushim__table.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
                             c->block.z, c->shared_mem_bytes, stream, params, NULL);
 }
 
 /* A NULL stream: the default stream of the function's context, which must be current to be
  * named; the caller's current context is back afterwards. */
-static NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
+static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
                                         void **params, bool cooperative, const char *fn) {
     cushim__guard g;
-    CUresult r = cushim__enter(f->ctx_raw, &g);
+    CUresult r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
     r = driver_launch(f, c, CUSHIM__DEFAULT_STREAM, params, cooperative);
-    CUresult l = cushim__leave(&g);
+    CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) {
         return launch_failed(r, f, c, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
                              fn);
@@ -309,49 +194,44 @@ static NOINLINE CUresult launch_default(const cushim_function *f, const cushim_l
 
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params) {
-    static const char fn[] = "cushim_launch";
-    if (UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
-        CUresult r = refuse_config(f, cfg, fn);
+    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+        CUresult r = refuse_config(f, cfg, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
-    if (s == NULL) return launch_default(f, cfg, params, false, fn);
-    if (UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, fn);
+    if (s == NULL) return launch_default(f, cfg, params, false, __func__);
+    if (CUSHIM__UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, __func__);
     CUresult r =
-        T.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
+        cushim__table.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
                          cfg->block.z, cfg->shared_mem_bytes, s->raw, params, NULL);
-    if (UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", fn);
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", __func__);
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params) {
-    static const char fn[] = "cushim_launch_cooperative";
-    if (UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
-        CUresult r = refuse_config(f, cfg, fn);
+    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+        CUresult r = refuse_config(f, cfg, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
-    if (UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, fn);
-    const cushim__limits *l = f->limits;
-    if (UNLIKELY(!l->cooperative)) return cushim__no_cooperative(f, fn);
+    if (CUSHIM__UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, __func__);
     /* The grid must fit at once. The pre-checks bound the thread count by the device's limit. */
     unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
-    int per_sm;
-    if (!cushim__coop_cache_get(f, threads, cfg->shared_mem_bytes, &per_sm)) {
-        CUresult r = cushim__active_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, fn);
-        if (r != CUDA_SUCCESS) return r;
-    }
+    int per_sm = 0;
+    CUresult r = cushim__cooperative_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, __func__);
+    if (r != CUDA_SUCCESS) return r;
+    const cushim__limits *l = f->limits;
     unsigned long long blocks = (unsigned long long)cfg->grid.x * cfg->grid.y * cfg->grid.z;
-    if (UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
-        return refuse_too_large(f, cfg, blocks, per_sm, fn);
+    if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
+        return refuse_too_large(f, cfg, blocks, per_sm, __func__);
     }
-    if (s == NULL) return launch_default(f, cfg, params, true, fn);
-    CUresult r = T.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
+    if (s == NULL) return launch_default(f, cfg, params, true, __func__);
+    r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
                                              cfg->block.x, cfg->block.y, cfg->block.z,
                                              cfg->shared_mem_bytes, s->raw, params);
-    if (UNLIKELY(r != CUDA_SUCCESS)) {
-        return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", fn);
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {
+        return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", __func__);
     }
     return CUDA_SUCCESS;
 }

@@ -1,19 +1,19 @@
-/* Internal: the object layout shared by the object files, refcounts, type tags, and the
- * context rule (switch to a context for a create or destroy, then restore). */
+/* Internal: what every object shares: the type tags, the reference count, the argument checks,
+ * and the layouts of contexts, streams and events. The allocation is api/alloc.h, the context
+ * rule api/context_rule.h. */
 #ifndef CUSHIM_API_OBJECT_H
 #define CUSHIM_API_OBJECT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "common/hints.h"
 #include "cushim.h"
 #include "loader/diag.h"
-#include "loader/loader.h"
 
 /* The driver's name for the current context's default stream, by the build's default-stream
- * mode (-Ddefault_stream). */
+ * mode (-Ddefault-stream). */
 #if defined(CUSHIM_PER_THREAD_STREAM) && CUSHIM_PER_THREAD_STREAM
 #define CUSHIM__DEFAULT_STREAM CU_STREAM_PER_THREAD
 #else
@@ -36,18 +36,6 @@ typedef struct cushim__object {
     _Atomic uint32_t tag;
     atomic_uint refs;
 } cushim__object;
-
-/* Limits of a device, read once per device and kept for the process: the launch pre-checks use
- * them without a driver call. Filled by cushim__device_limits(). */
-typedef struct cushim__limits {
-    int max_threads_per_block;
-    int max_block[3];
-    int max_grid[3];
-    int max_smem_per_block;       /* without opt-in */
-    int max_smem_per_block_optin; /* with cuFuncSetAttribute opt-in */
-    int sm_count;
-    int cooperative;
-} cushim__limits;
 
 struct cushim_context {
     cushim__object obj;
@@ -74,76 +62,6 @@ struct cushim_event {
     unsigned flags;
 };
 
-/* Zeroed memory for an object, or NULL with the last error set. malloc and memset, not calloc:
- * glibc's calloc skips the per-thread cache that malloc uses, and on the H200 machine calloc +
- * free cost 48 ns against malloc + free's 7, a fifth of an event create + destroy. Inline, so
- * that the memset of a constant size is a few stores. */
-void *cushim__alloc_failed(size_t size);
-static inline void *cushim__alloc(size_t size) {
-    void *p = malloc(size);
-    if (__builtin_expect(p == NULL, 0)) return cushim__alloc_failed(size);
-    return memset(p, 0, size);
-}
-static inline void cushim__free(void *p) {
-    free(p);
-}
-
-/* Streams and events, made and dropped at a high rate, come from a small per-thread cache of
- * fixed-size blocks: on the H200 machine a malloc + free between cuEventCreate and
- * cuEventDestroy added 25 to 100 ns to the pair (any size, 16 bytes to 1 KiB), more than
- * everything else cushim does there. A thread keeps at most CUSHIM__CACHE_BLOCKS freed blocks;
- * they go back to malloc when the thread exits or the library is unloaded. Builds with
- * AddressSanitizer skip the cache, so that it sees every object freed. */
-#define CUSHIM__BLOCK_SIZE 64
-#define CUSHIM__CACHE_BLOCKS 8
-#if defined(__SANITIZE_ADDRESS__)
-#define CUSHIM__CACHE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CUSHIM__CACHE 0
-#endif
-#endif
-#ifndef CUSHIM__CACHE
-#define CUSHIM__CACHE 1
-#endif
-
-typedef struct cushim__block_cache {
-    void *blocks[CUSHIM__CACHE_BLOCKS];
-    unsigned count;
-    unsigned state; /* 0: new thread, 1: registered for the exit drain, 2: thread exiting */
-} cushim__block_cache;
-
-/* The default TLS model, not initial-exec: the library must stay loadable by dlopen (an
- * initial-exec variable needs room in the static TLS block, which a process such as Python has
- * often used up). The build asks for TLS descriptors where the compiler has them, which make the
- * access nearly as cheap. */
-extern _Thread_local cushim__block_cache cushim__blocks;
-void cushim__block_cache_put_slow(void *p);
-/* Empties the calling thread's cache (the fault sweep calls it so that every run allocates). */
-void cushim__block_cache_drain(void);
-
-/* A zeroed block of CUSHIM__BLOCK_SIZE bytes, or NULL with the last error set. */
-static inline void *cushim__alloc_block(void) {
-#if CUSHIM__CACHE
-    cushim__block_cache *c = &cushim__blocks;
-    if (c->count > 0) return memset(c->blocks[--c->count], 0, CUSHIM__BLOCK_SIZE);
-#endif
-    return cushim__alloc(CUSHIM__BLOCK_SIZE);
-}
-
-static inline void cushim__free_block(void *p) {
-#if CUSHIM__CACHE
-    cushim__block_cache *c = &cushim__blocks;
-    if (c->state == 1 && c->count < CUSHIM__CACHE_BLOCKS) {
-        c->blocks[c->count++] = p;
-        return;
-    }
-    cushim__block_cache_put_slow(p);
-#else
-    free(p);
-#endif
-}
-
 static inline void cushim__object_init(cushim__object *o, cushim__tag tag) {
     atomic_init(&o->refs, 1u);
     atomic_init(&o->tag, (uint32_t)tag);
@@ -162,7 +80,7 @@ CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, 
 static inline CUresult cushim__check(const void *p, cushim__tag tag, const char *what,
                                      const char *fn) {
     /* Inline, so that the good case (every call on a hot path) is one load and a compare. */
-    if (__builtin_expect(cushim__is(p, tag), 1)) return CUDA_SUCCESS;
+    if (CUSHIM__LIKELY(cushim__is(p, tag))) return CUDA_SUCCESS;
     return cushim__check_failed(p, tag, what, fn);
 }
 
@@ -205,58 +123,5 @@ static inline bool cushim__release_checked(void *p, cushim__tag tag, const char 
     }
     return cushim__release((cushim__object *)p);
 }
-
-/* The context rule: cushim__enter makes ctx current on this thread if it is not already and
- * remembers what was; cushim__leave puts that back. No switch when ctx is already current. */
-typedef struct cushim__guard {
-    CUcontext prev;
-    bool switched;
-} cushim__guard;
-
-CUresult cushim__enter(CUcontext ctx, cushim__guard *g);
-CUresult cushim__leave_switched(const cushim__guard *g);
-static inline CUresult cushim__leave(const cushim__guard *g) {
-    /* Inline: most calls are made with the context already current, and then there is nothing
-     * to put back. */
-    return g->switched ? cushim__leave_switched(g) : CUDA_SUCCESS;
-}
-
-/* Logs a destroy the driver refused, at warn, with its code and the handle. */
-void cushim__destroy_refused(const char *what, const void *handle, CUresult r);
-
-/* The destroy half of the context rule, shared by every object that belongs to a context:
- * `call` (the driver's destroy of `handle`) runs with `ctx` current, the previous context is put
- * back, and any refusal is logged at warn. A macro because each driver call has its own type. */
-#define CUSHIM__DESTROY_IN(ctx, what, handle, call)                                               \
-    do {                                                                                          \
-        cushim__guard g_;                                                                         \
-        CUresult r_ = cushim__enter((ctx), &g_);                                                  \
-        if (r_ == CUDA_SUCCESS) {                                                                 \
-            r_ = (call);                                                                          \
-            CUresult l_ = cushim__leave(&g_);                                                     \
-            if (r_ != CUDA_SUCCESS) cushim__destroy_refused((what), (void *)(handle), r_);        \
-            if (l_ != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());      \
-        } else {                                                                                  \
-            cushim__destroy_refused((what), (void *)(handle), r_);                                \
-        }                                                                                         \
-    } while (0)
-
-/* The create half of the context rule: leaves the context entered with `g`, putting the
- * previous one back. When the create succeeded (`r`, an lvalue) but the switch back failed, the
- * new object is destroyed again by `undo`, so that a failure leaves nothing behind, and `r`
- * becomes the switch's error. */
-#define CUSHIM__LEAVE_OR_UNDO(g, r, what, handle, undo)                                           \
-    do {                                                                                          \
-        CUresult l_ = cushim__leave(g);                                                           \
-        if ((r) == CUDA_SUCCESS && l_ != CUDA_SUCCESS) {                                          \
-            CUresult d_ = (undo);                                                                 \
-            if (d_ != CUDA_SUCCESS) cushim__destroy_refused((what), (void *)(handle), d_);        \
-            (r) = l_;                                                                             \
-        }                                                                                         \
-    } while (0)
-
-/* Limits of the context's device, read on first use. NULL with the last error set when the
- * driver cannot say. */
-const cushim__limits *cushim__device_limits(const cushim_context *ctx);
 
 #endif

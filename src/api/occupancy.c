@@ -4,18 +4,21 @@
  * rule. A library kernel is asked about through its CUfunction in the bound context. */
 #include <limits.h>
 
-#include "api/module.h"
+#include "api/context_rule.h"
+#include "api/function.h"
+#include "loader/loader.h"
 
-#define T cushim__table
-
-CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
-                               const char *fn) {
+/* Active blocks per SM of f for this block size and dynamic shared memory, asked of the driver
+ * every time (a query answers what the driver says now), with f's context current, and kept in
+ * the cooperative launch's cache. */
+static CUresult active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
+                              const char *fn) {
     cushim__guard g;
-    CUresult r = cushim__enter(f->ctx_raw, &g);
+    CUresult r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
     int n = 0;
-    r = T.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
-    CUresult l = cushim__leave(&g);
+    r = cushim__table.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
+    CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r,
                             "%s: cuOccupancyMaxActiveBlocksPerMultiprocessor of kernel '%s' for "
@@ -27,6 +30,21 @@ CUresult cushim__active_blocks(const cushim_function *f, unsigned threads, size_
     cushim__coop_cache_put(f, threads, smem, n);
     *blocks = n;
     return CUDA_SUCCESS;
+}
+
+/* The refusal of a cooperative launch or grid on a device without cooperative launch. */
+static CUresult no_cooperative(const cushim_function *f, const char *fn) {
+    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
+                        "%s: device %d does not support cooperative launch "
+                        "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)",
+                        fn, f->ctx->ordinal);
+}
+
+CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, unsigned smem,
+                                    int *per_sm, const char *fn) {
+    if (CUSHIM__UNLIKELY(!f->limits->cooperative)) return no_cooperative(f, fn);
+    if (cushim__coop_cache_get(f, threads, smem, per_sm)) return CUDA_SUCCESS;
+    return active_blocks(f, threads, smem, per_sm, fn);
 }
 
 /* The checks the queries share: an output, a function, a block size. */
@@ -45,22 +63,20 @@ static CUresult check_query(const void *out, const char *out_name, const cushim_
 
 CUSHIM_API CUresult cushim_occupancy_max_active_blocks(int *blocks, const cushim_function *f,
                                                        int block_size, size_t dynamic_smem) {
-    static const char fn[] = "cushim_occupancy_max_active_blocks";
     if (blocks != NULL) *blocks = 0;
-    CUresult r = check_query(blocks, "blocks", f, block_size, fn);
+    CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    return cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, fn);
+    return active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
                                                           int block_size, size_t dynamic_smem) {
-    static const char fn[] = "cushim_occupancy_max_cooperative_grid";
     if (blocks != NULL) *blocks = 0;
-    CUresult r = check_query(blocks, "blocks", f, block_size, fn);
+    CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (!f->limits->cooperative) return cushim__no_cooperative(f, fn);
+    if (!f->limits->cooperative) return no_cooperative(f, __func__);
     int per_sm = 0;
-    r = cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, fn);
+    r = active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, __func__);
     if (r != CUDA_SUCCESS) return r;
     /* The same product the cooperative launch compares against, so that this grid launches. */
     long long grid = (long long)per_sm * f->limits->sm_count;
@@ -85,11 +101,11 @@ static CUresult potential_block_size(int *min_grid, int *block_size, const cushi
                             block_limit);
     }
     cushim__guard g;
-    r = cushim__enter(f->ctx_raw, &g);
+    r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
+    r = cushim__table.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
                                            dynamic_smem, block_limit);
-    CUresult l = cushim__leave(&g);
+    CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS || l != CUDA_SUCCESS) {
         *min_grid = 0;
         *block_size = 0;
@@ -106,20 +122,19 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_block_size(int *min_grid, int
                                                               size_t dynamic_smem,
                                                               int block_limit) {
     return potential_block_size(min_grid, block_size, f, NULL, dynamic_smem, block_limit,
-                                "cushim_occupancy_max_potential_block_size");
+                                __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
     int *min_grid, int *block_size, const cushim_function *f,
     CUoccupancyB2DSize smem_for_block_size, int block_limit) {
-    static const char fn[] = "cushim_occupancy_max_potential_block_size_fn";
     if (smem_for_block_size == NULL) {
         if (min_grid != NULL) *min_grid = 0;
         if (block_size != NULL) *block_size = 0;
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
                             "%s: smem_for_block_size is NULL (for a fixed amount use "
                             "cushim_occupancy_max_potential_block_size)",
-                            fn);
+                            __func__);
     }
-    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit, fn);
+    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit, __func__);
 }

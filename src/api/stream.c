@@ -1,56 +1,55 @@
 /* Streams: created and destroyed with their context current; refcounted. */
+#include "api/alloc.h"
+#include "api/context_rule.h"
 #include "api/object.h"
+#include "loader/loader.h"
 
-#define T cushim__table
-
-static CUresult check_priority(int priority) {
+static CUresult check_priority(int priority, const char *fn) {
     int least = 0, greatest = 0;
-    CUresult r = T.cuCtxGetStreamPriorityRange(&least, &greatest);
+    CUresult r = cushim__table.cuCtxGetStreamPriorityRange(&least, &greatest);
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_stream_create: reading the priority range failed with %s",
+        return cushim__fail(r, "%s: reading the priority range failed with %s", fn,
                             cushim_error_name(r));
     }
     /* Lower numbers are higher priorities: greatest <= priority <= least. */
     if (priority < greatest || priority > least) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
-                            "cushim_stream_create: priority %d is outside this context's range "
+                            "%s: priority %d is outside this context's range "
                             "[%d (highest), %d (lowest)]",
-                            priority, greatest, least);
+                            fn, priority, greatest, least);
     }
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ctx, unsigned flags,
                                          int priority) {
-    if (out == NULL) {
-        return cushim__fail(CUDA_ERROR_INVALID_VALUE, "cushim_stream_create: out is NULL");
-    }
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
-    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", "cushim_stream_create");
+    CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if ((flags & ~(unsigned)CU_STREAM_NON_BLOCKING) != 0) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
-                            "cushim_stream_create: flags 0x%x: only CU_STREAM_DEFAULT and "
+                            "%s: flags 0x%x: only CU_STREAM_DEFAULT and "
                             "CU_STREAM_NON_BLOCKING are stream flags",
-                            flags);
+                            __func__, flags);
     }
-    cushim_stream *s = cushim__alloc_block();
+    cushim_stream *s = cushim__alloc_block(__func__);
     if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
-    r = cushim__enter(ctx->raw, &g);
+    r = cushim__enter(ctx->raw, &g, __func__);
     if (r != CUDA_SUCCESS) {
         cushim__free_block(s);
         return r;
     }
-    if (priority != 0) r = check_priority(priority);
+    if (priority != 0) r = check_priority(priority, __func__);
     if (r == CUDA_SUCCESS) {
-        r = T.cuStreamCreateWithPriority(&s->raw, flags, priority);
+        r = cushim__table.cuStreamCreateWithPriority(&s->raw, flags, priority);
         if (r != CUDA_SUCCESS) {
-            cushim__fail(r, "cushim_stream_create: cuStreamCreateWithPriority failed with %s",
+            cushim__fail(r, "%s: cuStreamCreateWithPriority failed with %s", __func__,
                          cushim_error_name(r));
         }
     }
-    CUSHIM__LEAVE_OR_UNDO(&g, r, "stream", s->raw, T.cuStreamDestroy(s->raw));
+    CUSHIM__LEAVE_OR_UNDO(&g, r, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
     if (r != CUDA_SUCCESS) {
         cushim__free_block(s);
         return r;
@@ -64,65 +63,60 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
 }
 
 CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s) {
-    return cushim__retain_checked(s, CUSHIM__STREAM, "s", "cushim_stream_retain");
+    return cushim__retain_checked(s, CUSHIM__STREAM, "s", __func__);
 }
 
 CUSHIM_API void cushim_stream_release(cushim_stream *s) {
-    if (!cushim__release_checked(s, CUSHIM__STREAM, "s", "cushim_stream_release")) return;
-    CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, T.cuStreamDestroy(s->raw));
+    if (!cushim__release_checked(s, CUSHIM__STREAM, "s", __func__)) return;
+    CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
     cushim_context_release(s->ctx);
     cushim__free_block(s);
 }
 
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
-    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_synchronize");
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuStreamSynchronize(s->raw);
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_stream_synchronize: %s", cushim_error_name(r));
-    }
+    r = cushim__table.cuStreamSynchronize(s->raw);
+    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     return CUDA_SUCCESS;
 }
 
-__attribute__((noinline, cold)) static CUresult query_failed(CUresult r) {
-    return cushim__fail(r, "cushim_stream_query: cuStreamQuery failed with %s",
-                        cushim_error_name(r));
+static CUSHIM__COLD CUresult query_failed(CUresult r, const char *fn) {
+    return cushim__fail(r, "%s: cuStreamQuery failed with %s", fn, cushim_error_name(r));
 }
 
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
-    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_query");
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
     if (r != CUDA_SUCCESS) return r;
-    r = T.cuStreamQuery(s->raw);
+    r = cushim__table.cuStreamQuery(s->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
-    if (__builtin_expect(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY, 1)) return r;
-    return query_failed(r);
+    if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
+    return query_failed(r, __func__);
 }
 
 CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, unsigned flags) {
-    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", "cushim_stream_wait_event");
+    CUresult r = cushim__check(e, CUSHIM__EVENT, "e", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (s == NULL) {
         /* The default stream of the event's context: it must be current to be named. */
         cushim__guard g;
-        r = cushim__enter(e->ctx_raw, &g);
+        r = cushim__enter(e->ctx_raw, &g, __func__);
         if (r != CUDA_SUCCESS) return r;
-        r = T.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
-        CUresult l = cushim__leave(&g);
+        r = cushim__table.cuStreamWaitEvent(CUSHIM__DEFAULT_STREAM, e->raw, flags);
+        CUresult l = cushim__leave(&g, __func__);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* The wait is queued; only the thread's state is wrong. */
-            return cushim__fail(l, "cushim_stream_wait_event: the wait was queued, but restoring "
-                                   "the previous current context failed with %s, so the "
-                                   "event's context is still current",
-                                cushim_error_name(l));
+            return cushim__fail(l, "%s: the wait was queued, but restoring the previous current "
+                                   "context failed with %s, so the event's context is still "
+                                   "current",
+                                __func__, cushim_error_name(l));
         }
     } else {
-        r = cushim__check(s, CUSHIM__STREAM, "s", "cushim_stream_wait_event");
+        r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
         if (r != CUDA_SUCCESS) return r;
-        r = T.cuStreamWaitEvent(s->raw, e->raw, flags);
+        r = cushim__table.cuStreamWaitEvent(s->raw, e->raw, flags);
     }
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "cushim_stream_wait_event: %s", cushim_error_name(r));
-    }
+    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     return CUDA_SUCCESS;
 }
 

@@ -1,6 +1,6 @@
 /* The thread-local last-error sentence and the log handler. */
 #include "loader/diag.h"
-#include "loader/loader.h"
+#include "loader/fork.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -86,7 +86,7 @@ static void log_after_fork_parent(void) {
 static void log_after_fork_child(void) {
     pthread_mutex_init(&log_lock, NULL);
 }
-__attribute__((constructor)) static void log_register_fork(void) {
+static CUSHIM__CONSTRUCTOR void log_register_fork(void) {
     pthread_atfork(log_before_fork, log_after_fork_parent, log_after_fork_child);
 }
 

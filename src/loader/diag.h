@@ -2,13 +2,8 @@
 #ifndef CUSHIM_LOADER_DIAG_H
 #define CUSHIM_LOADER_DIAG_H
 
+#include "common/hints.h"
 #include "cushim.h"
-
-#if defined(__GNUC__)
-#define CUSHIM__PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define CUSHIM__PRINTF(f, a)
-#endif
 
 /* Sets this thread's cushim_last_error() sentence and returns r, so that a failure reads
  * `return cushim__fail(CUDA_ERROR_INVALID_VALUE, "...", ...);`. */

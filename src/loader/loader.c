@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "loader/diag.h"
+#include "loader/fork.h"
 #include "loader/loader.h"
 #include "loader/table.h"
 
@@ -39,12 +40,6 @@ typedef CUresult (*version_fn)(int *);
 typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t,
                             CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
-
-bool cushim__forked;
-const char cushim__forked_reason[] =
-    "this process was forked after cushim_init() initialised the CUDA driver, and the driver "
-    "cannot be used in a forked child: use CUDA in the child only when the parent did not, or "
-    "start the child with exec";
 
 /* In a child forked after the driver was initialised, the driver's state is the parent's and is
  * not usable. Rather than let a call into it hang or crash, every slot goes back to its stub,

@@ -2,8 +2,6 @@
 #ifndef CUSHIM_LOADER_LOADER_H
 #define CUSHIM_LOADER_LOADER_H
 
-#include <stdatomic.h>
-
 #include "cushim.h"
 
 /* The table every layer calls through, in the translation unit's own default-stream mode: a
@@ -15,10 +13,5 @@
 #define cushim__table cushim__table_per_thread
 #endif
 extern cushim_driver_table cushim__table;
-
-/* True in a child forked after this process initialised the driver: every slot of the table
- * then answers CUDA_ERROR_NOT_INITIALIZED with cushim__forked_reason. */
-extern bool cushim__forked;
-extern const char cushim__forked_reason[];
 
 #endif

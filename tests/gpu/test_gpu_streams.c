@@ -1,7 +1,7 @@
 /* Streams, events and contexts on a real GPU. Skips (77) where there is none. */
 #include "gpu_util.h"
 
-#define N 2048
+#define ELEMENTS 2048
 
 static cushim_context *ctx;
 
@@ -17,7 +17,7 @@ static int teardown(void **state) {
 }
 
 static void launch_double(CUfunction f, CUdeviceptr buf, cushim_stream *s) {
-    unsigned n = N;
+    unsigned n = ELEMENTS;
     void *params[] = {&buf, &n};
     assert_ok(cushim_driver()->cuLaunchKernel(f, 8, 1, 1, 128, 1, 1, 0, cushim_stream_raw(s),
                                               params, NULL));
@@ -31,10 +31,10 @@ static void test_two_streams_ordered_by_an_event(void **state) {
     assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ctx)));
     CUmodule m = NULL;
     CUfunction dbl = raw_kernel(&m, "double.ptx", "cushim_double");
-    float host_a[N], host_b[N];
-    for (int i = 0; i < N; i++) {
+    float host_a[ELEMENTS], host_b[ELEMENTS];
+    for (int i = 0; i < ELEMENTS; i++) {
         host_a[i] = (float)i + 0.5f;
-        host_b[i] = (float)(N - i) * 0.25f;
+        host_b[i] = (float)(ELEMENTS - i) * 0.25f;
     }
     CUdeviceptr a = 0, b = 0;
     assert_ok(t->cuMemAlloc(&a, sizeof host_a));
@@ -53,10 +53,10 @@ static void test_two_streams_ordered_by_an_event(void **state) {
     launch_double(dbl, a, sb);
     assert_ok(cushim_stream_synchronize(sb));
     assert_ok(cushim_stream_synchronize(sa));
-    float out_a[N], out_b[N];
+    float out_a[ELEMENTS], out_b[ELEMENTS];
     assert_ok(t->cuMemcpyDtoH(out_a, a, sizeof out_a));
     assert_ok(t->cuMemcpyDtoH(out_b, b, sizeof out_b));
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < ELEMENTS; i++) {
         if (out_a[i] != host_a[i] * 4.0f || out_b[i] != host_b[i] * 2.0f) {
             fail_msg("element %d: A %g (want %g), B %g (want %g)", i, out_a[i], host_a[i] * 4.0f,
                      out_b[i], host_b[i] * 2.0f);
@@ -162,17 +162,17 @@ static void test_every_device(void **state) {
         assert_ok(t->cuCtxSetCurrent(cushim_context_raw(c)));
         CUmodule m = NULL;
         CUfunction dbl = raw_kernel(&m, "double.ptx", "cushim_double");
-        float host[N];
-        for (int i = 0; i < N; i++) host[i] = (float)(i + d);
+        float host[ELEMENTS];
+        for (int i = 0; i < ELEMENTS; i++) host[i] = (float)(i + d);
         CUdeviceptr buf = 0;
         assert_ok(t->cuMemAlloc(&buf, sizeof host));
         assert_ok(t->cuMemcpyHtoD(buf, host, sizeof host));
         launch_double(dbl, buf, s);
         assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ctx)));
         assert_ok(cushim_stream_synchronize(s));
-        float out[N];
+        float out[ELEMENTS];
         assert_ok(t->cuMemcpyDtoH(out, buf, sizeof out));
-        for (int i = 0; i < N; i++) assert_true(out[i] == host[i] * 2.0f);
+        for (int i = 0; i < ELEMENTS; i++) assert_true(out[i] == host[i] * 2.0f);
         assert_ok(t->cuMemFree(buf));
         assert_ok(t->cuModuleUnload(m));
         cushim_stream_release(s);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cushim.h"
-#include "../status_word.h"
+#include "../../tools/driver-status.h"
 
 
 int main(int argc, char **argv) {
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     bool named_mock = strstr(info->message, mock) != NULL;
     printf("AT_SECURE=%lu uid=%d euid=%d\n", secure, (int)getuid(), (int)geteuid());
     printf("CUSHIM_DRIVER=%s\n", env ? env : "(unset)");
-    printf("status=%s result=%s path=%s\n", status_word(info->status), cushim_error_name(r),
+    printf("status=%s result=%s path=%s\n", driver_status_token(info->status), cushim_error_name(r),
            info->path ? info->path : "(none)");
     printf("message=%s\n", info->message);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cushim.h"
-#include "../status_word.h"
+#include "../../tools/driver-status.h"
 
 
 static int failures;
@@ -36,8 +36,8 @@ int main(int argc, char **argv) {
     }
     CUresult r = cushim_init();
     const cushim_driver_info *info = cushim_driver_get_info();
-    CHECK(strcmp(status_word(info->status), argv[1]) == 0, "status %s, expected %s",
-          status_word(info->status), argv[1]);
+    CHECK(strcmp(driver_status_token(info->status), argv[1]) == 0, "status %s, expected %s",
+          driver_status_token(info->status), argv[1]);
     CHECK(strcmp(cushim_error_name(r), argv[2]) == 0, "cushim_init returned %s, expected %s",
           cushim_error_name(r), argv[2]);
     CHECK(info->result == r, "info->result %d differs from cushim_init's %d", info->result, r);

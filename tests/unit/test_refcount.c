@@ -15,7 +15,7 @@ static int teardown(void **state) {
     return mock_teardown(state);
 }
 
-#define N 7
+#define RETAINS 7
 
 static void test_n_retains_n_plus_1_releases_destroy_once(void **state) {
     (void)state;
@@ -23,11 +23,11 @@ static void test_n_retains_n_plus_1_releases_destroy_once(void **state) {
     cushim_event *e = NULL;
     assert_ok(cushim_stream_create(&s, ctx, 0, 0));
     assert_ok(cushim_event_create(&e, ctx, 0));
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < RETAINS; i++) {
         assert_ptr_equal(cushim_stream_retain(s), s);
         assert_ptr_equal(cushim_event_retain(e), e);
     }
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < RETAINS; i++) {
         cushim_stream_release(s);
         cushim_event_release(e);
     }

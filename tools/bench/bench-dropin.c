@@ -14,7 +14,7 @@ CUresult bench_dropin_launch(bench_env *e, int n);
 CUresult loop_cushim_dropin_launch(const bench_env *e, int k);
 
 /* A batch for cushim-bench: stops at the first failure, as its other batches do. */
-BENCH_NOINLINE CUresult bench_dropin_launch(bench_env *e, int n) {
+CUSHIM__NOINLINE CUresult bench_dropin_launch(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         CUresult r = cuLaunchKernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL);
         if (r != CUDA_SUCCESS) return r;
@@ -23,7 +23,7 @@ BENCH_NOINLINE CUresult bench_dropin_launch(bench_env *e, int n) {
 }
 
 /* A loop for the instruction probe: results folded into one word, as its other loops do. */
-BENCH_NOINLINE CUresult loop_cushim_dropin_launch(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_cushim_dropin_launch(const bench_env *e, int k) {
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
         bad |= (unsigned)cuLaunchKernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL,

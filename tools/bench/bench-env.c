@@ -9,7 +9,7 @@
 
 #include "bench.h"
 
-static void say(char *err, size_t n, const char *fmt, ...) BENCH_PRINTF(3, 4);
+static void say(char *err, size_t n, const char *fmt, ...) CUSHIM__PRINTF(3, 4);
 
 static void say(char *err, size_t n, const char *fmt, ...) {
     va_list ap;

@@ -14,7 +14,7 @@
 #define CHECK(r)                                                                                   \
     do {                                                                                           \
         CUresult check_ = (r);                                                                     \
-        if (BENCH_UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                 \
+        if (CUSHIM__UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                 \
     } while (0)
 
 /* In bench-dropin.c, which is compiled against the drop-in cuda.h. */
@@ -24,7 +24,7 @@ CUresult bench_dropin_launch(bench_env *e, int n);
 /* Launches                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-static BENCH_NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
     PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
     for (int i = 0; i < n; i++) {
         CHECK(launch(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL));
@@ -32,7 +32,7 @@ static BENCH_NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
     for (int i = 0; i < n; i++) {
         CHECK(cushim_launch(e->empty, &cfg, NULL));
@@ -40,7 +40,7 @@ static BENCH_NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult direct_launch_params(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_launch_params(bench_env *e, int n) {
     PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
     bench_params p;
     bench_params_init(&p);
@@ -50,7 +50,7 @@ static BENCH_NOINLINE CUresult direct_launch_params(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
     bench_params p;
     bench_params_init(&p);
@@ -60,7 +60,7 @@ static BENCH_NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
     PFN_cuLaunchCooperativeKernel_v9000 launch = e->d.launch_cooperative_kernel;
     const unsigned grid = (unsigned)e->coop_grid;
     for (int i = 0; i < n; i++) {
@@ -69,7 +69,7 @@ static BENCH_NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
     const cushim_launch_config cfg = {CUSHIM_DIM3((unsigned)e->coop_grid), CUSHIM_DIM3(32), 0,
                                       e->stream};
     for (int i = 0; i < n; i++) {
@@ -82,7 +82,7 @@ static BENCH_NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
 /* Event record and stream query                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-static BENCH_NOINLINE CUresult direct_event_record(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_event_record(bench_env *e, int n) {
     PFN_cuEventRecord_v2000 record = e->d.event_record;
     for (int i = 0; i < n; i++) {
         CHECK(record(e->raw_event, e->raw_stream));
@@ -90,7 +90,7 @@ static BENCH_NOINLINE CUresult direct_event_record(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_event_record(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_event_record(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         CHECK(cushim_event_record(e->event, e->stream));
     }
@@ -99,7 +99,7 @@ static BENCH_NOINLINE CUresult shim_event_record(bench_env *e, int n) {
 
 /* The idle stream never gets work, so every query answers CUDA_SUCCESS; NOT_READY here would
  * mean the measurement is not what it claims, and is reported as a failure. */
-static BENCH_NOINLINE CUresult direct_stream_query(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_stream_query(bench_env *e, int n) {
     PFN_cuStreamQuery_v2000 query = e->d.stream_query;
     for (int i = 0; i < n; i++) {
         CHECK(query(e->raw_idle));
@@ -107,7 +107,7 @@ static BENCH_NOINLINE CUresult direct_stream_query(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_stream_query(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_stream_query(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         CHECK(cushim_stream_query(e->idle));
     }
@@ -118,7 +118,7 @@ static BENCH_NOINLINE CUresult shim_stream_query(bench_env *e, int n) {
 /* Create and destroy                                                                         */
 /* ------------------------------------------------------------------------------------------ */
 
-static BENCH_NOINLINE CUresult direct_stream_create(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_stream_create(bench_env *e, int n) {
     const bench_driver *d = &e->d;
     for (int i = 0; i < n; i++) {
         CUstream s;
@@ -128,7 +128,7 @@ static BENCH_NOINLINE CUresult direct_stream_create(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_stream_create(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_stream_create(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         cushim_stream *s;
         CHECK(cushim_stream_create(&s, e->ctx, CU_STREAM_NON_BLOCKING, 0));
@@ -137,7 +137,7 @@ static BENCH_NOINLINE CUresult shim_stream_create(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult direct_event_create(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_event_create(bench_env *e, int n) {
     const bench_driver *d = &e->d;
     for (int i = 0; i < n; i++) {
         CUevent ev;
@@ -147,7 +147,7 @@ static BENCH_NOINLINE CUresult direct_event_create(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_event_create(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_event_create(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         cushim_event *ev;
         CHECK(cushim_event_create(&ev, e->ctx, CU_EVENT_DISABLE_TIMING));
@@ -167,7 +167,7 @@ static CUresult direct_in_other(const bench_driver *d, CUcontext target, CUstrea
     return r != CUDA_SUCCESS ? r : back;
 }
 
-static BENCH_NOINLINE CUresult direct_stream_other(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult direct_stream_other(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         CUstream s;
         CHECK(direct_in_other(&e->d, e->raw_other, &s, true));
@@ -176,7 +176,7 @@ static BENCH_NOINLINE CUresult direct_stream_other(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
-static BENCH_NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
+static CUSHIM__NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         cushim_stream *s;
         CHECK(cushim_stream_create(&s, e->other, CU_STREAM_NON_BLOCKING, 0));

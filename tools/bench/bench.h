@@ -9,17 +9,8 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include "common/hints.h"
 #include "cushim.h"
-
-#if defined(__GNUC__)
-#define BENCH_NOINLINE __attribute__((noinline))
-#define BENCH_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define BENCH_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define BENCH_NOINLINE
-#define BENCH_UNLIKELY(x) (x)
-#define BENCH_PRINTF(f, a)
-#endif
 
 /* Exit codes of both programs. */
 enum {

@@ -69,7 +69,7 @@ typedef struct options {
 /* Command line                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-static int usage_error(const char *fmt, ...) BENCH_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...) CUSHIM__PRINTF(1, 2);
 
 static int usage_error(const char *fmt, ...) {
     va_list ap;

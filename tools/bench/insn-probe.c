@@ -36,7 +36,7 @@ CUresult loop_cushim_stream_query(const bench_env *e, int k);
 
 /* Every result is folded into one word and checked after the loop: the same few instructions
  * on both sides, and a failure still fails the run. */
-BENCH_NOINLINE CUresult loop_direct_launch(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_direct_launch(const bench_env *e, int k) {
     PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
@@ -48,7 +48,7 @@ BENCH_NOINLINE CUresult loop_direct_launch(const bench_env *e, int k) {
 /* The direct side of the drop-in row: the same loop as loop_direct_launch, under a name of its
  * own so that callgrind counts the rows apart (one loop_* may not call another: callgrind's
  * collection toggles at each). */
-BENCH_NOINLINE CUresult loop_direct_dropin_launch(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_direct_dropin_launch(const bench_env *e, int k) {
     PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
@@ -57,7 +57,7 @@ BENCH_NOINLINE CUresult loop_direct_dropin_launch(const bench_env *e, int k) {
     return (CUresult)bad;
 }
 
-BENCH_NOINLINE CUresult loop_cushim_launch(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_cushim_launch(const bench_env *e, int k) {
     const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
@@ -66,7 +66,7 @@ BENCH_NOINLINE CUresult loop_cushim_launch(const bench_env *e, int k) {
     return (CUresult)bad;
 }
 
-BENCH_NOINLINE CUresult loop_direct_event_record(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_direct_event_record(const bench_env *e, int k) {
     PFN_cuEventRecord_v2000 record = e->d.event_record;
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
@@ -75,7 +75,7 @@ BENCH_NOINLINE CUresult loop_direct_event_record(const bench_env *e, int k) {
     return (CUresult)bad;
 }
 
-BENCH_NOINLINE CUresult loop_cushim_event_record(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_cushim_event_record(const bench_env *e, int k) {
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
         bad |= (unsigned)cushim_event_record(e->event, e->stream);
@@ -83,7 +83,7 @@ BENCH_NOINLINE CUresult loop_cushim_event_record(const bench_env *e, int k) {
     return (CUresult)bad;
 }
 
-BENCH_NOINLINE CUresult loop_direct_stream_query(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_direct_stream_query(const bench_env *e, int k) {
     PFN_cuStreamQuery_v2000 query = e->d.stream_query;
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
@@ -92,7 +92,7 @@ BENCH_NOINLINE CUresult loop_direct_stream_query(const bench_env *e, int k) {
     return (CUresult)bad;
 }
 
-BENCH_NOINLINE CUresult loop_cushim_stream_query(const bench_env *e, int k) {
+CUSHIM__NOINLINE CUresult loop_cushim_stream_query(const bench_env *e, int k) {
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
         bad |= (unsigned)cushim_stream_query(e->idle);

@@ -4,7 +4,7 @@
 
 #include "gpu_launch.h"
 
-#define N (1u << 20)
+#define ELEMENTS (1u << 20)
 
 /* A small deterministic generator: the inputs are random, and the same on every run. */
 static unsigned next_random(unsigned *state) {
@@ -30,12 +30,12 @@ static void saxpy(bool on_stream) {
            min_grid);
     assert_true(block > 0 && min_grid > 0);
 
-    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *out = malloc(N * sizeof *out);
+    float *x = malloc(ELEMENTS * sizeof *x), *y = malloc(ELEMENTS * sizeof *y), *out = malloc(ELEMENTS * sizeof *out);
     assert_non_null(x);
     assert_non_null(y);
     assert_non_null(out);
     unsigned seed = on_stream ? 12345u : 54321u;
-    for (unsigned i = 0; i < N; i++) {
+    for (unsigned i = 0; i < ELEMENTS; i++) {
         x[i] = random_float(&seed);
         y[i] = random_float(&seed);
     }
@@ -43,17 +43,17 @@ static void saxpy(bool on_stream) {
     const cushim_driver_table *d = cushim_driver();
     CUdeviceptr dx = 0, dy = 0;
     with_ctx(true);
-    assert_ok(d->cuMemAlloc(&dx, N * sizeof *x));
-    assert_ok(d->cuMemAlloc(&dy, N * sizeof *y));
-    assert_ok(d->cuMemcpyHtoD(dx, x, N * sizeof *x));
-    assert_ok(d->cuMemcpyHtoD(dy, y, N * sizeof *y));
+    assert_ok(d->cuMemAlloc(&dx, ELEMENTS * sizeof *x));
+    assert_ok(d->cuMemAlloc(&dy, ELEMENTS * sizeof *y));
+    assert_ok(d->cuMemcpyHtoD(dx, x, ELEMENTS * sizeof *x));
+    assert_ok(d->cuMemcpyHtoD(dy, y, ELEMENTS * sizeof *y));
     with_ctx(false);
 
     cushim_stream *s = NULL;
     if (on_stream) assert_ok(cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0));
-    unsigned n = N;
+    unsigned n = ELEMENTS;
     void *params[] = {&n, &a, &dx, &dy};
-    unsigned grid = (N + (unsigned)block - 1) / (unsigned)block;
+    unsigned grid = (ELEMENTS + (unsigned)block - 1) / (unsigned)block;
     cushim_launch_config cfg = {CUSHIM_DIM3(grid), CUSHIM_DIM3((unsigned)block), 0, s};
     assert_ok(cushim_launch(f, &cfg, params));
     if (s != NULL) {
@@ -62,13 +62,13 @@ static void saxpy(bool on_stream) {
         assert_ok(cushim_context_synchronize(ctx));
     }
     with_ctx(true);
-    assert_ok(d->cuMemcpyDtoH(out, dy, N * sizeof *out));
+    assert_ok(d->cuMemcpyDtoH(out, dy, ELEMENTS * sizeof *out));
     assert_ok(d->cuMemFree(dx));
     assert_ok(d->cuMemFree(dy));
     with_ctx(false);
 
     unsigned wrong = 0;
-    for (unsigned i = 0; i < N; i++) {
+    for (unsigned i = 0; i < ELEMENTS; i++) {
         float want = fmaf(a, x[i], y[i]);
         if (out[i] != want) {
             if (wrong++ < 5) {

@@ -1,0 +1,82 @@
+/* Internal: a kernel as cushim holds it, owned by its module or library, and the cache that
+ * keeps a cooperative launch from asking the driver its occupancy every time. Read by the
+ * launch and occupancy; made by module.c. */
+#ifndef CUSHIM_API_FUNCTION_H
+#define CUSHIM_API_FUNCTION_H
+
+#include "api/limits.h"
+#include "api/object.h"
+
+/* A kernel, owned by its module or library and freed with it. The fields that a launch reads
+ * come first, so that the hot path touches one or two cache lines. */
+struct cushim_function {
+    cushim__object obj;
+    CUfunction raw;    /* what cuLaunchKernel gets: a CUfunction, or a CUkernel cast to one */
+    CUcontext ctx_raw; /* the context of NULL-stream launches, and of module functions' streams */
+    const cushim__limits *limits; /* of ctx's device, kept for the process */
+    /* The largest block (threads) and dynamic shared memory (bytes) a launch may ask for, with
+     * the device's and this kernel's limits folded together. The shared memory limit is
+     * atomic because a refused launch reads the kernel's attribute again (the caller may have
+     * opted in with cuFuncSetAttribute since) and may raise it. */
+    unsigned max_threads;
+    _Atomic unsigned max_dynamic_smem;
+    bool check_stream_ctx; /* module functions: a stream must belong to ctx */
+    /* The last (threads, dynamic shared memory) -> active blocks per SM that a cooperative
+     * launch asked the driver, packed so that one atomic word keeps key and answer together:
+     * threads << 48 | smem << 16 | blocks; 0 is empty. */
+    _Atomic uint64_t coop_cache;
+
+    CUfunction fn;       /* a CUfunction in ctx, for attributes and occupancy (raw, for modules) */
+    cushim_context *ctx; /* borrowed from the module, or retained for a library function */
+    int static_smem;
+    int kernel_max_threads;
+    struct cushim_function *next;
+    char name[]; /* the kernel's name, for sentences */
+};
+
+/* The cooperative launch's cache: the answer for (threads, smem) when the last one asked was
+ * that, packed in one word so that a reader never sees the key of one answer with another. */
+static inline bool cushim__coop_cache_get(const cushim_function *f, unsigned threads, unsigned smem,
+                                          int *blocks) {
+    uint64_t v = atomic_load_explicit(&f->coop_cache, memory_order_relaxed);
+    uint64_t key = ((uint64_t)threads << 48) | ((uint64_t)smem << 16);
+    if (threads > 0xffffu || (v & ~(uint64_t)0xffffu) != key) return false;
+    *blocks = (int)(v & 0xffffu);
+    return true;
+}
+
+static inline void cushim__coop_cache_put(const cushim_function *f, unsigned threads, size_t smem,
+                                          int blocks) {
+    /* An answer that does not pack empties the cache rather than leave an older one for the
+     * same key in place (found by the fuzzer with the mock's occupancy forced past 65535). */
+    uint64_t v = 0;
+    if (threads > 0 && threads <= 0xffffu && smem <= 0xffffffffu && blocks >= 0 &&
+        blocks <= 0xffff) {
+        v = ((uint64_t)threads << 48) | ((uint64_t)smem << 16) | (uint64_t)blocks;
+    }
+    /* The function is const to callers; the cache is the one thing a query may change. */
+    atomic_store_explicit(&((cushim_function *)f)->coop_cache, v, memory_order_relaxed);
+}
+
+/* A function named `name`, zeroed but for the name (its tag is set by the caller once it is
+ * complete), or NULL with the last error set (naming fn). */
+cushim_function *cushim__function_new(const char *name, const char *fn);
+
+/* Reads, once, what the launch pre-checks need from the kernel (f->fn and f->limits set), and
+ * folds it together with the device's limits. */
+CUresult cushim__function_read_attributes(cushim_function *f, const char *fn);
+
+/* The function named `name` for context ctx in a list, or NULL. */
+cushim_function *cushim__function_find(cushim_function *list, const char *name, CUcontext ctx);
+
+/* Frees a list of functions; a library's hold a reference to their context (owns_ctx). */
+void cushim__functions_free(cushim_function *f, bool owns_ctx);
+
+/* For a cooperative launch of f with this block size and dynamic shared memory: the active
+ * blocks per SM, from the cache when it holds them, else asked of the driver and kept in the
+ * cache. CUDA_ERROR_NOT_SUPPORTED on a device without cooperative launch. Sets the last error
+ * (naming fn) on failure. In occupancy.c, beside the queries that ask the same. */
+CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, unsigned smem,
+                                    int *per_sm, const char *fn);
+
+#endif
