@@ -14,29 +14,31 @@ static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
                         fn, ordinal, cushim_error_name(r), count, count == 1 ? "" : "s");
 }
 
-static cushim_context *new_context(CUcontext raw, CUdevice dev, int ordinal, bool primary,
-                                   const char *fn) {
-    cushim_context *c = cushim__alloc(sizeof *c, fn);
-    if (c == NULL) return NULL;
-    cushim__object_init(&c->obj, CUSHIM__CONTEXT);
-    c->raw = raw;
-    c->device = dev;
-    c->ordinal = ordinal;
-    c->primary = primary;
-    return c;
-}
-
-CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
-    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
+/* The start both creates share: out checked and cleared, the driver loaded, the device found,
+ * and the object made, with its raw context still to come. */
+static CUresult new_context(cushim_context **c, cushim_context **out, int ordinal, bool primary,
+                            const char *fn) {
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", fn);
     *out = NULL;
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return r;
     CUdevice dev;
-    r = get_device(&dev, ordinal, __func__);
+    r = get_device(&dev, ordinal, fn);
     if (r != CUDA_SUCCESS) return r;
-    cushim_context *c = new_context(NULL, dev, ordinal, true, __func__);
-    if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-    r = cushim__table.cuDevicePrimaryCtxRetain(&c->raw, dev);
+    *c = cushim__alloc(sizeof **c, fn);
+    if (*c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    cushim__object_init(&(*c)->obj, CUSHIM__CONTEXT);
+    (*c)->device = dev;
+    (*c)->ordinal = ordinal;
+    (*c)->primary = primary;
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
+    cushim_context *c = NULL;
+    CUresult r = new_context(&c, out, ordinal, true, __func__);
+    if (r != CUDA_SUCCESS) return r;
+    r = cushim__table.cuDevicePrimaryCtxRetain(&c->raw, c->device);
     if (r != CUDA_SUCCESS) {
         cushim__free(c);
         return cushim__fail(r, "%s: retaining the primary context of device %d failed with %s",
@@ -47,21 +49,15 @@ CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
 }
 
 CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, unsigned flags) {
-    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
-    *out = NULL;
-    CUresult r = cushim_init();
-    if (r != CUDA_SUCCESS) return r;
-    CUdevice dev;
-    r = get_device(&dev, ordinal, __func__);
+    cushim_context *c = NULL;
+    CUresult r = new_context(&c, out, ordinal, false, __func__);
     if (r != CUDA_SUCCESS) return r;
     /* cuCtxCreate pushes the new context on the thread's context stack; popping it puts back
      * exactly what was there. (Setting the old one current instead would replace the top and
      * leave the old context on the stack twice, so that destroying it later left a destroyed
      * context current: found by the fuzzer.) */
-    cushim_context *c = new_context(NULL, dev, ordinal, false, __func__);
-    if (c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     CUctxCreateParams params = {0};
-    r = cushim__table.cuCtxCreate(&c->raw, &params, flags, dev);
+    r = cushim__table.cuCtxCreate(&c->raw, &params, flags, c->device);
     if (r != CUDA_SUCCESS) {
         cushim__free(c);
         return cushim__fail(r, "%s: cuCtxCreate on device %d with flags 0x%x failed with %s",
