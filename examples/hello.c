@@ -83,8 +83,7 @@ int main(void) {
     CHECK_RAW(cu->cuMemcpyDtoH(host, out, sizeof host));
 
     int wrong = 0;
-    for (uint32_t i = 0; i < N; i++)
-        wrong += host[i] != i;
+    for (uint32_t i = 0; i < N; i++) wrong += host[i] != i;
     CHECK_RAW(cu->cuMemFree(out));
     cushim_module_release(mod);
     CHECK_RAW(cu->cuCtxSetCurrent(NULL));

@@ -7,7 +7,8 @@
 
 #include "cushim_mock.h"
 
-__attribute__((visibility("default"))) void cushim_mock_kernel_hello(const cushim_mock_kernel_args *a);
+__attribute__((visibility("default"))) void
+cushim_mock_kernel_hello(const cushim_mock_kernel_args *a);
 
 void cushim_mock_kernel_hello(const cushim_mock_kernel_args *a) {
     uint32_t *out = (uint32_t *)(uintptr_t) * (const CUdeviceptr *)a->params[0];

@@ -77,7 +77,7 @@ int main(void) {
     CUdevice dev = cushim_context_device(ctx);
     CHECK_RAW(cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
     CHECK_RAW(cu->cuDeviceGetAttribute(&threads_per_sm,
-                                   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev));
+                                       CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev));
     /* One thread per element: round the grid up so that it covers all N. */
     unsigned grid = (N + (unsigned)block - 1) / (unsigned)block;
     printf("block size %d, grid %u blocks for %d elements (%d blocks fill the device)\n", block,

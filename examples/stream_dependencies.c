@@ -75,8 +75,7 @@ int main(void) {
     CHECK_RAW(cu->cuMemAllocHost(&in_mem, N * sizeof(float)));
     CHECK_RAW(cu->cuMemAllocHost(&out_mem, N * sizeof(float)));
     float *in = in_mem, *out = out_mem;
-    for (uint32_t i = 0; i < N; i++)
-        in[i] = (float)i + 0.5f;
+    for (uint32_t i = 0; i < N; i++) in[i] = (float)i + 0.5f;
     CUdeviceptr buf;
     CHECK_RAW(cu->cuMemAlloc(&buf, N * sizeof(float)));
 

@@ -71,8 +71,7 @@ int main(void) {
     void *pinned;
     CHECK_RAW(cu->cuMemAllocHost(&pinned, N * sizeof(float)));
     float *host = pinned;
-    for (uint32_t i = 0; i < N; i++)
-        host[i] = (float)i;
+    for (uint32_t i = 0; i < N; i++) host[i] = (float)i;
     CUdeviceptr dev;
     CHECK_RAW(cu->cuMemAlloc(&dev, N * sizeof(float)));
 
@@ -94,8 +93,7 @@ int main(void) {
         CHECK_RAW(cu->cuMemcpyDtoHAsync(part, dev_part, count * sizeof(float), raw));
     }
     /* Only when a stream has finished may the host read what its last copy brought back. */
-    for (int s = 0; s < STREAMS; s++)
-        CHECK(cushim_stream_synchronize(streams[s]));
+    for (int s = 0; s < STREAMS; s++) CHECK(cushim_stream_synchronize(streams[s]));
 
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < N; i++) {
@@ -103,8 +101,7 @@ int main(void) {
             fprintf(stderr, "element %u is %g, expected %g\n", i, (double)host[i], 2.0 * i);
         }
     }
-    for (int s = 0; s < STREAMS; s++)
-        cushim_stream_release(streams[s]);
+    for (int s = 0; s < STREAMS; s++) cushim_stream_release(streams[s]);
     CHECK_RAW(cu->cuMemFree(dev));
     CHECK_RAW(cu->cuMemFreeHost(pinned));
     cushim_module_release(mod);

@@ -14,13 +14,13 @@
 #define FORKED(r) ((r) == CUDA_ERROR_NOT_INITIALIZED && strstr(cushim_last_error(), "forked"))
 
 /* In a child: a failed check prints where and exits 1. */
-#define CHILD_CHECK(cond)                                                                         \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "child: %s:%d: %s (last error: %s)\n", __FILE__, __LINE__, #cond,     \
-                    cushim_last_error());                                                         \
-            _exit(1);                                                                             \
-        }                                                                                         \
+#define CHILD_CHECK(cond)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "child: %s:%d: %s (last error: %s)\n", __FILE__, __LINE__, #cond,      \
+                    cushim_last_error());                                                          \
+            _exit(1);                                                                              \
+        }                                                                                          \
     } while (0)
 
 /* Runs child() in a forked child, killed by SIGALRM after `seconds`, and returns its exit

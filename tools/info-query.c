@@ -9,8 +9,7 @@
  * that reads "unknown" like any other failed query. */
 const attr_spec attr_specs[] = {
     {"multiprocessors (SMs)", "sm_count", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, KIND_COUNT},
-    {"cooperative launch", "cooperative_launch", CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
-     KIND_BOOL},
+    {"cooperative launch", "cooperative_launch", CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, KIND_BOOL},
     {"max threads per block", "max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
      KIND_COUNT},
     {"shared memory per block", "shared_memory_per_block_bytes",
@@ -19,16 +18,16 @@ const attr_spec attr_specs[] = {
      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, KIND_BYTES},
     {"shared memory per SM", "shared_memory_per_sm_bytes",
      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, KIND_BYTES},
-    {"max threads per SM", "max_threads_per_sm",
-     CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, KIND_COUNT},
+    {"max threads per SM", "max_threads_per_sm", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+     KIND_COUNT},
     {"clock rate", "clock_rate_khz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, KIND_KHZ},
-    {"memory clock rate", "memory_clock_rate_khz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-     KIND_KHZ},
+    {"memory clock rate", "memory_clock_rate_khz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, KIND_KHZ},
     {"L2 cache", "l2_cache_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, KIND_BYTES},
     {"warp size", "warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, KIND_COUNT},
 };
 
-_Static_assert(sizeof attr_specs / sizeof attr_specs[0] == ATTR_COUNT, "ATTR_COUNT is the table's size");
+_Static_assert(sizeof attr_specs / sizeof attr_specs[0] == ATTR_COUNT,
+               "ATTR_COUNT is the table's size");
 
 static value query_attr(const cushim_driver_table *drv, CUdevice dev, CUdevice_attribute attr) {
     int v = 0;

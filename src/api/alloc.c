@@ -26,9 +26,7 @@ static void thread_exit(void *unused) {
     cushim__block_cache_drain();
 }
 
-static void make_exit_key(void) {
-    exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
-}
+static void make_exit_key(void) { exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0; }
 
 /* The first free on a thread: register the exit drain, then cache. A thread where that cannot
  * be done (no key, or exiting) frees at once. */

@@ -19,9 +19,7 @@ static inline void *cushim__alloc(size_t size, const char *fn) {
     if (CUSHIM__UNLIKELY(p == NULL)) return cushim__alloc_failed(size, fn);
     return memset(p, 0, size);
 }
-static inline void cushim__free(void *p) {
-    free(p);
-}
+static inline void cushim__free(void *p) { free(p); }
 
 /* Streams and events, made and dropped at a high rate, come from a small per-thread cache of
  * fixed-size blocks: on the H200 machine a malloc + free between cuEventCreate and

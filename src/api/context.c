@@ -9,8 +9,9 @@ static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
     if (r == CUDA_SUCCESS) return r;
     int count = 0;
     if (cushim__table.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
-    return cushim__fail(r, "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
-                           "device%s)",
+    return cushim__fail(r,
+                        "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
+                        "device%s)",
                         fn, ordinal, cushim_error_name(r), count, count == 1 ? "" : "s");
 }
 
@@ -83,7 +84,8 @@ CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
 
 CUSHIM_API void cushim_context_release(cushim_context *ctx) {
     if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", __func__)) return;
-    CUresult r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device) : cushim__table.cuCtxDestroy(ctx->raw);
+    CUresult r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device)
+                              : cushim__table.cuCtxDestroy(ctx->raw);
     if (r != CUDA_SUCCESS) {
         cushim__destroy_refused(__func__, ctx->primary ? "primary context" : "context",
                                 (void *)ctx->raw, r);

@@ -32,36 +32,36 @@ void cushim__destroy_refused(const char *fn, const char *what, const void *handl
  * `call` (the driver's destroy of `handle`) runs with `ctx` current, the previous context is put
  * back, and any refusal is logged at warn, naming the calling function. A macro because each
  * driver call has its own type. */
-#define CUSHIM__DESTROY_IN(ctx, what, handle, call)                                               \
-    do {                                                                                          \
-        cushim__guard g_;                                                                         \
-        CUresult r_ = cushim__enter((ctx), &g_, __func__);                                        \
-        if (r_ == CUDA_SUCCESS) {                                                                 \
-            r_ = (call);                                                                          \
-            CUresult l_ = cushim__leave(&g_, __func__);                                           \
-            if (r_ != CUDA_SUCCESS) {                                                             \
-                cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                  \
-            }                                                                                     \
-            if (l_ != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());      \
-        } else {                                                                                  \
-            cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                      \
-        }                                                                                         \
+#define CUSHIM__DESTROY_IN(ctx, what, handle, call)                                                \
+    do {                                                                                           \
+        cushim__guard g_;                                                                          \
+        CUresult r_ = cushim__enter((ctx), &g_, __func__);                                         \
+        if (r_ == CUDA_SUCCESS) {                                                                  \
+            r_ = (call);                                                                           \
+            CUresult l_ = cushim__leave(&g_, __func__);                                            \
+            if (r_ != CUDA_SUCCESS) {                                                              \
+                cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                   \
+            }                                                                                      \
+            if (l_ != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());       \
+        } else {                                                                                   \
+            cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                       \
+        }                                                                                          \
     } while (0)
 
 /* The create half of the context rule: leaves the context entered with `g`, putting the
  * previous one back. When the create succeeded (`r`, an lvalue) but the switch back failed, the
  * new object is destroyed again by `undo`, so that a failure leaves nothing behind, and `r`
  * becomes the switch's error. Sentences name the calling function. */
-#define CUSHIM__LEAVE_OR_UNDO(g, r, what, handle, undo)                                           \
-    do {                                                                                          \
-        CUresult l_ = cushim__leave((g), __func__);                                               \
-        if ((r) == CUDA_SUCCESS && l_ != CUDA_SUCCESS) {                                          \
-            CUresult d_ = (undo);                                                                 \
-            if (d_ != CUDA_SUCCESS) {                                                             \
-                cushim__destroy_refused(__func__, (what), (void *)(handle), d_);                  \
-            }                                                                                     \
-            (r) = l_;                                                                             \
-        }                                                                                         \
+#define CUSHIM__LEAVE_OR_UNDO(g, r, what, handle, undo)                                            \
+    do {                                                                                           \
+        CUresult l_ = cushim__leave((g), __func__);                                                \
+        if ((r) == CUDA_SUCCESS && l_ != CUDA_SUCCESS) {                                           \
+            CUresult d_ = (undo);                                                                  \
+            if (d_ != CUDA_SUCCESS) {                                                              \
+                cushim__destroy_refused(__func__, (what), (void *)(handle), d_);                   \
+            }                                                                                      \
+            (r) = l_;                                                                              \
+        }                                                                                          \
     } while (0)
 
 #endif

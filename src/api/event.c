@@ -4,8 +4,8 @@
 #include "api/object.h"
 #include "loader/loader.h"
 
-static const unsigned event_flags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
-                                    CU_EVENT_INTERPROCESS;
+static const unsigned event_flags =
+    CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
 
 CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx, unsigned flags) {
     if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
@@ -87,9 +87,10 @@ static CUSHIM__NOINLINE CUresult record_slow(cushim_event *e, cushim_stream *s, 
         CUresult l = cushim__leave(&g, fn);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* Not a record that failed: one that happened, in a thread left in another state. */
-            return cushim__fail(l, "%s: the event was recorded, but restoring the previous "
-                                   "current context failed with %s, so the event's context is "
-                                   "still current",
+            return cushim__fail(l,
+                                "%s: the event was recorded, but restoring the previous "
+                                "current context failed with %s, so the event's context is "
+                                "still current",
                                 fn, cushim_error_name(l));
         }
     }

@@ -22,8 +22,7 @@ void cushim__jit_options(CUjit_option opts[CUSHIM__JIT_OPTIONS], void *vals[CUSH
 const char *cushim__jit_tidy_log(char *log) {
     log[CUSHIM__JIT_LOG_BYTES - 1] = '\0';
     size_t n = strlen(log);
-    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' '))
-        log[--n] = 0;
+    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' ')) log[--n] = 0;
     return log;
 }
 

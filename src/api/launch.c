@@ -56,8 +56,8 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
                             const char *fn) {
     const cushim__limits *l = f->limits;
     int attr = 0;
-    if (cushim__table.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->fn) ==
-        CUDA_SUCCESS) {
+    if (cushim__table.cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         f->fn) == CUDA_SUCCESS) {
         unsigned now = cushim__dynamic_smem_limit(l, f->static_smem, attr);
         atomic_store_explicit(&((cushim_function *)f)->max_dynamic_smem, now, memory_order_relaxed);
         if (c->shared_mem_bytes <= now) return CUDA_SUCCESS;
@@ -84,7 +84,7 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
  * dimensions, threads per block, each dimension, shared memory. CUDA_SUCCESS when nothing
  * is wrong after all (a raised shared memory limit). */
 static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
-                                   const char *fn) {
+                                           const char *fn) {
     CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
     if (r != CUDA_SUCCESS) return r;
     if (c == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: cfg is NULL", fn);
@@ -95,8 +95,8 @@ static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushi
     /* Three 32-bit sizes can overflow 64 bits; such a block is said to have more than the
      * most a 64-bit count holds. */
     unsigned long long threads;
-    bool huge = __builtin_mul_overflow((unsigned long long)b.x * b.y, (unsigned long long)b.z,
-                                       &threads);
+    bool huge =
+        __builtin_mul_overflow((unsigned long long)b.x * b.y, (unsigned long long)b.z, &threads);
     if (huge) threads = ULLONG_MAX;
     if (threads > (unsigned long long)l->max_threads_per_block) {
         return cushim__fail(CUDA_ERROR_INVALID_VALUE,
@@ -120,7 +120,7 @@ static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushi
 }
 
 static CUSHIM__COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
-                                   const char *fn) {
+                                           const char *fn) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "cfg->stream", fn);
     if (r != CUDA_SUCCESS) return r;
     return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
@@ -130,8 +130,8 @@ static CUSHIM__COLD CUresult refuse_stream(const cushim_function *f, const cushi
 }
 
 static CUSHIM__COLD CUresult launch_failed(CUresult r, const cushim_function *f,
-                                   const cushim_launch_config *c, const char *entry,
-                                   const char *fn) {
+                                           const cushim_launch_config *c, const char *entry,
+                                           const char *fn) {
     return cushim__fail(r,
                         "%s: %s of kernel '%s' with grid (%u, %u, %u), block (%u, %u, %u) and "
                         "%u bytes of dynamic shared memory failed with %s",
@@ -139,8 +139,10 @@ static CUSHIM__COLD CUresult launch_failed(CUresult r, const cushim_function *f,
                         c->block.z, c->shared_mem_bytes, cushim_error_name(r));
 }
 
-static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f, const cushim_launch_config *c,
-                                      unsigned long long blocks, int per_sm, const char *fn) {
+static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f,
+                                              const cushim_launch_config *c,
+                                              unsigned long long blocks, int per_sm,
+                                              const char *fn) {
     return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
                         "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
                         "(%d per SM x %d SMs) for kernel '%s' with block (%u, %u, %u) and %u "
@@ -161,18 +163,20 @@ static inline bool stream_ok(const cushim_function *f, const cushim_stream *s) {
 static inline CUresult driver_launch(const cushim_function *f, const cushim_launch_config *c,
                                      CUstream stream, void **params, bool cooperative) {
     if (cooperative) {
-        return cushim__table.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
-                                           c->block.y, c->block.z, c->shared_mem_bytes, stream,
-                                           params);
+        return cushim__table.cuLaunchCooperativeKernel(f->raw, c->grid.x, c->grid.y, c->grid.z,
+                                                       c->block.x, c->block.y, c->block.z,
+                                                       c->shared_mem_bytes, stream, params);
     }
-    return cushim__table.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
-                            c->block.z, c->shared_mem_bytes, stream, params, NULL);
+    return cushim__table.cuLaunchKernel(f->raw, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+                                        c->block.y, c->block.z, c->shared_mem_bytes, stream, params,
+                                        NULL);
 }
 
 /* A NULL stream: the default stream of the function's context, which must be current to be
  * named; the caller's current context is back afterwards. */
-static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const cushim_launch_config *c,
-                                        void **params, bool cooperative, const char *fn) {
+static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f,
+                                                const cushim_launch_config *c, void **params,
+                                                bool cooperative, const char *fn) {
     cushim__guard g;
     CUresult r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
@@ -185,8 +189,9 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const 
     if (l != CUDA_SUCCESS) {
         /* The error stands (the caller's context is not what it was), but a caller must not
          * take it for a launch that did not happen and launch again. */
-        return cushim__fail(l, "%s: kernel '%s' was launched, but restoring the previous current "
-                               "context failed with %s, so it is still current",
+        return cushim__fail(l,
+                            "%s: kernel '%s' was launched, but restoring the previous current "
+                            "context failed with %s, so it is still current",
                             fn, f->name, cushim_error_name(l));
     }
     return CUDA_SUCCESS;
@@ -194,23 +199,26 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f, const 
 
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params) {
-    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL ||
+                         !within_limits(f, cfg))) {
         CUresult r = refuse_config(f, cfg, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
     if (s == NULL) return launch_default(f, cfg, params, false, __func__);
     if (CUSHIM__UNLIKELY(!stream_ok(f, s))) return refuse_stream(f, s, __func__);
-    CUresult r =
-        cushim__table.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
-                         cfg->block.z, cfg->shared_mem_bytes, s->raw, params, NULL);
-    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return launch_failed(r, f, cfg, "cuLaunchKernel", __func__);
+    CUresult r = cushim__table.cuLaunchKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
+                                              cfg->block.x, cfg->block.y, cfg->block.z,
+                                              cfg->shared_mem_bytes, s->raw, params, NULL);
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS))
+        return launch_failed(r, f, cfg, "cuLaunchKernel", __func__);
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params) {
-    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg))) {
+    if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL ||
+                         !within_limits(f, cfg))) {
         CUresult r = refuse_config(f, cfg, __func__);
         if (r != CUDA_SUCCESS) return r;
     }
@@ -228,8 +236,8 @@ CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
     }
     if (s == NULL) return launch_default(f, cfg, params, true, __func__);
     r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
-                                             cfg->block.x, cfg->block.y, cfg->block.z,
-                                             cfg->shared_mem_bytes, s->raw, params);
+                                                cfg->block.x, cfg->block.y, cfg->block.z,
+                                                cfg->shared_mem_bytes, s->raw, params);
     if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {
         return launch_failed(r, f, cfg, "cuLaunchCooperativeKernel", __func__);
     }

@@ -16,8 +16,8 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
     cushim_library *lib = cushim__alloc(sizeof *lib, __func__);
     if (lib == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__jit_options(lib->jit_opts, lib->jit_vals, lib->error_log, lib->info_log);
-    r = cushim__table.cuLibraryLoadData(&lib->raw, image, lib->jit_opts, lib->jit_vals, CUSHIM__JIT_OPTIONS, NULL,
-                            NULL, 0);
+    r = cushim__table.cuLibraryLoadData(&lib->raw, image, lib->jit_opts, lib->jit_vals,
+                                        CUSHIM__JIT_OPTIONS, NULL, NULL, 0);
     if (r != CUDA_SUCCESS) {
         cushim__jit_load_failed(r, __func__, NULL, lib->error_log, lib->info_log);
         cushim__free(lib);

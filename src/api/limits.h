@@ -18,8 +18,7 @@ typedef struct cushim__limits {
 
 /* The limits of device `dev` (ordinal `ordinal`), read from the driver on first use: CUDA_SUCCESS
  * and *out set, or the driver's code with the last error set (naming fn). */
-CUresult cushim__read_limits(CUdevice dev, int ordinal, const cushim__limits **out,
-                             const char *fn);
+CUresult cushim__read_limits(CUdevice dev, int ordinal, const cushim__limits **out, const char *fn);
 
 /* The dynamic shared memory a launch of a kernel with these attributes may ask for: what
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES says (the plain per-block limit less the

@@ -69,9 +69,8 @@ static inline void cushim__object_init(cushim__object *o, cushim__tag tag) {
 
 /* Whether p is a live object of this kind. NULL is not. */
 static inline bool cushim__is(const void *p, cushim__tag tag) {
-    return p != NULL &&
-           atomic_load_explicit(&((const cushim__object *)p)->tag, memory_order_relaxed) ==
-               (uint32_t)tag;
+    return p != NULL && atomic_load_explicit(&((const cushim__object *)p)->tag,
+                                             memory_order_relaxed) == (uint32_t)tag;
 }
 
 /* The argument check every entry point starts with: NULL is CUDA_ERROR_INVALID_VALUE, a handle

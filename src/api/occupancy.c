@@ -103,8 +103,8 @@ static CUresult potential_block_size(int *min_grid, int *block_size, const cushi
     cushim__guard g;
     r = cushim__enter(f->ctx_raw, &g, fn);
     if (r != CUDA_SUCCESS) return r;
-    r = cushim__table.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, f->fn, smem_for_block_size,
-                                           dynamic_smem, block_limit);
+    r = cushim__table.cuOccupancyMaxPotentialBlockSize(
+        min_grid, block_size, f->fn, smem_for_block_size, dynamic_smem, block_limit);
     CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS || l != CUDA_SUCCESS) {
         *min_grid = 0;
@@ -121,8 +121,7 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_block_size(int *min_grid, int
                                                               const cushim_function *f,
                                                               size_t dynamic_smem,
                                                               int block_limit) {
-    return potential_block_size(min_grid, block_size, f, NULL, dynamic_smem, block_limit,
-                                __func__);
+    return potential_block_size(min_grid, block_size, f, NULL, dynamic_smem, block_limit, __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
@@ -136,5 +135,6 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
                             "cushim_occupancy_max_potential_block_size)",
                             __func__);
     }
-    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit, __func__);
+    return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit,
+                                __func__);
 }

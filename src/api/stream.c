@@ -106,9 +106,10 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
         CUresult l = cushim__leave(&g, __func__);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* The wait is queued; only the thread's state is wrong. */
-            return cushim__fail(l, "%s: the wait was queued, but restoring the previous current "
-                                   "context failed with %s, so the event's context is still "
-                                   "current",
+            return cushim__fail(l,
+                                "%s: the wait was queued, but restoring the previous current "
+                                "context failed with %s, so the event's context is still "
+                                "current",
                                 __func__, cushim_error_name(l));
         }
     } else {

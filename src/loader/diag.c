@@ -39,13 +39,9 @@ CUresult cushim__fail(CUresult r, const char *fmt, ...) {
     return r;
 }
 
-void cushim__clear_error(void) {
-    last_error[0] = '\0';
-}
+void cushim__clear_error(void) { last_error[0] = '\0'; }
 
-CUSHIM_API const char *cushim_last_error(void) {
-    return last_error;
-}
+CUSHIM_API const char *cushim_last_error(void) { return last_error; }
 
 /* The handler is swapped under a lock; the level alone is read on the hot path, atomically,
  * so that a disabled message costs one load. */
@@ -77,15 +73,9 @@ static int min_level(void) {
 
 /* fork() while another thread holds the log lock would leave the child's copy locked for good:
  * the forking thread takes it around the fork, and the child starts with a fresh one. */
-static void log_before_fork(void) {
-    pthread_mutex_lock(&log_lock);
-}
-static void log_after_fork_parent(void) {
-    pthread_mutex_unlock(&log_lock);
-}
-static void log_after_fork_child(void) {
-    pthread_mutex_init(&log_lock, NULL);
-}
+static void log_before_fork(void) { pthread_mutex_lock(&log_lock); }
+static void log_after_fork_parent(void) { pthread_mutex_unlock(&log_lock); }
+static void log_after_fork_child(void) { pthread_mutex_init(&log_lock, NULL); }
 static CUSHIM__CONSTRUCTOR void log_register_fork(void) {
     pthread_atfork(log_before_fork, log_after_fork_parent, log_after_fork_child);
 }

@@ -24,7 +24,7 @@
 /* The tables of both default-stream modes (generated, each defined in its own file): index 0
  * legacy, 1 per-thread. Each starts as its lazy stubs, so no slot is ever NULL. */
 static const cushim__mode_tables *const modes[2] = {&cushim__legacy_tables,
-                                                     &cushim__per_thread_tables};
+                                                    &cushim__per_thread_tables};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_bool loaded; /* set once, with release, after the table is complete */
@@ -99,8 +99,8 @@ static void *missing_stub(int mode, unsigned i) {
 
 /* Asks the driver for one entry at `version` in one default-stream mode; NULL when it lacks it. */
 static void *ask(void *gpa2, void *gpa1, const char *base, int version, int mode) {
-    const cuuint64_t flags = mode ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-                                  : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+    const cuuint64_t flags =
+        mode ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
     void *fn = NULL;
     CUresult r;
     if (gpa2) {
@@ -287,8 +287,7 @@ static void load(void) {
         }
     } else {
         static const char *const candidates[] = {
-            "libcuda.so.1",
-            "/usr/lib/wsl/lib/libcuda.so.1",
+            "libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
             "libcuda.so", /* last: this name is often the toolkit's stub */
         };
         note("no CUDA driver found; tried: ");
@@ -302,10 +301,10 @@ static void load(void) {
         info.path = NULL;
         /* A library that opened but is no driver: "a link to a shared object failed to
          * resolve" is what happened (its cuInit did not). */
-        if (saw_non_driver) finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND);
+        if (saw_non_driver)
+            finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND);
     }
-    cushim__log(CUSHIM_LOG_INFO, "%s",
-                message);
+    cushim__log(CUSHIM_LOG_INFO, "%s", message);
     atomic_store_explicit(&loaded, info.status == CUSHIM_DRIVER_LOADED, memory_order_release);
 }
 
@@ -339,7 +338,8 @@ CUSHIM_API bool cushim_driver_has(const char *entry) {
     if (cushim_init() != CUDA_SUCCESS) return false;
     int i = find_entry(entry);
     if (i < 0) return false;
-    return i < (int)CUSHIM_TABLE_ENTRIES ? resolved[0][i] : resolved[1][i - (int)CUSHIM_TABLE_ENTRIES];
+    return i < (int)CUSHIM_TABLE_ENTRIES ? resolved[0][i]
+                                         : resolved[1][i - (int)CUSHIM_TABLE_ENTRIES];
 }
 
 /* A program written against cuda.h (the drop-in) never asks cushim_last_error(), so the first

@@ -11,16 +11,16 @@
 
 #define N (1u << 20)
 
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        CUresult r_ = (call);                                                                     \
-        if (r_ != CUDA_SUCCESS) {                                                                 \
-            const char *name_ = "unknown", *text_ = "unknown";                                    \
-            cuGetErrorName(r_, &name_);                                                           \
-            cuGetErrorString(r_, &text_);                                                         \
-            fprintf(stderr, "%s failed: %s (%s)\n", #call, name_, text_);                         \
-            exit(1);                                                                              \
-        }                                                                                         \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            const char *name_ = "unknown", *text_ = "unknown";                                     \
+            cuGetErrorName(r_, &name_);                                                            \
+            cuGetErrorString(r_, &text_);                                                          \
+            fprintf(stderr, "%s failed: %s (%s)\n", #call, name_, text_);                          \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv) {

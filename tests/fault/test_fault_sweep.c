@@ -51,13 +51,9 @@ static bool alloc_fails(void) {
     return ++alloc.count == alloc.fail_at;
 }
 
-void *__wrap_malloc(size_t size) {
-    return alloc_fails() ? NULL : __real_malloc(size);
-}
+void *__wrap_malloc(size_t size) { return alloc_fails() ? NULL : __real_malloc(size); }
 
-void *__wrap_calloc(size_t n, size_t size) {
-    return alloc_fails() ? NULL : __real_calloc(n, size);
-}
+void *__wrap_calloc(size_t n, size_t size) { return alloc_fails() ? NULL : __real_calloc(n, size); }
 
 void *__wrap_realloc(void *p, size_t size) {
     return alloc_fails() ? NULL : __real_realloc(p, size);
@@ -105,8 +101,8 @@ typedef struct scenario {
     const char *function; /* the public function under test, as in cushim.h */
     const char *variant;
     unsigned needs;
-    bool has_out;   /* the function has an out-pointer that a failure must leave NULL */
-    bool is_void;   /* a release: no result; a refusal is logged */
+    bool has_out; /* the function has an out-pointer that a failure must leave NULL */
+    bool is_void; /* a release: no result; a refusal is logged */
     /* For a release: the mock kind that a refused destroy leaves alive to the end (-1: none;
      * a stream, event or module the driver kept dies with its context when that goes). */
     int kept;
@@ -235,8 +231,10 @@ static CUresult op_occupancy_coop_grid(fx *x) {
     return cushim_occupancy_max_cooperative_grid(&blocks, x->fcoop, 128, 0);
 }
 
-#define CALL(fn, variant, needs, out, op) {fn, variant, needs, out, false, -1, op}
-#define RELEASE(fn, needs, kind, op) {fn, "", needs, false, true, kind, op}
+#define CALL(fn, variant, needs, out, op)                                                          \
+    { fn, variant, needs, out, false, -1, op }
+#define RELEASE(fn, needs, kind, op)                                                               \
+    { fn, "", needs, false, true, kind, op }
 static const scenario scenarios[] = {
     CALL("cushim_context_primary", "", 0, true, op_context_primary),
     CALL("cushim_context_create", "", 0, true, op_context_create),
@@ -250,19 +248,19 @@ static const scenario scenarios[] = {
     CALL("cushim_stream_synchronize", "", NEED_CTX | NEED_STREAM, false, op_stream_synchronize),
     CALL("cushim_stream_query", "", NEED_CTX | NEED_STREAM, false, op_stream_query),
     CALL("cushim_stream_wait_event", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
-      op_stream_wait_event),
+         op_stream_wait_event),
     CALL("cushim_stream_wait_event", "default stream", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
-      op_stream_wait_event_default),
+         op_stream_wait_event_default),
     CALL("cushim_event_create", "", NEED_CTX, true, op_event_create),
     RELEASE("cushim_event_release", NEED_CTX | NEED_STREAM | NEED_EVENTS, -1, op_event_release),
     CALL("cushim_event_record", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false, op_event_record),
     CALL("cushim_event_record", "default stream", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
-      op_event_record_default),
+         op_event_record_default),
     CALL("cushim_event_synchronize", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
-      op_event_synchronize),
+         op_event_synchronize),
     CALL("cushim_event_query", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false, op_event_query),
     CALL("cushim_event_elapsed_ms", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
-      op_event_elapsed),
+         op_event_elapsed),
     CALL("cushim_module_load_data", "", NEED_CTX, true, op_module_load_data),
     CALL("cushim_module_load_file", "", NEED_CTX, true, op_module_load_file),
     RELEASE("cushim_module_release", NEED_CTX | NEED_MODULE, -1, op_module_release),
@@ -272,33 +270,36 @@ static const scenario scenarios[] = {
     CALL("cushim_library_function", "", NEED_CTX | NEED_LIBRARY, true, op_library_function),
     CALL("cushim_launch", "", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false, op_launch),
     CALL("cushim_launch", "default stream", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false,
-      op_launch_default),
+         op_launch_default),
     CALL("cushim_launch_cooperative", "", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false,
-      op_launch_cooperative),
+         op_launch_cooperative),
     CALL("cushim_occupancy_max_active_blocks", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
-      op_occupancy_blocks),
+         op_occupancy_blocks),
     CALL("cushim_occupancy_max_potential_block_size", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
-      op_occupancy_block_size),
+         op_occupancy_block_size),
     CALL("cushim_occupancy_max_potential_block_size_fn", "", NEED_CTX | NEED_MODULE | NEED_FUNC,
-      false, op_occupancy_block_size_fn),
+         false, op_occupancy_block_size_fn),
     CALL("cushim_occupancy_max_cooperative_grid", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
-      op_occupancy_coop_grid),
+         op_occupancy_coop_grid),
 };
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
 /* Public functions that never call the driver (beyond cushim_init, swept on its own): their
  * failures are argument checks, covered by the hostile-input tests. */
 static const char *const driverless[] = {
-    "cushim_error_name",     "cushim_error_string",  "cushim_last_error",
+    "cushim_error_name",      "cushim_error_string",   "cushim_last_error",
     "cushim_set_log_handler", "cushim_context_retain", "cushim_context_raw",
-    "cushim_context_device", "cushim_stream_retain", "cushim_stream_same_queue",
-    "cushim_stream_context", "cushim_stream_raw",    "cushim_event_retain",
-    "cushim_event_context",  "cushim_event_raw",     "cushim_module_retain",
-    "cushim_library_retain", "cushim_function_raw",
+    "cushim_context_device",  "cushim_stream_retain",  "cushim_stream_same_queue",
+    "cushim_stream_context",  "cushim_stream_raw",     "cushim_event_retain",
+    "cushim_event_context",   "cushim_event_raw",      "cushim_module_retain",
+    "cushim_library_retain",  "cushim_function_raw",
 };
 /* Swept in forked children by test_init_sweep. */
 static const char *const init_functions[] = {
-    "cushim_init", "cushim_driver_get_info", "cushim_driver", "cushim_driver_has",
+    "cushim_init",
+    "cushim_driver_get_info",
+    "cushim_driver",
+    "cushim_driver_has",
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -321,12 +322,12 @@ static int swept_pairs, swept_alloc_pairs, faulted_runs, driver_calls_seen[NSCEN
 static bool scenario_ran[NSCENARIOS];
 static char failure[512];
 
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            snprintf(failure, sizeof failure, __VA_ARGS__);                                       \
-            return false;                                                                         \
-        }                                                                                         \
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            snprintf(failure, sizeof failure, __VA_ARGS__);                                        \
+            return false;                                                                          \
+        }                                                                                          \
     } while (0)
 
 static bool make(fx *x, unsigned needs) {
@@ -474,8 +475,7 @@ static bool faulted(const scenario *sc, int current, const recording *rec, int k
     if (sc->is_void) {
         EXPECT(captured.count[CUSHIM_LOG_WARN] >= 1, "the refusal was not logged at warn");
         EXPECT(strstr(captured.text, cushim_error_name(expected)) != NULL,
-               "the warning does not name %s: %.200s", cushim_error_name(expected),
-               captured.text);
+               "the warning does not name %s: %.200s", cushim_error_name(expected), captured.text);
     } else {
         EXPECT(r == expected, "returned %s, not %s", cushim_error_name(r),
                cushim_error_name(expected));
@@ -517,8 +517,8 @@ static void sweep_scenario(const scenario *sc, size_t index) {
         if (sc->op == op_device_synchronize && current != CURRENT_OWN) continue;
         recording rec;
         if (!record(sc, current, &rec)) {
-            fail_msg("%s %s (%s): recording: %s", sc->function, sc->variant,
-                     current_names[current], failure);
+            fail_msg("%s %s (%s): recording: %s", sc->function, sc->variant, current_names[current],
+                     failure);
         }
         driver_calls_seen[index] += rec.ncalls;
         for (int k = 1; k <= rec.ncalls; k++) {
@@ -534,8 +534,8 @@ static void sweep_scenario(const scenario *sc, size_t index) {
         }
         for (int k = 1; k <= rec.nallocs; k++) {
             if (!faulted(sc, current, &rec, k, CUDA_SUCCESS)) {
-                fail_msg("%s %s (%s): allocation %d of %d failing: %s", sc->function,
-                         sc->variant, current_names[current], k, rec.nallocs, failure);
+                fail_msg("%s %s (%s): allocation %d of %d failing: %s", sc->function, sc->variant,
+                         current_names[current], k, rec.nallocs, failure);
             }
             faulted_runs++;
             swept_alloc_pairs++;
@@ -576,8 +576,8 @@ static void test_init_sweep(void **state) {
                           cushim_driver() != NULL && !cushim_driver_has("cuInit") &&
                           cushim_init() == r; /* the answer stays */
                 if (!ok) {
-                    fprintf(stderr, "init call %d failing with %s: returned %s, status %d: %s\n",
-                            k, cushim_error_name(codes[c]), cushim_error_name(r), info->status,
+                    fprintf(stderr, "init call %d failing with %s: returned %s, status %d: %s\n", k,
+                            cushim_error_name(codes[c]), cushim_error_name(r), info->status,
                             cushim_last_error());
                 }
                 _exit(ok ? 0 : 103);
@@ -667,7 +667,8 @@ static void test_coverage(void **state) {
                 fail_msg("%s: swept without a driver call", fn);
             }
         }
-        if (!found) fail_msg("%s is public and calls the driver, but the sweep does not cover it", fn);
+        if (!found)
+            fail_msg("%s is public and calls the driver, but the sweep does not cover it", fn);
     }
     fclose(f);
     assert_true(public > 40);

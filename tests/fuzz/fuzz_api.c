@@ -33,8 +33,7 @@ uint8_t fz_u8(fz_reader *r) {
 
 uint32_t fz_u32(fz_reader *r) {
     uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)fz_u8(r) << (8 * i);
+    for (int i = 0; i < 4; i++) v |= (uint32_t)fz_u8(r) << (8 * i);
     return v;
 }
 
@@ -114,9 +113,7 @@ static void on_log(cushim_log_level level, const char *message, void *user) {
     if (level == CUSHIM_LOG_WARN) warnings++;
 }
 
-int fz_warnings(void) {
-    return warnings;
-}
+int fz_warnings(void) { return warnings; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Faults                                                                                     */
@@ -131,9 +128,7 @@ static struct {
     int target;
 } fault;
 
-static int fault_count(void) {
-    return fz_mock.calls(fault.entry != NULL ? fault.entry : "*");
-}
+static int fault_count(void) { return fz_mock.calls(fault.entry != NULL ? fault.entry : "*"); }
 
 void fz_disarm(void) {
     if (fault.armed) {
@@ -182,9 +177,7 @@ static bool fault_fired(int before, const char **entry) {
  * fails without touching the driver. */
 static char sentinel[256];
 
-static void set_sentinel(void) {
-    (void)cushim_context_retain(NULL);
-}
+static void set_sentinel(void) { (void)cushim_context_retain(NULL); }
 
 void fz_begin(fz_call *c, const char *what) {
     memset(c, 0, sizeof *c);
@@ -317,8 +310,7 @@ static void check_empty_mock(const int before[CUSHIM_MOCK_KIND_COUNT]) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_reader r = {data, size};
     int before[CUSHIM_MOCK_KIND_COUNT];
-    for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++)
-        before[k] = fz_mock.live((cushim_mock_kind)k);
+    for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) before[k] = fz_mock.live((cushim_mock_kind)k);
     fz_model_clear();
     warnings = 0;
     uint8_t header = fz_u8(&r);
@@ -342,16 +334,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                              FZ_N_MODULE, FZ_N_LIBRARY, FZ_N_FUNC};
     bool contexts_first = header & FZ_HEADER_CONTEXTS_FIRST;
     if (contexts_first) {
-        for (int i = 0; i < FZ_N_CTX; i++)
-            fz_release_slot(FZ_KIND_CTX, i);
+        for (int i = 0; i < FZ_N_CTX; i++) fz_release_slot(FZ_KIND_CTX, i);
     }
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
-        for (int i = 0; i < slots[others[k]]; i++)
-            fz_release_slot(others[k], i);
+        for (int i = 0; i < slots[others[k]]; i++) fz_release_slot(others[k], i);
     }
     if (!contexts_first) {
-        for (int i = 0; i < FZ_N_CTX; i++)
-            fz_release_slot(FZ_KIND_CTX, i);
+        for (int i = 0; i < FZ_N_CTX; i++) fz_release_slot(FZ_KIND_CTX, i);
     }
     if (fz_m.nctxs != 0 || fz_m.nmodules != 0 || fz_m.nlibraries != 0) {
         fz_fail("the model still holds %d contexts, %d modules and %d libraries after the "

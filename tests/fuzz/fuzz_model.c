@@ -12,9 +12,7 @@
 
 fz_model fz_m;
 
-void fz_model_clear(void) {
-    memset(&fz_m, 0, sizeof fz_m);
-}
+void fz_model_clear(void) { memset(&fz_m, 0, sizeof fz_m); }
 
 static fz_ctx_rec *ctx_find(const cushim_context *p) {
     for (int i = 0; p != NULL && i < fz_m.nctxs; i++) {
@@ -37,9 +35,7 @@ static fz_owner_rec *owner_find(fz_owner_rec *recs, int n, const void *p) {
     return NULL;
 }
 
-fz_owner_rec *fz_module_find(const void *p) {
-    return owner_find(fz_m.modules, fz_m.nmodules, p);
-}
+fz_owner_rec *fz_module_find(const void *p) { return owner_find(fz_m.modules, fz_m.nmodules, p); }
 
 fz_owner_rec *fz_library_find(const void *p) {
     return owner_find(fz_m.libraries, fz_m.nlibraries, p);
@@ -84,13 +80,9 @@ static void sweep_owners(fz_owner_rec *recs, int *n, bool (*held)(const void *p)
     }
 }
 
-static bool module_held(const void *p) {
-    return in_module(fz_m.module, FZ_N_MODULE, p);
-}
+static bool module_held(const void *p) { return in_module(fz_m.module, FZ_N_MODULE, p); }
 
-static bool library_held(const void *p) {
-    return in_library(fz_m.library, FZ_N_LIBRARY, p);
-}
+static bool library_held(const void *p) { return in_library(fz_m.library, FZ_N_LIBRARY, p); }
 
 static bool ctx_held(const cushim_context *c) {
     if (in_ctx(fz_m.ctx, FZ_N_CTX, c)) return true;
@@ -185,8 +177,7 @@ static void check_context(const fz_ctx_rec *c) {
 }
 
 void fz_model_check(void) {
-    for (int i = 0; i < fz_m.nctxs; i++)
-        check_context(&fz_m.ctxs[i]);
+    for (int i = 0; i < fz_m.nctxs; i++) check_context(&fz_m.ctxs[i]);
     for (int i = 0; i < FZ_N_STREAM; i++) {
         cushim_stream *s = fz_m.stream[i];
         if (s == NULL) continue;

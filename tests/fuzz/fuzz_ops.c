@@ -86,20 +86,13 @@ static const int pool_starts[FZ_KIND_COUNT] = {FZ_POOL_CTX,    FZ_POOL_STREAM,  
 
 void *fz_slot_ptr(int kind, int slot) {
     switch (kind) {
-    case FZ_KIND_CTX:
-        return fz_m.ctx[slot];
-    case FZ_KIND_STREAM:
-        return fz_m.stream[slot];
-    case FZ_KIND_EVENT:
-        return fz_m.event[slot];
-    case FZ_KIND_MODULE:
-        return fz_m.module[slot];
-    case FZ_KIND_LIBRARY:
-        return fz_m.library[slot];
-    case FZ_KIND_FUNC:
-        return fz_m.fn[slot].f;
-    default:
-        return NULL;
+    case FZ_KIND_CTX: return fz_m.ctx[slot];
+    case FZ_KIND_STREAM: return fz_m.stream[slot];
+    case FZ_KIND_EVENT: return fz_m.event[slot];
+    case FZ_KIND_MODULE: return fz_m.module[slot];
+    case FZ_KIND_LIBRARY: return fz_m.library[slot];
+    case FZ_KIND_FUNC: return fz_m.fn[slot].f;
+    default: return NULL;
     }
 }
 
@@ -168,44 +161,27 @@ static const char *const release_names[FZ_KIND_FUNC] = {
 
 static void *retain(int kind, void *p) {
     switch (kind) {
-    case FZ_KIND_CTX:
-        return cushim_context_retain(p);
-    case FZ_KIND_STREAM:
-        return cushim_stream_retain(p);
-    case FZ_KIND_EVENT:
-        return cushim_event_retain(p);
-    case FZ_KIND_MODULE:
-        return cushim_module_retain(p);
-    default:
-        return cushim_library_retain(p);
+    case FZ_KIND_CTX: return cushim_context_retain(p);
+    case FZ_KIND_STREAM: return cushim_stream_retain(p);
+    case FZ_KIND_EVENT: return cushim_event_retain(p);
+    case FZ_KIND_MODULE: return cushim_module_retain(p);
+    default: return cushim_library_retain(p);
     }
 }
 
 static void release(int kind, void *p) {
     switch (kind) {
-    case FZ_KIND_CTX:
-        cushim_context_release(p);
-        break;
-    case FZ_KIND_STREAM:
-        cushim_stream_release(p);
-        break;
-    case FZ_KIND_EVENT:
-        cushim_event_release(p);
-        break;
-    case FZ_KIND_MODULE:
-        cushim_module_release(p);
-        break;
-    default:
-        cushim_library_release(p);
-        break;
+    case FZ_KIND_CTX: cushim_context_release(p); break;
+    case FZ_KIND_STREAM: cushim_stream_release(p); break;
+    case FZ_KIND_EVENT: cushim_event_release(p); break;
+    case FZ_KIND_MODULE: cushim_module_release(p); break;
+    default: cushim_library_release(p); break;
     }
 }
 
 static void clear_slot(int kind, int slot) {
     switch (kind) {
-    case FZ_KIND_CTX:
-        fz_m.ctx[slot] = NULL;
-        break;
+    case FZ_KIND_CTX: fz_m.ctx[slot] = NULL; break;
     case FZ_KIND_STREAM:
         fz_m.stream[slot] = NULL;
         fz_m.stream_ctx[slot] = NULL;
@@ -214,15 +190,9 @@ static void clear_slot(int kind, int slot) {
         fz_m.event[slot] = NULL;
         fz_m.event_ctx[slot] = NULL;
         break;
-    case FZ_KIND_MODULE:
-        fz_m.module[slot] = NULL;
-        break;
-    case FZ_KIND_LIBRARY:
-        fz_m.library[slot] = NULL;
-        break;
-    default:
-        memset(&fz_m.fn[slot], 0, sizeof fz_m.fn[slot]);
-        break;
+    case FZ_KIND_MODULE: fz_m.module[slot] = NULL; break;
+    case FZ_KIND_LIBRARY: fz_m.library[slot] = NULL; break;
+    default: memset(&fz_m.fn[slot], 0, sizeof fz_m.fn[slot]); break;
     }
 }
 
@@ -262,9 +232,7 @@ static void op_retain(fz_reader *r) {
     }
     if (got != h.p) fz_fail("%s(%p) returned %p", c.what, h.p, got);
     switch (kind) {
-    case FZ_KIND_CTX:
-        fz_m.ctx[dst] = got;
-        break;
+    case FZ_KIND_CTX: fz_m.ctx[dst] = got; break;
     case FZ_KIND_STREAM:
         fz_m.stream[dst] = got;
         fz_m.stream_ctx[dst] = fz_m.stream_ctx[h.slot];
@@ -274,12 +242,8 @@ static void op_retain(fz_reader *r) {
         fz_m.event_ctx[dst] = fz_m.event_ctx[h.slot];
         fz_m.event_flags[dst] = fz_m.event_flags[h.slot];
         break;
-    case FZ_KIND_MODULE:
-        fz_m.module[dst] = got;
-        break;
-    default:
-        fz_m.library[dst] = got;
-        break;
+    case FZ_KIND_MODULE: fz_m.module[dst] = got; break;
+    default: fz_m.library[dst] = got; break;
     }
 }
 
@@ -336,9 +300,7 @@ static bool any_function(void) {
 /* knob (choice), then its values (see enum fz_knob) */
 static void op_knob(fz_reader *r) {
     switch (fz_u8(r) % FZ_KNOB_COUNT) {
-    case FZ_KNOB_PENDING:
-        fz_mock.set_pending(fz_u8(r) & 1);
-        break;
+    case FZ_KNOB_PENDING: fz_mock.set_pending(fz_u8(r) & 1); break;
     case FZ_KNOB_OCCUPANCY:
         /* From the table only (see there). */
         fz_mock.set_occupancy_override(occupancies[fz_u8(r) % COUNT(occupancies)]);
@@ -433,9 +395,7 @@ const char *const fz_op_names[FZ_OP_COUNT] = {
     [FZ_OP_KNOB] = "knob",
 };
 
-void fz_run_op(int op, fz_reader *r) {
-    ops[op](r);
-}
+void fz_run_op(int op, fz_reader *r) { ops[op](r); }
 
 void fz_ops_init(void) {
     /* A table with a hole would crash on the first input that picks it. */

@@ -36,9 +36,7 @@ static const uint32_t wait_flags[] = {0, CU_EVENT_WAIT_EXTERNAL, 2, UINT32_MAX};
 /* Contexts, streams and events                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-static bool valid_ordinal(int ordinal) {
-    return ordinal >= 0 && ordinal < FZ_DEVICES;
-}
+static bool valid_ordinal(int ordinal) { return ordinal >= 0 && ordinal < FZ_DEVICES; }
 
 /* slot, ordinal (value), options */
 void fz_op_ctx_primary(fz_reader *r) {

@@ -50,9 +50,7 @@ static bool replay_file(const char *path) {
     return ok;
 }
 
-static int skip_dots(const struct dirent *e) {
-    return e->d_name[0] != '.';
-}
+static int skip_dots(const struct dirent *e) { return e->d_name[0] != '.'; }
 
 /* Replays a directory's files; returns how many, or -1 when one could not be read. */
 static int replay_dir(const char *dir) {

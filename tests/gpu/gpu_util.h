@@ -36,7 +36,6 @@ static inline void gpu_require(void) {
     }
 }
 
-
 /* The whole text of ptx/NAME, NUL-terminated; the caller frees it. */
 static inline char *read_ptx(const char *name) {
     char path[1024];

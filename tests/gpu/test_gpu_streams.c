@@ -80,8 +80,8 @@ static void test_query_and_timing_around_a_spinning_kernel(void **state) {
     CUmodule m = NULL;
     CUfunction spin = raw_kernel(&m, "spin.ptx", "cushim_spin");
     int khz = 0;
-    if (t->cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
-                                cushim_context_device(ctx)) != CUDA_SUCCESS ||
+    if (t->cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, cushim_context_device(ctx)) !=
+            CUDA_SUCCESS ||
         khz <= 0) {
         khz = 2000000;
     }

@@ -162,12 +162,12 @@ static inline snapshot snap(void) {
 static int failures;
 static int cases;
 
-#define FAILED(label, ...)                                                                        \
-    do {                                                                                          \
-        printf("# FAIL %s: ", (label));                                                           \
-        printf(__VA_ARGS__);                                                                      \
-        printf("\n");                                                                             \
-        failures++;                                                                               \
+#define FAILED(label, ...)                                                                         \
+    do {                                                                                           \
+        printf("# FAIL %s: ", (label));                                                            \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        failures++;                                                                                \
     } while (0)
 
 typedef enum where {
@@ -178,7 +178,7 @@ typedef enum where {
 /* The checks every refusal gets: the code, a sentence that names the function, and nothing
  * changed (no driver call where cushim should refuse on its own). */
 static inline void check_refusal(const char *label, const char *fn, CUresult want, CUresult got,
-                          const snapshot *before, where w) {
+                                 const snapshot *before, where w) {
     cases++;
     const char *err = cushim_last_error();
     if (got != want) {
@@ -239,9 +239,7 @@ static inline void release_made(kind k, void *made) {
     }
 }
 
-static inline size_t CUDA_CB smem_per_block(int block_size) {
-    return (size_t)block_size * 4;
-}
+static inline size_t CUDA_CB smem_per_block(int block_size) { return (size_t)block_size * 4; }
 
 static inline const cushim_launch_config *good_config(void) {
     static cushim_launch_config cfg;

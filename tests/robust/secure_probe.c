@@ -17,7 +17,6 @@
 #include "cushim.h"
 #include "../../tools/driver-status.h"
 
-
 int main(int argc, char **argv) {
     if (argc != 3 || (strcmp(argv[1], "secure") != 0 && strcmp(argv[1], "plain") != 0)) {
         fprintf(stderr, "usage: %s secure|plain MOCK\n", argv[0]);

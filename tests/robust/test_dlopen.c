@@ -7,12 +7,12 @@
 
 #include "cushim.h"
 
-#define NEED(name)                                                                                \
-    __typeof__(&name) p_##name;                                                                   \
-    *(void **)&p_##name = dlsym(h, #name);                                                        \
-    if (p_##name == NULL) {                                                                       \
-        fprintf(stderr, "FAIL: %s not exported: %s\n", #name, dlerror());                       \
-        return 1;                                                                                 \
+#define NEED(name)                                                                                 \
+    __typeof__(&name) p_##name;                                                                    \
+    *(void **)&p_##name = dlsym(h, #name);                                                         \
+    if (p_##name == NULL) {                                                                        \
+        fprintf(stderr, "FAIL: %s not exported: %s\n", #name, dlerror());                          \
+        return 1;                                                                                  \
     }
 
 int main(int argc, char **argv) {

@@ -38,19 +38,18 @@ typedef struct api {
     param p[MAX_PARAMS];
 } api;
 
-
-#define OUT_THUNK(fname, type, call)                                                              \
-    static CUresult t_##fname(void *const *a, void **made) {                                      \
-        type *o = SENTINEL;                                                                       \
-        type **out = a[0] ? &o : NULL;                                                            \
-        CUresult r = call;                                                                        \
-        *made = o;                                                                                \
-        return r;                                                                                 \
+#define OUT_THUNK(fname, type, call)                                                               \
+    static CUresult t_##fname(void *const *a, void **made) {                                       \
+        type *o = SENTINEL;                                                                        \
+        type **out = a[0] ? &o : NULL;                                                             \
+        CUresult r = call;                                                                         \
+        *made = o;                                                                                 \
+        return r;                                                                                  \
     }
-#define THUNK(fname, call)                                                                        \
-    static CUresult t_##fname(void *const *a, void **made) {                                      \
-        (void)made;                                                                               \
-        return call;                                                                              \
+#define THUNK(fname, call)                                                                         \
+    static CUresult t_##fname(void *const *a, void **made) {                                       \
+        (void)made;                                                                                \
+        return call;                                                                               \
     }
 
 OUT_THUNK(context_primary, cushim_context, cushim_context_primary(out, 0))
@@ -77,16 +76,24 @@ THUNK(occupancy_max_active_blocks, cushim_occupancy_max_active_blocks(a[0], a[1]
 THUNK(occupancy_max_potential_block_size,
       cushim_occupancy_max_potential_block_size(a[0], a[1], a[2], 0, 0))
 THUNK(occupancy_max_potential_block_size_fn,
-      cushim_occupancy_max_potential_block_size_fn(a[0], a[1], a[2],
-                                                   a[3] ? smem_per_block : NULL, 0))
+      cushim_occupancy_max_potential_block_size_fn(a[0], a[1], a[2], a[3] ? smem_per_block : NULL,
+                                                   0))
 THUNK(occupancy_max_cooperative_grid, cushim_occupancy_max_cooperative_grid(a[0], a[1], 128, 0))
 
-#define OUT(k) {R_OUT, k, V_NONE}
-#define HANDLE(k) {R_HANDLE, k, V_NONE}
-#define HANDLE_OPT(k) {R_HANDLE_OPT, k, V_NONE}
-#define PTR(v) {R_PTR, K_COUNT, v}
-#define PTR_OPT(v) {R_PTR_OPT, K_COUNT, v}
-#define API(fname, ...) {"cushim_" #fname, t_##fname, {__VA_ARGS__}}
+#define OUT(k)                                                                                     \
+    { R_OUT, k, V_NONE }
+#define HANDLE(k)                                                                                  \
+    { R_HANDLE, k, V_NONE }
+#define HANDLE_OPT(k)                                                                              \
+    { R_HANDLE_OPT, k, V_NONE }
+#define PTR(v)                                                                                     \
+    { R_PTR, K_COUNT, v }
+#define PTR_OPT(v)                                                                                 \
+    { R_PTR_OPT, K_COUNT, v }
+#define API(fname, ...)                                                                            \
+    {                                                                                              \
+        "cushim_" #fname, t_##fname, { __VA_ARGS__ }                                               \
+    }
 
 static const api apis[] = {
     API(context_primary, OUT(K_CONTEXT)),
@@ -215,8 +222,7 @@ static void test_null_and_wrong_kind_for_every_parameter(void **state) {
     snapshot before = start();
     check_refusal("cushim_context_stream_priority_range with both bounds NULL",
                   "cushim_context_stream_priority_range", CUDA_ERROR_INVALID_VALUE,
-                  cushim_context_stream_priority_range(fx.ctx, NULL, NULL), &before,
-                  BEFORE_DRIVER);
+                  cushim_context_stream_priority_range(fx.ctx, NULL, NULL), &before, BEFORE_DRIVER);
     assert_ok(cushim_driver()->cuCtxSetCurrent(NULL));
     printf("# %d refusals checked\n", cases);
     assert_true(cases > 600);

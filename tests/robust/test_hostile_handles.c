@@ -32,7 +32,6 @@ static const refops refs[K_FUNCTION] = {
     {"cushim_library_retain", "cushim_library_release", retain_library, release_library},
 };
 
-
 static void test_retain_and_release_refuse_bad_handles(void **state) {
     (void)state;
     failures = cases = 0;
@@ -121,8 +120,7 @@ static void test_accessors_answer_nothing_for_bad_handles(void **state) {
                 break;
             case K_MODULE:
             case K_LIBRARY:
-            case K_COUNT:
-                break; /* no accessors */
+            case K_COUNT: break; /* no accessors */
             }
         }
     }

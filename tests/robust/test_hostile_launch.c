@@ -27,12 +27,14 @@ static const launch_case launch_cases[] = {
     {"block x UINT_MAX", {1, 1, 1}, {UINT_MAX, 1, 1}, 0, "threads"},
     {"block y UINT_MAX", {1, 1, 1}, {1, UINT_MAX, 1}, 0, "threads"},
     {"block z UINT_MAX", {1, 1, 1}, {1, 1, UINT_MAX}, 0, "threads"},
-    {"all UINT_MAX", {UINT_MAX, UINT_MAX, UINT_MAX}, {UINT_MAX, UINT_MAX, UINT_MAX}, 0,
-     "threads"},
+    {"all UINT_MAX", {UINT_MAX, UINT_MAX, UINT_MAX}, {UINT_MAX, UINT_MAX, UINT_MAX}, 0, "threads"},
     /* Each axis within its limit, the product not. */
     {"block 1024 x 1024 x 64", {1, 1, 1}, {1024, 1024, 64}, 0, "threads"},
     /* 2^64 threads: a 64-bit product would wrap to 0; the count must be said to be too many. */
-    {"block 2^22 x 2^21 x 2^21", {1, 1, 1}, {1u << 22, 1u << 21, 1u << 21}, 0,
+    {"block 2^22 x 2^21 x 2^21",
+     {1, 1, 1},
+     {1u << 22, 1u << 21, 1u << 21},
+     0,
      "more than 18446744073709551615 threads"},
     {"grid 2^31 in x", {1u << 31, 1, 1}, {32, 1, 1}, 0, "MAX_GRID_DIM_X"},
     {"block 1025 in x", {1, 1, 1}, {1025, 1, 1}, 0, "threads"},
@@ -179,8 +181,7 @@ static void test_occupancy_refuses_bad_block_sizes(void **state) {
         int grid = 7, block = 7;
         snapshot before = start();
         check_refusal(label, "cushim_occupancy_max_potential_block_size", CUDA_ERROR_INVALID_VALUE,
-                      cushim_occupancy_max_potential_block_size(&grid, &block, fx.fn, 0,
-                                                                limits[i]),
+                      cushim_occupancy_max_potential_block_size(&grid, &block, fx.fn, 0, limits[i]),
                       &before, BEFORE_DRIVER);
         if (grid != 0 || block != 0) FAILED(label, "outputs %d, %d not cleared", grid, block);
         grid = block = 7;

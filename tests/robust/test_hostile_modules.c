@@ -15,7 +15,10 @@ static void test_module_load_refuses_bad_images(void **state) {
         CUresult want;
     } images[] = {
         {"an empty string", "", CUDA_ERROR_INVALID_IMAGE},
-        {"a truncated ELF header", "\x7f" "ELF\x02\x01\x01", CUDA_ERROR_INVALID_IMAGE},
+        {"a truncated ELF header",
+         "\x7f"
+         "ELF\x02\x01\x01",
+         CUDA_ERROR_INVALID_IMAGE},
         {"a fatbin magic and nothing else", "\x50\xed\x55\xba", CUDA_ERROR_INVALID_IMAGE},
         {"PTX that does not compile", ".version 8.0\n// MOCK_JIT_ERROR\n", CUDA_ERROR_INVALID_PTX},
     };
@@ -85,8 +88,7 @@ static void test_module_load_file_refuses_bad_paths(void **state) {
         check_refusal(label, fn, CUDA_ERROR_FILE_NOT_FOUND, r, &before, BEFORE_DRIVER);
         if (m != NULL) FAILED(label, "the out-pointer is not NULL");
         if (r != CUDA_SUCCESS && strstr(cushim_last_error(), unreadable[i].text) == NULL) {
-            FAILED(label, "the sentence lacks \"%s\": %s", unreadable[i].text,
-                   cushim_last_error());
+            FAILED(label, "the sentence lacks \"%s\": %s", unreadable[i].text, cushim_last_error());
         }
     }
     /* An empty file reads fine and is an empty image, which the driver refuses. */

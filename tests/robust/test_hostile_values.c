@@ -16,8 +16,7 @@ static void test_unknown_flags_and_priorities_out_of_range(void **state) {
         cushim_stream *s = SENTINEL;
         snapshot before = start();
         check_refusal(label, "cushim_stream_create", CUDA_ERROR_INVALID_VALUE,
-                      cushim_stream_create(&s, fx.ctx, stream_flags[i], 0), &before,
-                      BEFORE_DRIVER);
+                      cushim_stream_create(&s, fx.ctx, stream_flags[i], 0), &before, BEFORE_DRIVER);
         if (s != NULL) FAILED(label, "the out-pointer is not NULL");
     }
     static const unsigned event_flags[] = {0x10, 0x80000000u, UINT_MAX, CU_EVENT_INTERPROCESS,
@@ -114,8 +113,8 @@ static void test_objects_that_do_not_belong_together(void **state) {
     assert_ok(cushim_event_create(&fresh, fx.ctx, 0));
     before = start();
     check_refusal("elapsed time of an event never recorded", "cushim_event_elapsed_ms",
-                  CUDA_ERROR_INVALID_HANDLE, cushim_event_elapsed_ms(&ms, fresh, fx.event),
-                  &before, BY_DRIVER);
+                  CUDA_ERROR_INVALID_HANDLE, cushim_event_elapsed_ms(&ms, fresh, fx.event), &before,
+                  BY_DRIVER);
     cushim_event_release(fresh);
     /* A device-wide synchronize with no context current. */
     before = start();

@@ -61,9 +61,7 @@ typedef struct worker {
 
 static worker workers[THREADS];
 
-static unsigned pick(worker *w, unsigned n) {
-    return (unsigned)rand_r(&w->seed) % n;
-}
+static unsigned pick(worker *w, unsigned n) { return (unsigned)rand_r(&w->seed) % n; }
 
 static void unexpected(worker *w, const char *what, CUresult r) {
     if (w->unexpected++ == 0) {
@@ -81,13 +79,9 @@ static void expect_done_or_pending(worker *w, const char *what, CUresult r) {
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) unexpected(w, what, r);
 }
 
-static cushim_stream *any_stream(worker *w) {
-    return w->streams[pick(w, LOCAL)];
-}
+static cushim_stream *any_stream(worker *w) { return w->streams[pick(w, LOCAL)]; }
 
-static cushim_event *any_event(worker *w) {
-    return w->events[pick(w, LOCAL)];
-}
+static cushim_event *any_event(worker *w) { return w->events[pick(w, LOCAL)]; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Operations                                                                                 */
@@ -217,8 +211,8 @@ static void op_launch(worker *w) {
     unsigned k = pick(w, 2);
     cushim_stream *s = any_stream(w);
     if (s != NULL && cushim_stream_context(s) != ctxs[k]) s = NULL;
-    cushim_launch_config cfg = {CUSHIM_DIM3(1 + pick(w, 4)), CUSHIM_DIM3(32 * (1 + pick(w, 8))),
-                                0, s};
+    cushim_launch_config cfg = {CUSHIM_DIM3(1 + pick(w, 4)), CUSHIM_DIM3(32 * (1 + pick(w, 8))), 0,
+                                s};
     if (pick(w, 4) == 0) {
         expect_ok(w, "cushim_launch_cooperative", cushim_launch_cooperative(fns[k], &cfg, NULL));
     } else {
@@ -373,8 +367,8 @@ static void test_mixed_workload_from_8_threads(void **state) {
     for (int i = 0; i < THREADS; i++) {
         const worker *w = &workers[i];
         total += w->ops;
-        if (w->unexpected) printf("# thread %d: %ld unexpected, first: %s\n", i, w->unexpected,
-                                  w->first);
+        if (w->unexpected)
+            printf("# thread %d: %ld unexpected, first: %s\n", i, w->unexpected, w->first);
         assert_int_equal(w->unexpected, 0);
         assert_true(w->home_kept);
         assert_true(w->ops > 0);

@@ -26,7 +26,8 @@ static void test_every_enumerator_has_its_name(void **state) {
         if (strncmp(name, "CUDA_", 5) != 0) continue;
         seen++;
         if (strcmp(cushim_error_name((CUresult)value), name) != 0) {
-            fail_msg("%d: name %s, cuda.h says %s", value, cushim_error_name((CUresult)value), name);
+            fail_msg("%d: name %s, cuda.h says %s", value, cushim_error_name((CUresult)value),
+                     name);
         }
         const char *text = cushim_error_string((CUresult)value);
         assert_true(strlen(text) > 10);

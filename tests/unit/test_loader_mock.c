@@ -71,7 +71,8 @@ static void test_entries_asked_at_their_abi_version(void **state) {
  * once. */
 static void test_both_modes_resolved(void **state) {
     (void)state;
-    assert_int_equal(mock.asked_flags("cuStreamQuery"), CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    assert_int_equal(mock.asked_flags("cuStreamQuery"),
+                     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
     assert_int_equal(mock.asked_flags("cuMemAlloc"), CU_GET_PROC_ADDRESS_LEGACY_STREAM);
     assert_true(cushim_driver_has("cuStreamQuery"));
     assert_true(cushim_driver_has("cuStreamQuery_ptsz"));

@@ -10,7 +10,6 @@
 #include "cushim.h"
 #include "../../tools/driver-status.h"
 
-
 static int failures;
 
 /* The last error is set again by each failing call; this proves the raw call set it. */
@@ -19,14 +18,14 @@ static void cushim_clear_last_error_for_test(void) {
     (void)cushim_context_retain(none);
 }
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
             printf("# FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                  \
-            printf("\n");                                                                         \
-            failures++;                                                                           \
-        }                                                                                         \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv) {

@@ -9,12 +9,8 @@
 
 #define D cushim_driver()
 
-static int setup(void **state) {
-    return mock_setup(state);
-}
-static int teardown(void **state) {
-    return mock_teardown(state);
-}
+static int setup(void **state) { return mock_setup(state); }
+static int teardown(void **state) { return mock_teardown(state); }
 
 static int attr(CUdevice_attribute a, int dev) {
     int v = -12345;
@@ -133,8 +129,7 @@ static void test_peers(void **state) {
     assert_int_equal(can, 0);
     assert_cu(CUDA_ERROR_INVALID_DEVICE, D->cuDeviceCanAccessPeer(&can, 0, 3));
     CUcontext c[3];
-    for (int d = 0; d < 3; d++)
-        assert_ok(D->cuDevicePrimaryCtxRetain(&c[d], d));
+    for (int d = 0; d < 3; d++) assert_ok(D->cuDevicePrimaryCtxRetain(&c[d], d));
     assert_ok(D->cuCtxSetCurrent(c[0]));
     assert_ok(D->cuCtxEnablePeerAccess(c[1], 0));
     assert_cu(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, D->cuCtxEnablePeerAccess(c[1], 0));
@@ -152,8 +147,7 @@ static void test_peers(void **state) {
     assert_ok(D->cuMemcpyDtoH(out, b, 8));
     assert_string_equal(out, "peer-go");
     assert_ok(D->cuCtxSetCurrent(NULL));
-    for (int d = 0; d < 3; d++)
-        assert_ok(D->cuDevicePrimaryCtxRelease(d));
+    for (int d = 0; d < 3; d++) assert_ok(D->cuDevicePrimaryCtxRelease(d));
     assert_int_equal(mock.live_memory(CUSHIM_MOCK_MEM_DEVICE), 0); /* freed with the contexts */
 }
 

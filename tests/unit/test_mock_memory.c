@@ -30,8 +30,7 @@ static int teardown(void **state) {
 static void test_round_trip_moves_real_bytes(void **state) {
     (void)state;
     unsigned char in[256], out[256];
-    for (int i = 0; i < 256; i++)
-        in[i] = (unsigned char)(i * 7 + 1);
+    for (int i = 0; i < 256; i++) in[i] = (unsigned char)(i * 7 + 1);
     CUdeviceptr a, b;
     assert_ok(D->cuMemAlloc(&a, sizeof in));
     assert_ok(D->cuMemAlloc(&b, sizeof in));
@@ -45,10 +44,8 @@ static void test_round_trip_moves_real_bytes(void **state) {
     unsigned char want[256];
     memcpy(want, in, sizeof want);
     memset(want + 8, 0xab, 8);
-    for (int i = 0; i < 4; i++)
-        memcpy(want + 16 + 2 * i, &(unsigned short){0x1234}, 2);
-    for (int i = 0; i < 2; i++)
-        memcpy(want + 32 + 4 * i, &(unsigned){0xdeadbeef}, 4);
+    for (int i = 0; i < 4; i++) memcpy(want + 16 + 2 * i, &(unsigned short){0x1234}, 2);
+    for (int i = 0; i < 2; i++) memcpy(want + 32 + 4 * i, &(unsigned){0xdeadbeef}, 4);
     memcpy(want + 64, in, 16);
     assert_memory_equal(out, want, sizeof want);
     /* A device pointer is the host address of the bytes. */
@@ -64,8 +61,7 @@ static void test_2d_copy_with_pitch(void **state) {
     enum { W = 100, H = 8 };
     unsigned char host[H][W], back[H][W];
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++)
-            host[y][x] = (unsigned char)(y * 31 + x);
+        for (int x = 0; x < W; x++) host[y][x] = (unsigned char)(y * 31 + x);
     }
     CUdeviceptr d;
     size_t pitch = 0;
@@ -92,8 +88,7 @@ static void test_2d_copy_with_pitch(void **state) {
                        .WidthInBytes = W,
                        .Height = H};
     assert_ok(D->cuMemcpy2DUnaligned(&b));
-    for (int y = 1; y <= 2; y++)
-        memset(&host[y][10], 0xee, 4);
+    for (int y = 1; y <= 2; y++) memset(&host[y][10], 0xee, 4);
     assert_memory_equal(back, host, sizeof host);
     /* A copy whose last row runs past the allocation is refused. */
     mock.set_memory_errors_fatal(false);
@@ -110,8 +105,7 @@ static void test_async_forms_and_stream_ordered_allocation(void **state) {
     CUstream s;
     assert_ok(D->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     unsigned in[64], out[64] = {0};
-    for (int i = 0; i < 64; i++)
-        in[i] = (unsigned)i * 3u;
+    for (int i = 0; i < 64; i++) in[i] = (unsigned)i * 3u;
     CUdeviceptr a, b;
     assert_ok(D->cuMemAllocAsync(&a, sizeof in, s));
     assert_ok(D->cuMemAllocAsync(&b, sizeof in, s));

@@ -29,8 +29,8 @@ static void launch_on(cushim_stream *s) {
     CUfunction f = NULL;
     assert_ok(t->cuModuleLoadData(&m, ".visible .entry k()\n{\nret;\n}\n"));
     assert_ok(t->cuModuleGetFunction(&f, m, "k"));
-    assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s ? cushim_stream_raw(s) : NULL, NULL,
-                                NULL));
+    assert_ok(
+        t->cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s ? cushim_stream_raw(s) : NULL, NULL, NULL));
     assert_ok(t->cuModuleUnload(m));
     assert_ok(t->cuCtxSetCurrent(prev));
 }

@@ -65,5 +65,4 @@ static inline int mock_teardown(void **state) {
     return 0;
 }
 
-
 #endif

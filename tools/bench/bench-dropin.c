@@ -26,8 +26,8 @@ CUSHIM__NOINLINE CUresult bench_dropin_launch(bench_env *e, int n) {
 CUSHIM__NOINLINE CUresult loop_cushim_dropin_launch(const bench_env *e, int k) {
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
-        bad |= (unsigned)cuLaunchKernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL,
-                                        NULL);
+        bad |=
+            (unsigned)cuLaunchKernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL);
     }
     return (CUresult)bad;
 }

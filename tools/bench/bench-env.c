@@ -18,9 +18,7 @@ static void say(char *err, size_t n, const char *fmt, ...) {
     va_end(ap);
 }
 
-const char *bench_error_name(CUresult r) {
-    return cushim_error_name(r);
-}
+const char *bench_error_name(CUresult r) { return cushim_error_name(r); }
 
 void bench_params_init(bench_params *p) {
     p->a = 0;

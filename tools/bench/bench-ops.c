@@ -14,7 +14,7 @@
 #define CHECK(r)                                                                                   \
     do {                                                                                           \
         CUresult check_ = (r);                                                                     \
-        if (CUSHIM__UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                                 \
+        if (CUSHIM__UNLIKELY(check_ != CUDA_SUCCESS)) return check_;                               \
     } while (0)
 
 /* In bench-dropin.c, which is compiled against the drop-in cuda.h. */

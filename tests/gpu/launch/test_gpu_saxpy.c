@@ -30,7 +30,8 @@ static void saxpy(bool on_stream) {
            min_grid);
     assert_true(block > 0 && min_grid > 0);
 
-    float *x = malloc(ELEMENTS * sizeof *x), *y = malloc(ELEMENTS * sizeof *y), *out = malloc(ELEMENTS * sizeof *out);
+    float *x = malloc(ELEMENTS * sizeof *x), *y = malloc(ELEMENTS * sizeof *y),
+          *out = malloc(ELEMENTS * sizeof *out);
     assert_non_null(x);
     assert_non_null(y);
     assert_non_null(out);

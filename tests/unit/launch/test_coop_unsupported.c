@@ -11,9 +11,7 @@ static int setup(void **state) {
     return fixture_make("cushim_grid_barrier");
 }
 
-static int teardown(void **state) {
-    return fixture_teardown(state);
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static void test_cooperative_launch_is_not_supported(void **state) {
     (void)state;

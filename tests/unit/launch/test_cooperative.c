@@ -8,9 +8,7 @@ static int setup(void **state) {
     return fixture_make("cushim_grid_barrier");
 }
 
-static int teardown(void **state) {
-    return fixture_teardown(state);
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static void make_current(cushim_context *c) {
     assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
@@ -83,8 +81,7 @@ static void test_occupancy_is_asked_once_per_shape(void **state) {
     (void)state;
     const char *occ = "cuOccupancyMaxActiveBlocksPerMultiprocessor";
     cushim_launch_config cfg = config(CUSHIM_DIM3(100), CUSHIM_DIM3(128), 0, fx.stream);
-    for (int i = 0; i < 5; i++)
-        assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    for (int i = 0; i < 5; i++) assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
     assert_int_equal(mock.calls(occ), 1);
     cfg.block = CUSHIM_DIM3(64, 2); /* the same 128 threads */
     assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));

@@ -3,13 +3,9 @@
  * that names the limit and the numbers. */
 #include "launch_util.h"
 
-static int setup(void **state) {
-    return fixture_setup(state);
-}
+static int setup(void **state) { return fixture_setup(state); }
 
-static int teardown(void **state) {
-    return fixture_teardown(state);
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static void make_current(cushim_context *c) {
     assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
@@ -300,11 +296,9 @@ static void test_limits_are_read_once_per_device(void **state) {
     cushim_module *m = NULL;
     cushim_function *f = fresh_function(&m, "cushim_saxpy");
     cushim_launch_config cfg = config(CUSHIM_DIM3(2), CUSHIM_DIM3(64), 0, fx.stream);
-    for (int i = 0; i < 100; i++)
-        assert_ok(cushim_launch(f, &cfg, NULL));
+    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, NULL));
     cfg.stream = NULL;
-    for (int i = 0; i < 100; i++)
-        assert_ok(cushim_launch(f, &cfg, NULL));
+    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, NULL));
     assert_int_equal(mock.calls("cuDeviceGetAttribute"), reads);
     assert_int_equal(mock.launch_count(), 200);
     cushim_module_release(m);

@@ -3,13 +3,9 @@
  * release unloads once and lets the bound contexts go. */
 #include "launch_util.h"
 
-static int setup(void **state) {
-    return fixture_setup(state);
-}
+static int setup(void **state) { return fixture_setup(state); }
 
-static int teardown(void **state) {
-    return fixture_teardown(state);
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static void make_current(cushim_context *c) {
     assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
@@ -126,10 +122,8 @@ static void test_retains_then_the_last_release_unloads_once(void **state) {
     (void)state;
     cushim_library *lib = NULL;
     assert_ok(cushim_library_load_data(&lib, ptx_kernels));
-    for (int i = 0; i < 4; i++)
-        assert_ptr_equal(cushim_library_retain(lib), lib);
-    for (int i = 0; i < 4; i++)
-        cushim_library_release(lib);
+    for (int i = 0; i < 4; i++) assert_ptr_equal(cushim_library_retain(lib), lib);
+    for (int i = 0; i < 4; i++) cushim_library_release(lib);
     assert_int_equal(mock.calls("cuLibraryUnload"), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_LIBRARY), 1);
     cushim_library_release(lib);

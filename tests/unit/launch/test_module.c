@@ -177,8 +177,7 @@ static void test_function_is_owned_and_asked_once(void **state) {
     assert_ok(cushim_stream_create(&s, Y, 0, 0));
     int after_create = mock.calls("*");
     cushim_launch_config cfg = config(CUSHIM_DIM3(4), CUSHIM_DIM3(128), 0, s);
-    for (int i = 0; i < 10; i++)
-        assert_ok(cushim_launch(c, &cfg, NULL));
+    for (int i = 0; i < 10; i++) assert_ok(cushim_launch(c, &cfg, NULL));
     assert_int_equal(mock.calls("*") - after_create, 10);
     assert_int_equal(mock.calls("cuLaunchKernel"), 10);
     cushim_stream_release(s);
@@ -220,8 +219,7 @@ static void test_concurrent_lookups_make_one_function(void **state) {
         a[i] = (lookup_arg){m, s, NULL, CUDA_ERROR_UNKNOWN};
         assert_int_equal(pthread_create(&t[i], NULL, lookup_and_launch, &a[i]), 0);
     }
-    for (int i = 0; i < THREADS; i++)
-        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < THREADS; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
     for (int i = 0; i < THREADS; i++) {
         assert_ok(a[i].r);
         assert_ptr_equal(a[i].got, a[0].got);
@@ -236,10 +234,8 @@ static void test_retains_then_the_last_release_unloads_once(void **state) {
     (void)state;
     cushim_module *m = NULL;
     assert_ok(cushim_module_load_data(&m, Y, ptx_kernels));
-    for (int i = 0; i < 5; i++)
-        assert_ptr_equal(cushim_module_retain(m), m);
-    for (int i = 0; i < 5; i++)
-        cushim_module_release(m);
+    for (int i = 0; i < 5; i++) assert_ptr_equal(cushim_module_retain(m), m);
+    for (int i = 0; i < 5; i++) cushim_module_release(m);
     assert_int_equal(mock.calls("cuModuleUnload"), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_MODULE), 1);
     cushim_module_release(m);

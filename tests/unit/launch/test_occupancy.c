@@ -2,13 +2,9 @@
  * are CUDA_ERROR_INVALID_VALUE with a sentence. */
 #include "launch_util.h"
 
-static int setup(void **state) {
-    return fixture_setup(state);
-}
+static int setup(void **state) { return fixture_setup(state); }
 
-static int teardown(void **state) {
-    return fixture_teardown(state);
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static const int block_sizes[] = {32, 128, 256, 1024};
 static const size_t smem_sizes[] = {0, 1024, 16384};
@@ -110,9 +106,7 @@ static void test_queries_are_made_in_the_function_context(void **state) {
     assert_null(mock.current());
 }
 
-static size_t smem_per_block(int block_size) {
-    return (size_t)block_size * 16;
-}
+static size_t smem_per_block(int block_size) { return (size_t)block_size * 16; }
 
 static void test_block_size_with_a_callback(void **state) {
     (void)state;

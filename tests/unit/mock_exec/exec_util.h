@@ -10,10 +10,10 @@
 #define PTX_HEAD ".version 8.0\n.target sm_90\n.address_size 64\n\n"
 
 /* Kernels with the parameter lists nvcc writes. */
-static const char ptx_two[] = PTX_HEAD
-    ".visible .entry step(\n\t.param .u64 step_param_0,\n\t.param .u32 step_param_1\n)\n"
-    "{\n\tret;\n}\n"
-    ".visible .entry none()\n{\n\tret;\n}\n";
+static const char ptx_two[] =
+    PTX_HEAD ".visible .entry step(\n\t.param .u64 step_param_0,\n\t.param .u32 step_param_1\n)\n"
+             "{\n\tret;\n}\n"
+             ".visible .entry none()\n{\n\tret;\n}\n";
 
 static cushim_context *ctx;
 static const cushim_driver_table *t;
@@ -60,10 +60,10 @@ static inline void assert_order(int n, const int *want) {
         if (order[i] != want[i]) fail_msg("position %d ran %d, expected %d", i, order[i], want[i]);
     }
 }
-#define ASSERT_ORDER(...)                                                                         \
-    do {                                                                                          \
-        const int want_[] = {__VA_ARGS__};                                                        \
-        assert_order((int)(sizeof want_ / sizeof want_[0]), want_);                               \
+#define ASSERT_ORDER(...)                                                                          \
+    do {                                                                                           \
+        const int want_[] = {__VA_ARGS__};                                                         \
+        assert_order((int)(sizeof want_ / sizeof want_[0]), want_);                                \
     } while (0)
 
 /* Launches `step` with tag on s. */

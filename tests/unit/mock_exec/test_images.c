@@ -3,14 +3,15 @@
 #include "exec_util.h"
 
 /* The parameter list nvcc writes for kernels.cu's `mixed` and `vadd`, and two variables. */
-static const char ptx_mixed[] = PTX_HEAD
-    ".global .align 4 .b8 scale_factor[16];\n.const .align 4 .u32 offset_value;\n"
-    ".extern .global .align 4 .b8 elsewhere[];\n\n"
-    ".visible .entry mixed(\n\t.param .u8 mixed_param_0,\n\t.param .u16 mixed_param_1,\n"
-    "\t.param .align 8 .b8 mixed_param_2[32],\n\t.param .f64 mixed_param_3,\n"
-    "\t.param .u64 .ptr .global .align 4 mixed_param_4\n)\n{\n\tld.global.u32 %r1, [x];\n\tret;\n}\n"
-    ".visible .entry vadd(\n\t.param .u64 vadd_param_0,\n\t.param .u64 vadd_param_1,\n"
-    "\t.param .u64 vadd_param_2,\n\t.param .u32 vadd_param_3\n)\n{\n\tret;\n}\n";
+static const char ptx_mixed[] =
+    PTX_HEAD ".global .align 4 .b8 scale_factor[16];\n.const .align 4 .u32 offset_value;\n"
+             ".extern .global .align 4 .b8 elsewhere[];\n\n"
+             ".visible .entry mixed(\n\t.param .u8 mixed_param_0,\n\t.param .u16 mixed_param_1,\n"
+             "\t.param .align 8 .b8 mixed_param_2[32],\n\t.param .f64 mixed_param_3,\n"
+             "\t.param .u64 .ptr .global .align 4 mixed_param_4\n)\n{\n\tld.global.u32 %r1, "
+             "[x];\n\tret;\n}\n"
+             ".visible .entry vadd(\n\t.param .u64 vadd_param_0,\n\t.param .u64 vadd_param_1,\n"
+             "\t.param .u64 vadd_param_2,\n\t.param .u32 vadd_param_3\n)\n{\n\tret;\n}\n";
 
 typedef struct pair24 {
     char bytes[24];
@@ -100,7 +101,9 @@ static void test_what_is_not_an_image_is_refused(void **state) {
         {"garbage", CUDA_ERROR_INVALID_PTX},
         {"", CUDA_ERROR_INVALID_IMAGE},
         {"\x01\x02\x03\x04", CUDA_ERROR_INVALID_IMAGE},
-        {"\x7f" "ELF\x02\x01\x01", CUDA_ERROR_INVALID_IMAGE},
+        {"\x7f"
+         "ELF\x02\x01\x01",
+         CUDA_ERROR_INVALID_IMAGE},
         {"\x50\xed\x55\xba", CUDA_ERROR_INVALID_IMAGE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -167,8 +170,8 @@ static void test_extra_parameters_are_split_by_the_image(void **state) {
     assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, NULL, NULL, extra));
     memset(buf, 0, sizeof buf); /* copied at the launch */
     size_t small = 20;
-    void *short_extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE,
-                           &small, CU_LAUNCH_PARAM_END};
+    void *short_extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &small,
+                           CU_LAUNCH_PARAM_END};
     assert_cu(CUDA_ERROR_INVALID_VALUE,
               t->cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, NULL, NULL, short_extra));
     assert_ok(t->cuCtxSynchronize());
@@ -209,12 +212,9 @@ static void test_launch_ex_attributes_are_recorded(void **state) {
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, exec_setup, exec_teardown)
     const struct CMUnitTest tests[] = {
-        T(test_ptx_entries_and_parameter_sizes),
-        T(test_ptx_variables),
-        T(test_what_is_not_an_image_is_refused),
-        T(test_jit_failure_knob),
-        T(test_extra_parameters_are_split_by_the_image),
-        T(test_launch_ex_attributes_are_recorded),
+        T(test_ptx_entries_and_parameter_sizes),         T(test_ptx_variables),
+        T(test_what_is_not_an_image_is_refused),         T(test_jit_failure_knob),
+        T(test_extra_parameters_are_split_by_the_image), T(test_launch_ex_attributes_are_recorded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,12 +117,12 @@ int main(void) {
                                         exec_setup, exec_teardown),
         cmocka_unit_test_setup_teardown(test_without_pending_work_runs_at_once, exec_setup,
                                         exec_teardown),
-        cmocka_unit_test_setup_teardown(test_wait_on_another_stream_runs_its_work_first,
-                                        exec_setup, exec_teardown),
-        cmocka_unit_test_setup_teardown(test_stream_callback_gets_its_stream_and_status,
-                                        exec_setup, exec_teardown),
-        cmocka_unit_test_setup_teardown(test_event_synchronize_drains_up_to_its_record,
-                                        exec_setup, exec_teardown),
+        cmocka_unit_test_setup_teardown(test_wait_on_another_stream_runs_its_work_first, exec_setup,
+                                        exec_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_callback_gets_its_stream_and_status, exec_setup,
+                                        exec_teardown),
+        cmocka_unit_test_setup_teardown(test_event_synchronize_drains_up_to_its_record, exec_setup,
+                                        exec_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
