@@ -81,6 +81,14 @@ typedef struct cushim_driver_info {
  * touching the parent's driver state; a child of a process that never initialised is free to. */
 CUSHIM_API CUresult cushim_init(void);
 
+/* For tests: forgets the loaded driver and cushim_init()'s result, so that the next cushim
+ * function loads again, with the environment (CUSHIM_DRIVER) and the mock's knobs as they are
+ * then. One test program can so check its behaviour without a driver and with one. Returns
+ * CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_STATE while any cushim context or library is alive (every
+ * other object holds a context: release them first); CUDA_ERROR_NOT_INITIALIZED in a forked
+ * child. No other thread may be calling cushim meanwhile. Raw table pointers stay valid. */
+CUSHIM_API CUresult cushim_testing_reinit(void);
+
 /* The state of the loader after cushim_init() (which it calls). Never NULL; valid forever. */
 CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void);
 
