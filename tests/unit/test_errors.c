@@ -54,9 +54,9 @@ static void test_last_error_is_per_thread(void **state) {
 
 /* What another thread sees: its own last error and its own unknown-code text. */
 typedef struct other_thread {
-    char first_error[64];  /* cushim_last_error() before it failed */
-    char own_error[256];   /* after its own failure */
-    const char *name;      /* cushim_error_name(CUDA_ERROR_INVALID_VALUE) there */
+    char first_error[64]; /* cushim_last_error() before it failed */
+    char own_error[256];  /* after its own failure */
+    const char *name;     /* cushim_error_name(CUDA_ERROR_INVALID_VALUE) there */
 } other_thread;
 
 static void *other(void *arg) {
