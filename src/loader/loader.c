@@ -29,6 +29,7 @@ static const cushim__mode_tables *const modes[2] = {&cushim__legacy_tables,
 /* load() runs once under load_lock, and again only after cushim_testing_reinit(). */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool attempted;     /* under load_lock */
+static bool atfork_failed; /* said by init_slow, outside the lock */
 static atomic_bool loaded; /* set, with release, once the table is complete */
 atomic_uint cushim__load_generation = 1;
 atomic_int cushim__live_roots;
@@ -261,10 +262,7 @@ static bool try_candidate(const char *path) {
     static bool atfork_registered; /* once, though cushim_testing_reinit() may load again */
     if (!atfork_registered) {
         atfork_registered = pthread_atfork(NULL, NULL, fork_child) == 0;
-        if (!atfork_registered) {
-            cushim__log(CUSHIM_LOG_WARN, "pthread_atfork failed: a forked child will not be "
-                                         "told that the driver cannot be used there");
-        }
+        atfork_failed = !atfork_registered;
     }
     return true;
 }
@@ -312,18 +310,28 @@ static void load(void) {
         if (saw_non_driver)
             finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND);
     }
-    cushim__log(CUSHIM_LOG_INFO, "%s", message);
     atomic_store_explicit(&loaded, info.status == CUSHIM_DRIVER_LOADED, memory_order_release);
 }
 
 static CUresult init_slow(void) {
+    bool did_load = false;
     pthread_mutex_lock(&load_lock);
     if (!attempted) {
         load();
         attempted = true;
+        did_load = true;
     }
     CUresult r = init_result;
     pthread_mutex_unlock(&load_lock);
+    /* Logged outside load_lock: the log has a lock of its own, held across fork(), and taking
+     * it under load_lock would order the two locks both ways (ThreadSanitizer saw it). */
+    if (did_load) {
+        cushim__log(CUSHIM_LOG_INFO, "%s", message);
+        if (atfork_failed) {
+            cushim__log(CUSHIM_LOG_WARN, "pthread_atfork failed: a forked child will not be told "
+                                         "that the driver cannot be used there");
+        }
+    }
     /* Every cushim function that fails for want of a driver fails in this call. */
     if (r != CUDA_SUCCESS) cushim__set_error("cushim_init: %s", info.message);
     return r;
