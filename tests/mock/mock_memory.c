@@ -262,9 +262,18 @@ CUresult CUDAAPI mock_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsi
     return mock__leave(alloc_dev(dptr, bytesize, MOCK_MEM_MANAGED, flags));
 }
 
+/* cuMemFree, cuMemFreeHost and cuMemHostUnregister wait for the work already queued, as the
+ * driver's do: a kernel launched before the free still sees the memory (an alloc, launch, free
+ * sequence with no synchronize in between is correct CUDA code). */
+static void wait_for_queued_work(void) {
+    struct CUctx_st *c = mock__current();
+    if (c != NULL) mock__ctx_sync(c);
+}
+
 CUresult CUDAAPI mock_cuMemFree(CUdeviceptr dptr) {
     MOCK_ENTER(cuMemFree);
     if (dptr == 0) return mock__leave(CUDA_SUCCESS);
+    wait_for_queued_work();
     const unsigned kinds = 1u << MOCK_MEM_DEVICE | 1u << MOCK_MEM_MANAGED | 1u << MOCK_MEM_ASYNC;
     CUresult r;
     mock_range *rg = mock__range_to_free((uintptr_t)dptr, kinds, &r);
@@ -287,6 +296,7 @@ CUresult CUDAAPI mock_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int fl
 
 CUresult CUDAAPI mock_cuMemFreeHost(void *p) {
     MOCK_ENTER(cuMemFreeHost);
+    wait_for_queued_work();
     CUresult r;
     mock_range *rg = mock__range_to_free((uintptr_t)p, 1u << MOCK_MEM_HOST, &r);
     if (rg != NULL) mock__drop_range(rg, mock__entry_name());
@@ -322,6 +332,7 @@ CUresult CUDAAPI mock_cuMemHostRegister(void *p, size_t bytesize, unsigned int f
 
 CUresult CUDAAPI mock_cuMemHostUnregister(void *p) {
     MOCK_ENTER(cuMemHostUnregister);
+    wait_for_queued_work();
     mock_range *rg = mock__range_at((uintptr_t)p, false);
     if (p == NULL || rg == NULL || rg->kind != MOCK_MEM_REGISTERED || rg->base != (uintptr_t)p) {
         return mock__leave(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);

@@ -90,6 +90,7 @@ static bool faults_by_name(void) {
         {"cuModuleLoadData", CUDA_ERROR_INVALID_PTX},
         {"cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES},
         {"cuMemcpyHtoD", CUDA_ERROR_UNKNOWN},
+        {"cuMemcpyDtoH", CUDA_ERROR_UNKNOWN}, /* after the launch: the free must wait for it */
     };
     mock.register_kernel("vecscale", registered_vecscale);
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
