@@ -19,7 +19,8 @@ static void know_implemented(void) {
     for (int i = 0; i < mock__cuda_entry_count; i++) {
         ST[i].implemented = false;
         for (int r = 0; r < MOCK_ENTRY_COUNT; r++) {
-            if (mock__rows[r].version == E[i].version && strcmp(mock__rows[r].base, E[i].base) == 0) {
+            if (mock__rows[r].version == E[i].version &&
+                strcmp(mock__rows[r].base, E[i].base) == 0) {
                 ST[i].implemented = true;
                 break;
             }

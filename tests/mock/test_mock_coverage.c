@@ -29,9 +29,9 @@ static const char *list_path;
 
 typedef struct entry_list {
     char names[1024][96];
-    int count;           /* "- `name`" lines */
-    int stated, total;   /* from "**N of M entries implemented**" */
-    int area_done_sum;   /* sums of the table's "| area | N of M |" rows */
+    int count;         /* "- `name`" lines */
+    int stated, total; /* from "**N of M entries implemented**" */
+    int area_done_sum; /* sums of the table's "| area | N of M |" rows */
     int area_total_sum;
     int areas;
 } entry_list;
