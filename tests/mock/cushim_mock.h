@@ -99,8 +99,9 @@ typedef struct cushim_mock_api {
     /* The version cuGetProcAddress was last asked for `entry`, -1 if never; and its flags. */
     int (*asked_version)(const char *entry);
     unsigned long long (*asked_flags)(const char *entry);
-    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function.
-     * Asked counts names; resolved counts the functions handed out, so a name with two ABIs
+    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function
+     * (the stubs of entries the mock does not implement included). Asked counts names; resolved
+     * counts the functions handed out, so a name with two ABIs
      * (cuCtxSynchronize at 2000 and 13000) counts twice once both were resolved, like the two
      * slots of cushim's table. These records, and whether cuInit succeeded, survive reset: a
      * process resolves and initialises its driver once. */
@@ -200,10 +201,11 @@ typedef struct cushim_mock_api {
     /* Coverage */
 
     /* Every entry of cuda.h resolves on the mock. What it does not implement answers
-     * CUDA_ERROR_NOT_SUPPORTED (after any fault armed for it), says so once per process on
-     * stderr ("cushim mock: cuFoo is not implemented, ..."), and is logged and counted like any
-     * call. hide() still makes an entry unresolved. The generated list of what is implemented,
-     * by area of cuda.h, is mock-entries.md in the build's tests/mock directory. */
+     * CUDA_ERROR_NOT_SUPPORTED (after any fault armed for it; before cuInit too), says so once
+     * per process on stderr ("cushim mock: cuFoo is not implemented, ..."), and is logged and
+     * counted like any call. hide() still makes an entry unresolved. The generated list of what
+     * is implemented, by area of cuda.h, is mock-entries.md in the build's tests/mock directory
+     * (share/doc/cushim when installed). */
     /* Whether the mock implements an entry of cuda.h, named in any form; false for a name cuda.h
      * does not declare. */
     bool (*implemented)(const char *entry);
