@@ -3,14 +3,18 @@
 
 Usage: check-info-json.py PROGRAM [ARGS...] [--expect-exit N] [--expect-status WORD]
                           [--expect-in-message TEXT] [--expect-stdout TEXT]
-                          [--expect-stderr TEXT] [--no-json]
+                          [--expect-stderr TEXT] [--expect-mock LIST_MD] [--no-json]
 
 The options above are taken by this script wherever they appear; every other argument goes to
 PROGRAM, in order. Without --no-json, stdout must be exactly one JSON object with the fields
-cushim-info documents. Exits 0 when every check passes, 1 (with the reason) otherwise.
+cushim-info documents. --expect-mock takes the mock's generated list of entries
+(mock-entries.md): the driver must be that mock, and cushim-info must give the list's "N of M"
+figures, in "mock" of the JSON or on the "mock driver" line of the text. Exits 0 when every
+check passes, 1 (with the reason) otherwise.
 """
 
 import json
+import re
 import subprocess
 import sys
 
@@ -24,10 +28,10 @@ def parse(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     opts = {"exit": 0, "status": None, "in_message": None, "stdout": None, "stderr": None,
-            "json": True}
+            "mock": None, "json": True}
     takes_value = {"--expect-exit": "exit", "--expect-status": "status",
                    "--expect-in-message": "in_message", "--expect-stdout": "stdout",
-                   "--expect-stderr": "stderr"}
+                   "--expect-stderr": "stderr", "--expect-mock": "mock"}
     program, rest, args = argv[1], argv[2:], []
     i = 0
     while i < len(rest):
@@ -65,6 +69,29 @@ def check_json(out, opts, fail):
         fail("status is %r, expected %r" % (doc["status"], opts["status"]))
     if opts["in_message"] is not None and opts["in_message"] not in doc["message"]:
         fail("message %r does not contain %r" % (doc["message"], opts["in_message"]))
+    if "mock" not in doc or not (doc["mock"] is None or isinstance(doc["mock"], dict)):
+        fail("field 'mock' is missing or neither an object nor null")
+    if opts["mock"] is not None:
+        done, total = list_figures(opts["mock"], fail)
+        if doc["mock"] != {"implemented": done, "total": total}:
+            fail("mock is %r, the list says %d of %d" % (doc["mock"], done, total))
+        if doc["entries"].get("total") != total:
+            fail("entries.total is %r, the mock's list has %d entries"
+                 % (doc["entries"].get("total"), total))
+    elif doc["mock"] is not None:
+        fail("mock is %r for a driver that is not the mock" % doc["mock"])
+
+
+def list_figures(path, fail):
+    """The "**N of M entries implemented**" of the mock's generated list."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        fail("cannot read the mock's list: %s" % e)
+    m = re.search(r"\*\*(\d+) of (\d+) entries implemented\*\*", text)
+    if not m:
+        fail("%s has no 'N of M entries implemented' line" % path)
+    return int(m.group(1)), int(m.group(2))
 
 
 def main():
@@ -88,6 +115,12 @@ def main():
         fail("stderr does not contain %r" % opts["stderr"])
     if opts["json"]:
         check_json(p.stdout, opts, fail)
+    elif opts["mock"] is not None:
+        done, total = list_figures(opts["mock"], fail)
+        want = re.compile(r"^mock driver: +%d of %d entries implemented \(the rest answer "
+                          r"CUDA_ERROR_NOT_SUPPORTED\)$" % (done, total), re.M)
+        if not want.search(p.stdout.decode("utf-8", "replace")):
+            fail("no line 'mock driver: %d of %d entries implemented (...)'" % (done, total))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ static const char usage_text[] =
     "Usage: cushim-info [--json] [--help]\n"
     "\n"
     "Prints the CUDA driver that cushim loads (its status, library, versions and resolved\n"
-    "entries) and the properties of each device.\n"
+    "entries; on cushim's mock driver, how many entries it implements) and the properties\n"
+    "of each device.\n"
     "\n"
     "Options:\n"
     "  --json      print one JSON object instead of text\n"
@@ -168,6 +169,11 @@ static void print_driver_human(const cushim_driver_info *info) {
         linef(0, "header version", "unknown (%d)", info->header_version);
     }
     linef(0, "entries resolved", "%u of %u", info->entries_resolved, info->entries_total);
+    int implemented, total;
+    if (query_mock(info, &implemented, &total)) {
+        linef(0, "mock driver", "%d of %d entries implemented (the rest answer %s)", implemented,
+              total, "CUDA_ERROR_NOT_SUPPORTED");
+    }
     line(0, "default stream", info->per_thread_stream ? "per-thread" : "legacy");
 }
 
@@ -264,6 +270,16 @@ static void json_driver(json *j, const cushim_driver_info *info) {
     json_int(j, "resolved", info->entries_resolved);
     json_int(j, "total", info->entries_total);
     json_close(j, '}');
+    /* cushim's mock driver: what it implements; null for any other driver. */
+    int implemented, total;
+    if (query_mock(info, &implemented, &total)) {
+        json_open(j, "mock", '{');
+        json_int(j, "implemented", implemented);
+        json_int(j, "total", total);
+        json_close(j, '}');
+    } else {
+        json_str(j, "mock", NULL);
+    }
     json_str(j, "default_stream", info->per_thread_stream ? "per-thread" : "legacy");
 }
 

@@ -1,7 +1,9 @@
 /* cushim-info: the queries, each of which may fail on its own without hiding the others. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cushim_mock.h"
 #include "info-query.h"
 
 /* The plain device attributes, in print order. CU_DEVICE_ATTRIBUTE_CLOCK_RATE and
@@ -91,4 +93,33 @@ bool format_version(char *buf, size_t n, int v) {
     if (v <= 0) return false;
     snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
     return true;
+}
+
+bool query_mock(const cushim_driver_info *info, int *implemented, int *total) {
+    *implemented = *total = 0;
+    if (info->status != CUSHIM_DRIVER_LOADED || info->path == NULL) return false;
+    /* RTLD_NOLOAD: the library cushim loaded, never another one. */
+    void *h = dlopen(info->path, RTLD_NOLOAD | RTLD_LAZY);
+    if (h == NULL) return false;
+    void *sym = dlsym(h, "cushim_mock_get_api");
+    bool found = false;
+    if (sym != NULL) {
+        /* A mock of a newer cushim may fill a larger API: room to spare, zeroed, so that the
+         * functions an older mock lacks read as NULL. */
+        union {
+            cushim_mock_api api;
+            char room[4096];
+        } u;
+        memset(&u, 0, sizeof u);
+        void (*fill)(cushim_mock_api *);
+        memcpy(&fill, &sym, sizeof fill);
+        fill(&u.api);
+        if (u.api.implemented_count != NULL && u.api.entry_count != NULL) {
+            *implemented = u.api.implemented_count();
+            *total = u.api.entry_count();
+            found = true;
+        }
+    }
+    dlclose(h);
+    return found;
 }

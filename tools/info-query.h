@@ -47,6 +47,11 @@ void query_device(const cushim_driver_table *drv, int ordinal, device_report *d)
  * false: either way there is nothing to list. */
 bool count_devices(const cushim_driver_table *drv, int *count, char *why, size_t n);
 
+/* What cushim's mock driver implements, when the loaded driver is that mock (found by its
+ * control API in the library already loaded, without loading anything): true with the counts,
+ * false for any other driver or none. */
+bool query_mock(const cushim_driver_info *info, int *implemented, int *total);
+
 /* CUDA encodes 13.0 as 13000 and 12.4 as 12040. Returns false for 0 (no driver). */
 bool format_version(char *buf, size_t n, int v);
 

@@ -99,8 +99,9 @@ typedef struct cushim_mock_api {
     /* The version cuGetProcAddress was last asked for `entry`, -1 if never; and its flags. */
     int (*asked_version)(const char *entry);
     unsigned long long (*asked_flags)(const char *entry);
-    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function.
-     * Asked counts names; resolved counts the functions handed out, so a name with two ABIs
+    /* How many distinct entries cuGetProcAddress was asked for, and answered with a function
+     * (the stubs of entries the mock does not implement included). Asked counts names; resolved
+     * counts the functions handed out, so a name with two ABIs
      * (cuCtxSynchronize at 2000 and 13000) counts twice once both were resolved, like the two
      * slots of cushim's table. These records, and whether cuInit succeeded, survive reset: a
      * process resolves and initialises its driver once. */
@@ -196,7 +197,69 @@ typedef struct cushim_mock_api {
     bool (*set_devices)(const char *spec);
     /* The profile of a device ("h200", "ada"), NULL past the devices. */
     const char *(*device_profile)(int ordinal);
+
+    /* Coverage */
+
+    /* Every entry of cuda.h resolves on the mock. What it does not implement answers
+     * CUDA_ERROR_NOT_SUPPORTED (after any fault armed for it; before cuInit too), says so once
+     * per process on stderr ("cushim mock: cuFoo is not implemented, ..."), and is logged and
+     * counted like any call. hide() still makes an entry unresolved. The generated list of what
+     * is implemented, by area of cuda.h, is mock-entries.md in the build's tests/mock directory
+     * (share/doc/cushim when installed). */
+    /* Whether the mock implements an entry of cuda.h, named in any form; false for a name cuda.h
+     * does not declare. */
+    bool (*implemented)(const char *entry);
+    /* How many entries of cuda.h it implements, of how many; implemented entry i (0-based, in
+     * cuda.h's order, named as cuda.h writes it), NULL past the end. */
+    int (*implemented_count)(void);
+    int (*entry_count)(void);
+    const char *(*implemented_name)(int i);
 } cushim_mock_api;
+
+/* Faults are by driver entry, so a fault reaches a cushim function only through the entries it
+ * calls, which are not always the ones of the same name: cushim_stream_create calls
+ * cuStreamCreateWithPriority, never cuStreamCreate, so fail_call("cuStreamCreate", ...) stays
+ * armed through it. The entries cushim's own functions call (besides cuCtxGetCurrent and
+ * cuCtxSetCurrent, which any function taking an object may call to make its context current):
+ *
+ *   cushim_context_primary                cuDeviceGetCount, cuDeviceGet, cuDevicePrimaryCtxRetain
+ *   cushim_context_create                 cuDeviceGetCount, cuDeviceGet, cuCtxCreate,
+ *                                         cuCtxPopCurrent (cuCtxDestroy when that fails)
+ *   cushim_context_release                cuDevicePrimaryCtxRelease (primary) or cuCtxDestroy
+ *   cushim_context_synchronize,
+ *   cushim_device_synchronize             cuCtxSynchronize
+ *   cushim_context_stream_priority_range  cuCtxGetStreamPriorityRange
+ *   cushim_stream_create                  cuStreamCreateWithPriority (and, for a priority other
+ *                                         than 0, cuCtxGetStreamPriorityRange)
+ *   cushim_stream_release                 cuStreamDestroy
+ *   cushim_stream_synchronize             cuStreamSynchronize
+ *   cushim_stream_query                   cuStreamQuery
+ *   cushim_stream_wait_event              cuStreamWaitEvent
+ *   cushim_event_create                   cuEventCreate
+ *   cushim_event_release                  cuEventDestroy
+ *   cushim_event_record                   cuEventRecord
+ *   cushim_event_synchronize              cuEventSynchronize
+ *   cushim_event_query                    cuEventQuery
+ *   cushim_event_elapsed_ms               cuEventElapsedTime
+ *   cushim_module_load_data,
+ *   cushim_module_load_file               cuModuleLoadDataEx
+ *   cushim_module_release                 cuModuleUnload
+ *   cushim_module_function                cuModuleGetFunction, cuFuncGetAttribute (and, first
+ *                                         on a device, cuDeviceGetAttribute)
+ *   cushim_library_load_data              cuLibraryLoadData
+ *   cushim_library_release                cuLibraryUnload
+ *   cushim_library_function               cuLibraryGetKernel, cuKernelGetFunction,
+ *                                         cuFuncGetAttribute (first on a device,
+ *                                         cuDeviceGetAttribute)
+ *   cushim_launch                         cuLaunchKernel (cuFuncGetAttribute for a large
+ *                                         dynamic shared memory size)
+ *   cushim_launch_cooperative             cuOccupancyMaxActiveBlocksPerMultiprocessor,
+ *                                         cuLaunchCooperativeKernel
+ *   cushim_occupancy_max_active_blocks,
+ *   cushim_occupancy_max_cooperative_grid cuOccupancyMaxActiveBlocksPerMultiprocessor
+ *   cushim_occupancy_max_potential_block_size(_fn)  cuOccupancyMaxPotentialBlockSize
+ *   cushim_init                           cuInit, cuDriverGetVersion, cuGetProcAddress
+ */
 
 /* Fills *api from the mock at `path` (NULL: $CUSHIM_DRIVER). Returns false, with the reason
  * on stderr, when the mock cannot be opened. Defined inline so that tests need no extra

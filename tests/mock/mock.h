@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cushim_mock.h"
+#include "mock_coverage.h"
 #include "mock_exec_entries.h"
 #include "mock_image.h"
 #include "mock_queue.h"

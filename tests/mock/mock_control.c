@@ -74,6 +74,14 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
             best = i;
         }
     }
+    /* An entry of cuda.h the mock does not implement: its stub, which answers
+     * CUDA_ERROR_NOT_SUPPORTED (mock_coverage.c). */
+    if (!known_name) {
+        void (*stub)(void) = NULL;
+        CUresult r = mock__stub_lookup(symbol, version, flags, &stub, status);
+        if (r == CUDA_SUCCESS) memcpy(pfn, &stub, sizeof stub);
+        return mock__leave(r);
+    }
     if (best < 0) {
         if (known_name && status) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
         return mock__leave(CUDA_ERROR_NOT_FOUND);
@@ -154,6 +162,7 @@ static void ctl_reset(void) {
     S.kernel_regs = 32;
     S.kernel_max_threads = 1024;
     mock__exec_reset();
+    mock__coverage_reset();
     mock__unlock();
 }
 
@@ -162,6 +171,7 @@ static void ctl_fail(const char *entry, int nth, CUresult code) {
     char base[128];
     mock__base_of(entry, base, sizeof base);
     int row = mock__base_row(entry) >= 0 ? mock__base_row(entry) : mock__base_row(base);
+    if (row < 0) row = mock__stub_key(entry);
     if (row < 0) {
         fprintf(stderr, "cushim mock: fail_call(\"%s\"): the mock has no such entry\n",
                 entry ? entry : "(null)");
@@ -226,6 +236,7 @@ static int ctl_calls(const char *entry) {
         for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
             if (strcmp(mock__rows[i].base, base) == 0) n += S.counts[i];
         }
+        n += mock__stub_calls(entry);
     }
     mock__unlock();
     return n;
@@ -267,6 +278,7 @@ static int ctl_resolved_count(void) {
     int n = 0;
     mock__lock();
     for (int i = 0; i < MOCK_ENTRY_COUNT; i++) n += S.handed_out[i];
+    n += mock__stubs_handed_out();
     mock__unlock();
     return n;
 }
@@ -421,4 +433,5 @@ MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api) {
     };
     mock__exec_api(api);
     mock__fill_mem_api(api);
+    mock__coverage_api(api);
 }

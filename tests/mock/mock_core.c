@@ -110,12 +110,21 @@ CUresult mock__enter(mock_entry id, bool anytime) {
     s->total_calls++;
     s->counts[id]++;
 
+    CUresult injected = mock__injected(base_row[id]);
+    if (injected != CUDA_SUCCESS) return mock__leave(injected);
+    if (!anytime && !s->initialized) return mock__leave(CUDA_ERROR_NOT_INITIALIZED);
+    return CUDA_SUCCESS;
+}
+
+/* Also used by the stubs (mock_coverage.c), whose keys follow the rows. */
+CUresult mock__injected(int key) {
+    mock_state *s = &mock__s;
     CUresult injected = CUDA_SUCCESS;
     for (int i = 0; i < s->nfails;) {
         mock_fail *f = &s->fails[i];
-        if (f->row_base == base_row[id] && f->remaining < 0) { /* fail_always: stays */
+        if (f->row_base == key && f->remaining < 0) { /* fail_always: stays */
             if (injected == CUDA_SUCCESS) injected = f->code;
-        } else if (f->row_base == base_row[id] && --f->remaining == 0) {
+        } else if (f->row_base == key && --f->remaining == 0) {
             if (injected == CUDA_SUCCESS) injected = f->code;
             s->fails[i] = s->fails[--s->nfails];
             continue;
@@ -125,9 +134,7 @@ CUresult mock__enter(mock_entry id, bool anytime) {
     if (s->fail_any_remaining > 0 && --s->fail_any_remaining == 0 && injected == CUDA_SUCCESS) {
         injected = s->fail_any_code;
     }
-    if (injected != CUDA_SUCCESS) return mock__leave(injected);
-    if (!anytime && !s->initialized) return mock__leave(CUDA_ERROR_NOT_INITIALIZED);
-    return CUDA_SUCCESS;
+    return injected;
 }
 
 /* ------------------------------------------------------------------------------------------ */

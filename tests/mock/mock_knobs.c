@@ -92,7 +92,8 @@ static int row_of(const char *name) {
     if (row >= 0 || name == NULL) return row;
     char base[128];
     mock__base_of(name, base, sizeof base);
-    return mock__base_row(base);
+    row = mock__base_row(base);
+    return row >= 0 ? row : mock__stub_key(name); /* an entry answered by a stub */
 }
 
 CUresult mock__mem_error(const char *fmt, ...) {
@@ -178,6 +179,7 @@ static int ctl_per_thread_calls(const char *entry) {
     for (int i = 0; i < mock__pt_count; i++) {
         if (strcmp(mock__pt_rows[i].base, base) == 0) n += mock__k.pt_calls[i];
     }
+    n += mock__stub_pt_calls(entry);
     mock__unlock();
     return n;
 }
