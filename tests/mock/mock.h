@@ -326,7 +326,8 @@ typedef struct mock_state {
     size_t nhost_kernels, caphost_kernels;
 } mock_state;
 
-extern mock_state mock__s;
+/* The one driver state of the process (defined in mock_core.c). */
+extern mock_state mock__state;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers (mock_core.c), all called with the lock held unless said otherwise                 */

@@ -5,20 +5,18 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Occupancy                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
 void mock__occ_snapshot(int dev, const mock_fattrs *a, mock_occ *o) {
-    o->override = S.occupancy_override;
+    o->override = mock__state.occupancy_override;
     o->max_threads = mock__func_attr(a, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
     o->max_blocks_sm = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     o->max_threads_sm = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
     o->smem_sm = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
     o->smem_optin = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    o->static_smem = S.kernel_static_smem;
+    o->static_smem = mock__state.kernel_static_smem;
     o->sms = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 }
 

@@ -6,8 +6,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 static mock_range **ranges;
 static size_t nranges, capranges;
 static int live[MOCK_MEM_KIND_COUNT];
@@ -40,7 +38,7 @@ CUresult mock__add_range(const mock_range *r) {
     copy->id = next_buffer_id++;
     ranges[nranges++] = copy;
     live[r->kind]++;
-    if (r->kind == MOCK_MEM_DEVICE) S.live[CUSHIM_MOCK_MEMORY]++;
+    if (r->kind == MOCK_MEM_DEVICE) mock__state.live[CUSHIM_MOCK_MEMORY]++;
     /* Addresses handed out again are no longer stale. */
     for (size_t i = 0; i < ngraves; i++) {
         grave *g = &graves[i];
@@ -54,7 +52,7 @@ void mock__drop_range(mock_range *r, const char *freed_by) {
         if (ranges[i] != r) continue;
         ranges[i] = ranges[--nranges];
         live[r->kind]--;
-        if (r->kind == MOCK_MEM_DEVICE) S.live[CUSHIM_MOCK_MEMORY]--;
+        if (r->kind == MOCK_MEM_DEVICE) mock__state.live[CUSHIM_MOCK_MEMORY]--;
         if (r->kind != MOCK_MEM_VMM_MAPPING) {
             graves[grave_next] = (grave){r->base, r->size, r->made_by, freed_by};
             grave_next = (grave_next + 1) % GRAVE_CAP;

@@ -4,8 +4,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Pointer attributes                                                                         */
 /* ------------------------------------------------------------------------------------------ */
@@ -119,7 +117,7 @@ CUresult CUDAAPI mock_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
 /* ------------------------------------------------------------------------------------------ */
 
 static CUresult expect_pool(CUmemoryPool pool, struct CUmemPoolHandle_st **out) {
-    for (int d = 0; d < S.device_count; d++) {
+    for (int d = 0; d < mock__state.device_count; d++) {
         if (pool == &pools[d]) {
             *out = default_pool(d);
             return CUDA_SUCCESS;

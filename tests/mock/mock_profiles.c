@@ -7,7 +7,6 @@
 
 #include "mock.h"
 
-#define S mock__s
 #define A(name) CU_DEVICE_ATTRIBUTE_##name
 
 mock_device_extra mock__devx[MOCK_MAX_DEVICES];
@@ -224,9 +223,9 @@ static const profile *find_profile(const char *name, size_t len) {
 static void apply(int ordinal, const profile *p) {
     /* The bus ids of the eight GPUs of an HGX H200 board, then made up ones. */
     static const int bus[] = {0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb};
-    int *a = S.attrs[ordinal];
+    int *a = mock__state.attrs[ordinal];
     mock_device_extra *x = &mock__devx[ordinal];
-    memset(a, 0, sizeof S.attrs[ordinal]);
+    memset(a, 0, sizeof mock__state.attrs[ordinal]);
     memset(x, 0, sizeof *x);
     for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; i++) {
         a[h200[i].attr] = h200[i].value;
@@ -304,7 +303,7 @@ bool mock__set_devices(const char *spec) {
         apply(d, list[d]);
     for (int d = n; d < MOCK_MAX_DEVICES; d++)
         apply(d, &profiles[0]);
-    S.device_count = n;
+    mock__state.device_count = n;
     return true;
 }
 

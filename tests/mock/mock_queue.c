@@ -5,8 +5,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Work                                                                                       */
 /* ------------------------------------------------------------------------------------------ */
@@ -41,7 +39,7 @@ static bool push(struct CUstream_st *s, mock_op op) {
 
 /* With pending work off, what enters a stream runs at once. */
 static void settle(struct CUstream_st *s) {
-    if (!S.pending) mock__complete(s, s->submitted, 0);
+    if (!mock__state.pending) mock__complete(s, s->submitted, 0);
 }
 
 void mock__submit(struct CUstream_st *s) {

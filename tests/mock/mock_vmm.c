@@ -9,7 +9,6 @@
 
 #include "mock.h"
 
-#define S mock__s
 #define GRANULARITY ((size_t)2 << 20) /* the driver's for device memory */
 
 typedef struct vmm_handle {
@@ -88,7 +87,7 @@ CUresult CUDAAPI mock_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
     /* Ids that are no address and no small number, so that a mix-up is seen. */
-    unsigned long long id = 0xc0de000000000000ull + S.next_id++;
+    unsigned long long id = 0xc0de000000000000ull + mock__state.next_id++;
     handles[nhandles++] = (vmm_handle){id, size, fd, dev};
     mock__count_handle(1);
     *handle = id;
