@@ -48,8 +48,8 @@ static void end(mock_capture *c) {
     free(c);
 }
 
-bool mock__capture_append(mock_capture *c, struct CUstream_st *s, mock_node_kind kind,
-                          mock_work *w, struct CUevent_st *e) {
+bool mock__capture_append(mock_capture *c, struct CUstream_st *s, mock_node_kind kind, mock_work *w,
+                          struct CUevent_st *e) {
     if (!mock__nodes_add(&c->graph->nodes, kind, w, e)) return false;
     s->cap_tail = c->graph->nodes.n;
     if (s != c->origin) s->cap_unjoined = true;
@@ -163,7 +163,8 @@ CUresult CUDAAPI mock_cuStreamBeginCapture(CUstream hs, CUstreamCaptureMode mode
     struct CUgraph_st *g = c ? mock__new(sizeof *g, CUSHIM_MOCK_GRAPH, mock__stream_ctx(s)) : NULL;
     if (g != NULL) mock__state.live[CUSHIM_MOCK_GRAPH]++;
     if (g == NULL ||
-        !mock__grow(&mock__state.captures, &mock__state.capcaptures, mock__state.ncaptures + 1, sizeof *mock__state.captures) ||
+        !mock__grow(&mock__state.captures, &mock__state.capcaptures, mock__state.ncaptures + 1,
+                    sizeof *mock__state.captures) ||
         !add_member(c, s)) {
         if (g != NULL) mock__kill(&g->h);
         if (c != NULL) free(c->members);
@@ -226,7 +227,7 @@ CUresult CUDAAPI mock_cuStreamIsCapturing(CUstream hs, CUstreamCaptureStatus *st
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuStreamIsCapturing", &s);
     if (r == CUDA_SUCCESS) {
-        *status = s->cap == NULL         ? CU_STREAM_CAPTURE_STATUS_NONE
+        *status = s->cap == NULL        ? CU_STREAM_CAPTURE_STATUS_NONE
                   : s->cap->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                         : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     }
@@ -241,7 +242,7 @@ static CUresult capture_info(const char *entry, CUstream hs, CUstreamCaptureStat
     CUresult r = mock__stream(hs, entry, &s);
     if (r != CUDA_SUCCESS) return r;
     mock_capture *c = s->cap;
-    *status = c == NULL         ? CU_STREAM_CAPTURE_STATUS_NONE
+    *status = c == NULL        ? CU_STREAM_CAPTURE_STATUS_NONE
               : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     if (c == NULL) return CUDA_SUCCESS;

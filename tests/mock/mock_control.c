@@ -15,8 +15,8 @@
 const mock_row mock__rows[MOCK_ENTRY_COUNT] = {MOCK_ENTRIES(MOCK_ROW_)};
 
 /* The mock's ABI of each entry is the one cudaTypedefs.h names for its version. */
-#define MOCK_CHECK_(fn, base, ver, pfn)                                                           \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&mock_##fn), pfn),                     \
+#define MOCK_CHECK_(fn, base, ver, pfn)                                                            \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&mock_##fn), pfn),                      \
                    "mock_" #fn " does not have the ABI of " #pfn);
 MOCK_ENTRIES(MOCK_CHECK_)
 
@@ -28,7 +28,9 @@ static mock_lookup *lookup_record(const char *name) {
     for (size_t i = 0; i < mock__state.nlookups; i++) {
         if (strcmp(mock__state.lookups[i].name, name) == 0) return &mock__state.lookups[i];
     }
-    if (!mock__grow(&mock__state.lookups, &mock__state.caplookups, mock__state.nlookups + 1, sizeof *mock__state.lookups)) return NULL;
+    if (!mock__grow(&mock__state.lookups, &mock__state.caplookups, mock__state.nlookups + 1,
+                    sizeof *mock__state.lookups))
+        return NULL;
     char *copy = malloc(strlen(name) + 1);
     if (copy == NULL) return NULL;
     strcpy(copy, name);

@@ -249,9 +249,7 @@ void mock__kill(mock_obj *o) {
         mock__state.live[CUSHIM_MOCK_STREAM]--;
         break;
     }
-    case CUSHIM_MOCK_EVENT:
-        mock__state.live[CUSHIM_MOCK_EVENT]--;
-        break;
+    case CUSHIM_MOCK_EVENT: mock__state.live[CUSHIM_MOCK_EVENT]--; break;
     case CUSHIM_MOCK_MODULE: {
         struct CUmod_st *m = (struct CUmod_st *)o;
         for (size_t i = 0; i < m->img.nentries && i < m->capfuncs; i++) {
@@ -281,8 +279,7 @@ void mock__kill(mock_obj *o) {
         mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes);
         mock__state.live[CUSHIM_MOCK_GRAPH_EXEC]--;
         break;
-    default:
-        break;
+    default: break;
     }
     unlink_obj(o);
     o->alive = false;
@@ -290,12 +287,8 @@ void mock__kill(mock_obj *o) {
 
 void mock__free_record(mock_obj *o) {
     switch (o->kind) {
-    case CUSHIM_MOCK_CONTEXT:
-        mock__queue_free(&((struct CUctx_st *)o)->default_stream.q);
-        break;
-    case CUSHIM_MOCK_STREAM:
-        mock__queue_free(&((struct CUstream_st *)o)->q);
-        break;
+    case CUSHIM_MOCK_CONTEXT: mock__queue_free(&((struct CUctx_st *)o)->default_stream.q); break;
+    case CUSHIM_MOCK_STREAM: mock__queue_free(&((struct CUstream_st *)o)->q); break;
     case CUSHIM_MOCK_MODULE:
         mock__image_free(&((struct CUmod_st *)o)->img);
         free(((struct CUmod_st *)o)->funcs);
@@ -304,17 +297,10 @@ void mock__free_record(mock_obj *o) {
         mock__image_free(&((struct CUlib_st *)o)->img);
         free(((struct CUlib_st *)o)->kernels);
         break;
-    case MOCK_K_KERNEL:
-        free(((struct CUkern_st *)o)->funcs);
-        break;
-    case CUSHIM_MOCK_GRAPH:
-        mock__nodes_free(&((struct CUgraph_st *)o)->nodes);
-        break;
-    case CUSHIM_MOCK_GRAPH_EXEC:
-        mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes);
-        break;
-    default:
-        break;
+    case MOCK_K_KERNEL: free(((struct CUkern_st *)o)->funcs); break;
+    case CUSHIM_MOCK_GRAPH: mock__nodes_free(&((struct CUgraph_st *)o)->nodes); break;
+    case CUSHIM_MOCK_GRAPH_EXEC: mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes); break;
+    default: break;
     }
     o->magic = 0;
     free(o);
@@ -414,7 +400,9 @@ CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out) {
     return CUDA_SUCCESS;
 }
 
-struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) { return s->h.ctx; }
+struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) {
+    return s->h.ctx;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Launch records                                                                             */
@@ -430,8 +418,7 @@ cushim_mock_launch *mock__new_launch(void) {
         if (!grow(&s->launch_chunks, &s->capchunks, chunk + 1, sizeof *s->launch_chunks)) {
             return NULL;
         }
-        memset(s->launch_chunks + chunk, 0,
-               (s->capchunks - chunk) * sizeof *s->launch_chunks);
+        memset(s->launch_chunks + chunk, 0, (s->capchunks - chunk) * sizeof *s->launch_chunks);
     }
     if (s->launch_chunks[chunk] == NULL) {
         s->launch_chunks[chunk] = calloc(MOCK_LAUNCH_CHUNK, sizeof(cushim_mock_launch));
@@ -457,6 +444,4 @@ void mock__forget_launches(void) {
     s->capchunks = s->nlaunches = 0;
 }
 
-bool mock__grow(void *v, size_t *cap, size_t need, size_t size) {
-    return grow(v, cap, need, size);
-}
+bool mock__grow(void *v, size_t *cap, size_t need, size_t size) { return grow(v, cap, need, size); }

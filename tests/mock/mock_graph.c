@@ -95,7 +95,8 @@ CUresult CUDAAPI mock_cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph hg,
         }
     }
     p->hErrNode_out = NULL;
-    p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+    p->result_out =
+        r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
     return mock__leave(r);
 }
 

@@ -23,10 +23,11 @@ static bool kernels_lib_tried;
 
 static mock_host_kernel *host_kernel(const char *name, bool add) {
     for (size_t i = 0; i < mock__state.nhost_kernels; i++) {
-        if (strcmp(mock__state.host_kernels[i].name, name) == 0) return &mock__state.host_kernels[i];
+        if (strcmp(mock__state.host_kernels[i].name, name) == 0)
+            return &mock__state.host_kernels[i];
     }
-    if (!add || !mock__grow(&mock__state.host_kernels, &mock__state.caphost_kernels, mock__state.nhost_kernels + 1,
-                            sizeof *mock__state.host_kernels)) {
+    if (!add || !mock__grow(&mock__state.host_kernels, &mock__state.caphost_kernels,
+                            mock__state.nhost_kernels + 1, sizeof *mock__state.host_kernels)) {
         return NULL;
     }
     char *copy = malloc(strlen(name) + 1);
@@ -221,8 +222,10 @@ CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
         }
         static bool said;
         if (!said) {
-            fprintf(stderr, "cushim mock: kernel %s, of unknown parameter sizes, is captured: "
-                            "its host implementation gets no parameters\n", ke->name);
+            fprintf(stderr,
+                    "cushim mock: kernel %s, of unknown parameter sizes, is captured: "
+                    "its host implementation gets no parameters\n",
+                    ke->name);
             said = true;
         }
     }

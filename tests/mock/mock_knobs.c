@@ -79,8 +79,7 @@ void mock__base_of(const char *name, char *out, size_t len) {
         out[n -= 5] = '\0';
     }
     size_t d = n;
-    while (d > 0 && isdigit((unsigned char)out[d - 1]))
-        d--;
+    while (d > 0 && isdigit((unsigned char)out[d - 1])) d--;
     if (d < n && d >= 2 && out[d - 1] == 'v' && out[d - 2] == '_') out[d - 2] = '\0';
 }
 
@@ -133,16 +132,12 @@ static void arm(const char *entry, int remaining, CUresult code, const char *wha
     mock__unlock();
 }
 
-static void ctl_fail_once(const char *entry, CUresult code) {
-    arm(entry, 1, code, "fail_once");
-}
+static void ctl_fail_once(const char *entry, CUresult code) { arm(entry, 1, code, "fail_once"); }
 static void ctl_fail_always(const char *entry, CUresult code) {
     arm(entry, -1, code, "fail_always");
 }
 
-static bool all(const char *entry) {
-    return entry == NULL || strcmp(entry, "*") == 0;
-}
+static bool all(const char *entry) { return entry == NULL || strcmp(entry, "*") == 0; }
 
 static int ctl_armed(const char *entry) {
     mock__lock();
@@ -218,7 +213,8 @@ static bool ctl_set_devices(const char *spec) {
 
 static const char *ctl_device_profile(int ordinal) {
     mock__lock();
-    const char *p = ordinal >= 0 && ordinal < mock__state.device_count ? mock__devx[ordinal].profile : NULL;
+    const char *p =
+        ordinal >= 0 && ordinal < mock__state.device_count ? mock__devx[ordinal].profile : NULL;
     mock__unlock();
     return p;
 }

@@ -108,9 +108,9 @@ static CUresult potential(const char *entry, int *min_grid, int *block_size, CUf
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size,
-                                                       CUfunction f, CUoccupancyB2DSize smem_of,
-                                                       size_t smem, int limit) {
+CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size, CUfunction f,
+                                                       CUoccupancyB2DSize smem_of, size_t smem,
+                                                       int limit) {
     MOCK_ENTER(cuOccupancyMaxPotentialBlockSize);
     return potential("cuOccupancyMaxPotentialBlockSize", min_grid, block_size, f, smem_of, smem,
                      limit, 0);
@@ -122,8 +122,8 @@ CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, i
                                                                 size_t smem, int limit,
                                                                 unsigned int flags) {
     MOCK_ENTER(cuOccupancyMaxPotentialBlockSizeWithFlags);
-    return potential("cuOccupancyMaxPotentialBlockSizeWithFlags", min_grid, block_size, f,
-                     smem_of, smem, limit, flags);
+    return potential("cuOccupancyMaxPotentialBlockSizeWithFlags", min_grid, block_size, f, smem_of,
+                     smem, limit, flags);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -179,8 +179,8 @@ static CUresult launch(const char *entry, CUfunction hf, const launch_args *a) {
 
 CUresult CUDAAPI mock_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                      unsigned int gz, unsigned int bx, unsigned int by,
-                                     unsigned int bz, unsigned int smem, CUstream hs,
-                                     void **params, void **extra) {
+                                     unsigned int bz, unsigned int smem, CUstream hs, void **params,
+                                     void **extra) {
     MOCK_ENTER(cuLaunchKernel);
     if (params != NULL && extra != NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     launch_args a = {{gx, gy, gz}, {bx, by, bz}, smem, hs, false, NULL, 0, params, extra};

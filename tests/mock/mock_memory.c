@@ -21,12 +21,8 @@ typedef struct grave {
 static grave graves[GRAVE_CAP];
 static size_t ngraves, grave_next;
 
-int mock__live_memory(int kind) {
-    return kind >= 0 && kind < MOCK_MEM_KIND_COUNT ? live[kind] : 0;
-}
-void mock__count_handle(int delta) {
-    live[MOCK_MEM_VMM_HANDLE] += delta;
-}
+int mock__live_memory(int kind) { return kind >= 0 && kind < MOCK_MEM_KIND_COUNT ? live[kind] : 0; }
+void mock__count_handle(int delta) { live[MOCK_MEM_VMM_HANDLE] += delta; }
 
 CUresult mock__add_range(const mock_range *r) {
     if (!mock__grow(&ranges, &capranges, nranges + 1, sizeof *ranges)) {
@@ -189,9 +185,7 @@ unsigned long long mock__used(int device, int kind) {
     return used;
 }
 
-CUresult mock__alloc_ctx(struct CUctx_st **c) {
-    return mock__need_current(mock__entry_name(), c);
-}
+CUresult mock__alloc_ctx(struct CUctx_st **c) { return mock__need_current(mock__entry_name(), c); }
 
 /* A new range of `kind` holding `size` bytes, aligned as the driver aligns it. */
 static CUresult alloc(void **out, size_t size, mock_mem_kind kind, unsigned flags) {

@@ -210,12 +210,9 @@ int mock__func_attr(const mock_fattrs *a, CUfunction_attribute attr, int dev) {
         int dmax = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
         return mock__state.kernel_max_threads < dmax ? mock__state.kernel_max_threads : dmax;
     }
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-        return mock__state.kernel_static_smem;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS:
-        return mock__state.kernel_regs;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-        return 60;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: return mock__state.kernel_static_smem;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: return mock__state.kernel_regs;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: return 60;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
         return mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
                mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
@@ -227,8 +224,7 @@ int mock__func_attr(const mock_fattrs *a, CUfunction_attribute attr, int dev) {
     }
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         return a->set[attr] ? a->value[attr] : -1;
-    default:
-        return a->set[attr] ? a->value[attr] : 0;
+    default: return a->set[attr] ? a->value[attr] : 0;
     }
 }
 
@@ -245,8 +241,7 @@ static CUresult set_attr(mock_fattrs *a, CUfunction_attribute attr, int value, i
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        return CUDA_ERROR_INVALID_VALUE; /* read-only */
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: return CUDA_ERROR_INVALID_VALUE; /* read-only */
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
         if (value < 0 ||
             value > mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) -
@@ -257,8 +252,7 @@ static CUresult set_attr(mock_fattrs *a, CUfunction_attribute attr, int value, i
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
         break;
-    default:
-        break;
+    default: break;
     }
     a->value[attr] = value;
     a->set[attr] = true;
@@ -441,4 +435,3 @@ CUresult CUDAAPI mock_cuKernelGetLibrary(CUlibrary *plib, CUkernel hk) {
     *plib = expect_kernel(hk, "cuKernelGetLibrary")->library;
     return mock__leave(CUDA_SUCCESS);
 }
-

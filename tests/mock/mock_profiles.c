@@ -231,8 +231,7 @@ static void apply(int ordinal, const profile *p) {
         a[h200[i].attr] = h200[i].value;
         x->known[h200[i].attr] = true;
     }
-    for (size_t i = 0; i < p->nover; i++)
-        a[p->over[i].attr] = p->over[i].value;
+    for (size_t i = 0; i < p->nover; i++) a[p->over[i].attr] = p->over[i].value;
     a[A(PCI_BUS_ID)] = ordinal < 8 ? bus[ordinal] : 0xe0 + ordinal;
     a[A(MULTI_GPU_BOARD_GROUP_ID)] = ordinal;
     snprintf(x->name, sizeof x->name, "%s", p->device_name);
@@ -252,8 +251,7 @@ static bool parse(const char *spec, const profile **out, int *n) {
     *n = 0;
     const char *p = spec;
     while (*p) {
-        while (isspace((unsigned char)*p) || *p == ',')
-            p++;
+        while (isspace((unsigned char)*p) || *p == ',') p++;
         if (!*p) break;
         const char *name = p;
         while (isalnum((unsigned char)*p) &&
@@ -270,15 +268,13 @@ static bool parse(const char *spec, const profile **out, int *n) {
             return false;
         }
         long count = 1;
-        while (isspace((unsigned char)*p))
-            p++;
+        while (isspace((unsigned char)*p)) p++;
         if (*p == 'x' || *p == 'X') {
             char *end;
             count = strtol(p + 1, &end, 10);
             p = end;
         }
-        while (isspace((unsigned char)*p))
-            p++;
+        while (isspace((unsigned char)*p)) p++;
         if (*p && *p != ',') {
             fprintf(stderr, "cushim mock: devices \"%s\": cannot read \"%s\"\n", spec, p);
             return false;
@@ -288,8 +284,7 @@ static bool parse(const char *spec, const profile **out, int *n) {
                     MOCK_MAX_DEVICES);
             return false;
         }
-        while (count-- > 0)
-            out[(*n)++] = pr;
+        while (count-- > 0) out[(*n)++] = pr;
     }
     if (*n == 0) fprintf(stderr, "cushim mock: devices \"%s\": no device named\n", spec);
     return *n > 0;
@@ -299,10 +294,8 @@ bool mock__set_devices(const char *spec) {
     const profile *list[MOCK_MAX_DEVICES];
     int n;
     if (spec == NULL || !parse(spec, list, &n)) return false;
-    for (int d = 0; d < n; d++)
-        apply(d, list[d]);
-    for (int d = n; d < MOCK_MAX_DEVICES; d++)
-        apply(d, &profiles[0]);
+    for (int d = 0; d < n; d++) apply(d, list[d]);
+    for (int d = n; d < MOCK_MAX_DEVICES; d++) apply(d, &profiles[0]);
     mock__state.device_count = n;
     return true;
 }

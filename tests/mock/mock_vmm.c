@@ -239,8 +239,7 @@ CUresult CUDAAPI mock_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAc
     mock_range *m[64];
     bool partial;
     size_t k = mappings_in((uintptr_t)ptr, size, m, 64, &partial), mapped = 0;
-    for (size_t i = 0; i < k; i++)
-        mapped += m[i]->size;
+    for (size_t i = 0; i < k; i++) mapped += m[i]->size;
     if (k == 0 || partial || mapped != size) {
         return mock__leave(
             mock__mem_error("[0x%llx, +%zu) is not wholly mapped", (unsigned long long)ptr, size));
