@@ -33,6 +33,10 @@ extern "C" {
 /* ------------------------------------------------------------------------------------------ */
 /* Loader                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
+/* The functions of this section are thread-safe, may be called at any time, and work without a
+ * driver: they report its absence rather than fail on it. Those that load the driver set
+ * cushim_last_error() to the loader's message (see cushim_driver_info.message) whenever
+ * cushim_init() fails, on each call. */
 
 /* What cushim_init() found. The CUresult that goes with each status (cushim_init()'s return
  * value and cushim_driver_info.result) is chosen so that its cuda.h sentence is true:
@@ -51,11 +55,11 @@ extern "C" {
  *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init
  */
 typedef enum cushim_driver_status {
-    CUSHIM_DRIVER_LOADED,      /* a driver was loaded, cuInit succeeded, the table is resolved */
-    CUSHIM_DRIVER_NOT_FOUND,   /* no candidate library could be opened, or none was a driver */
-    CUSHIM_DRIVER_STUB,        /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
-    CUSHIM_DRIVER_TOO_OLD,     /* the driver has no cuGetProcAddress (older than CUDA 11.3) */
-    CUSHIM_DRIVER_INIT_FAILED  /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_LOADED,     /* a driver was loaded, cuInit succeeded, the table is resolved */
+    CUSHIM_DRIVER_NOT_FOUND,  /* no candidate library could be opened, or none was a driver */
+    CUSHIM_DRIVER_STUB,       /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
+    CUSHIM_DRIVER_TOO_OLD,    /* the driver has no cuGetProcAddress (older than CUDA 11.3) */
+    CUSHIM_DRIVER_INIT_FAILED /* cuInit failed with its own code: no device, forked child, ... */
 } cushim_driver_status;
 
 typedef struct cushim_driver_info {
@@ -75,17 +79,31 @@ typedef struct cushim_driver_info {
 /* Loads the driver and calls cuInit(0), once per process; thread-safe. Returns CUDA_SUCCESS or
  * the result that goes with the status (see cushim_driver_status above), with the reason in
  * cushim_last_error() and cushim_driver_get_info()->message. Later calls return the cached
- * result. Every other function calls it, so callers never have to.
+ * result; a failure is not retried. The functions that need the driver and take no cushim object
+ * call it (objects exist only once it has succeeded), so callers never have to.
  * fork(): in a child forked after a successful cushim_init(), every cushim function and every
  * slot of the raw table answers CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without
  * touching the parent's driver state; a child of a process that never initialised is free to. */
 CUSHIM_API CUresult cushim_init(void);
 
-/* The state of the loader after cushim_init() (which it calls). Never NULL; valid forever. */
+/* For tests: forgets the loaded driver and cushim_init()'s result, so that the next cushim
+ * function loads again, with the environment (CUSHIM_DRIVER) and the mock's knobs as they are
+ * then. One test program can so check its behaviour without a driver and with one. Returns
+ * CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_STATE while any cushim context or library is alive (every
+ * other object holds a context: release them first); CUDA_ERROR_NOT_INITIALIZED in a forked
+ * child. No other thread may be calling cushim meanwhile. Raw table pointers stay valid. */
+CUSHIM_API CUresult cushim_testing_reinit(void);
+
+/* The state of the loader after cushim_init(), which it calls (so a failure sets
+ * cushim_last_error()). Never NULL. The struct and its strings are the library's own, valid for
+ * the life of the process and unchanged after the first call, except in a child forked after
+ * init, where status, result and message say so, and after cushim_testing_reinit(). Do not
+ * free or write them. */
 CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void);
 
 /* The raw table, fields named as in cuda.h: cushim_driver()->cuMemAlloc(&p, n). Never NULL,
- * and no slot is ever NULL: it calls cushim_init(), and when that failed every slot returns its
+ * valid for the life of the process, and safe to call through from any thread; no slot is
+ * ever NULL. It calls cushim_init(), and when that failed every slot returns its
  * result and sets cushim_last_error() to the entry's name and the reason (cuGetErrorName and
  * cuGetErrorString answer from cushim's own tables then). An entry the driver lacks returns
  * CUDA_ERROR_NOT_SUPPORTED with a sentence. Otherwise raw calls are the driver's own and do
@@ -95,22 +113,34 @@ CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void);
  * and its slots hold the per-thread entries (cuLaunchKernel is cuLaunchKernel_ptsz). */
 CUSHIM_API const cushim_driver_table *cushim_driver(void);
 
-/* Whether the loaded driver provides an entry, by its cuda.h name ("cuLaunchKernelEx") or its
- * versioned symbol ("cuCtxCreate_v4"). False without a driver or for a name cuda.h lacks. */
+/* Whether the loaded driver provides an entry, by its cuda.h name ("cuLaunchKernelEx"), its
+ * versioned symbol ("cuCtxCreate_v4") or its per-thread symbol ("cuLaunchKernel_ptsz"). False
+ * without a driver, for NULL, and for a name cuda.h lacks (which sets no error). */
 CUSHIM_API bool cushim_driver_has(const char *entry);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors and logging                                                                         */
 /* ------------------------------------------------------------------------------------------ */
+/* These never call cushim_init() or the driver, so they work without one; all are thread-safe.
+ * Never free a string they return. */
 
-/* "CUDA_ERROR_INVALID_VALUE"; works without a driver; unknown codes read "unknown CUresult N". */
+/* The enumerator's name of r: "CUDA_ERROR_INVALID_VALUE". For a code cuda.h declares, a static
+ * string valid forever. An unknown code reads "unknown CUresult N", from a thread-local buffer
+ * that this function and cushim_error_string share: it is valid until this thread's next call of
+ * either with an unknown code. */
 CUSHIM_API const char *cushim_error_name(CUresult r);
-/* A sentence describing r, from cuda.h's documentation; works without a driver. */
+/* A sentence describing r, from cuda.h's documentation. Lifetime as for cushim_error_name. */
 CUSHIM_API const char *cushim_error_string(CUresult r);
 /* A thread-local sentence about the last failure of a cushim function on this thread, starting
- * with that function's name; "" when there was none. Set by cushim_* functions that fail; raw
- * table and drop-in calls do not set it, except when they fail because no driver could be
- * loaded. Valid until this thread's next failing cushim call. */
+ * with that function's name; "" when there was none. A success does not clear it.
+ * Set by: every cushim_* function that returns a code other than CUDA_SUCCESS (except
+ * CUDA_ERROR_NOT_READY from the queries, an answer rather than a failure); *_retain and
+ * *_release given a bad handle; cushim_init() and the loader functions above whenever
+ * cushim_init() fails. Not set by the accessors (*_raw, *_context, *_device, same_queue) or by this
+ * section. Raw table and drop-in calls do not set it, except when they fail because no driver
+ * could be loaded or the driver lacks the entry.
+ * The pointer is to this thread's own buffer, good until the thread exits; its text is replaced
+ * by this thread's next failure, and text longer than 4095 bytes is cut. */
 CUSHIM_API const char *cushim_last_error(void);
 
 typedef enum cushim_log_level {
@@ -123,17 +153,46 @@ typedef enum cushim_log_level {
 
 typedef void (*cushim_log_fn)(cushim_log_level level, const char *message, void *user);
 
-/* Routes messages at or above min_level to fn. With fn NULL, messages at or above CUSHIM_LOG
- * (error|warn|info|debug|off, default warn) go to stderr. Thread-safe. */
+/* Routes messages at or above min_level to fn (CUSHIM_LOG_OFF: none). With fn NULL, min_level
+ * is ignored and messages at or above CUSHIM_LOG (error|warn|info|debug|off, default warn) go
+ * to stderr. Thread-safe. fn is called on whichever thread logs, perhaps on several at once,
+ * and message is valid only during the call. A message that another thread was already
+ * logging may still reach the previous handler after this returns, so do not free that
+ * handler's `user` while other threads may be logging. */
 CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_level min_level);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Objects                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
-/* Opaque and refcounted: *_retain returns its argument, the last *_release destroys exactly
- * once. Every object holds a reference to its context. NULL out-pointers and handles are
- * CUDA_ERROR_INVALID_VALUE; a handle of the wrong kind or one already released (while its memory
- * is still ours) is CUDA_ERROR_INVALID_HANDLE. On failure an out-pointer is set to NULL. */
+/* The rules for this section and the ones below, said once:
+ *
+ * Ownership. Objects are opaque and refcounted. A create or load returns a new reference in *out,
+ * which the caller releases. *_retain returns its argument, with one more reference; the last
+ * *_release destroys the object exactly once. Every object holds a reference to its context, so
+ * a context is destroyed last. The accessors (*_raw, *_context, *_device) return borrowed values,
+ * valid while the object lives: a context from *_context is retained to be kept longer, and a
+ * driver handle from *_raw belongs to its cushim object and must not be destroyed by the caller.
+ *
+ * Threads. Every function is thread-safe: a handle may be used from any thread, and by several
+ * at once; retain and release are atomic. As with free(), releasing the last reference while
+ * another thread still uses the handle is the caller's bug.
+ *
+ * Codes. CUDA_SUCCESS on success. A NULL handle or out-pointer is CUDA_ERROR_INVALID_VALUE; a
+ * handle of the wrong kind is CUDA_ERROR_INVALID_HANDLE. A released handle is a use after free:
+ * it is caught as CUDA_ERROR_INVALID_HANDLE only while its memory has not been reused, which is
+ * not to be relied on. cushim itself returns CUDA_ERROR_OUT_OF_MEMORY when host memory runs
+ * out. A code the driver returns is passed through as it is. Without a driver no object can
+ * exist, so the functions that create one from nothing return cushim_init()'s result. Every
+ * failure sets cushim_last_error(). On failure an out-pointer is set to NULL.
+ *
+ * Bad handles elsewhere. *_retain returns NULL for a bad handle; *_release ignores NULL (as
+ * free() does) and logs a handle of the wrong kind at warn; the accessors return NULL
+ * (CU_DEVICE_INVALID, false) and set no error. A destroy the driver refuses is logged at warn,
+ * and cushim's memory is freed anyway.
+ *
+ * Contexts. A function that needs a context current makes the object's context current for the
+ * call and puts the thread's previous one (or none) back afterwards, on success and on failure.
+ * A NULL stream means the default stream of the object's context. */
 
 typedef struct cushim_context cushim_context;
 typedef struct cushim_stream cushim_stream;
@@ -142,82 +201,146 @@ typedef struct cushim_module cushim_module;
 typedef struct cushim_library cushim_library;
 typedef struct cushim_function cushim_function;
 
-/* Retains the primary context of device `ordinal` (the one the CUDA runtime uses). */
+/* Retains the primary context of device `ordinal` (the one the CUDA runtime uses) into a new
+ * cushim object; the current context is not changed. Returns cushim_init()'s result without a
+ * driver, the driver's code from cuDeviceGet (CUDA_ERROR_INVALID_DEVICE for an ordinal past the
+ * last device) or cuDevicePrimaryCtxRetain, or CUDA_ERROR_INVALID_VALUE for out NULL. */
 CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal);
 /* Creates a dedicated context on device `ordinal` with CU_CTX_* flags; the calling thread's
- * current context is left as it was. */
+ * current context is left as it was. CUDA_SUCCESS; cushim_init()'s result without a driver;
+ * the driver's code from cuDeviceGet, cuCtxCreate or cuCtxPopCurrent; CUDA_ERROR_INVALID_VALUE
+ * for out NULL. */
 CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, unsigned flags);
+/* Returns ctx with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx);
+/* Drops a reference; the last destroys the context (a primary one is released to the driver). */
 CUSHIM_API void cushim_context_release(cushim_context *ctx);
-/* Waits for all work in ctx. */
+/* Waits for all work in ctx. CUDA_SUCCESS, or the driver's code, such as an earlier
+ * asynchronous error (CUDA_ERROR_LAUNCH_FAILED, ...). */
 CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx);
-/* Waits for all work in the calling thread's current context. */
+/* Waits for all work in the calling thread's current context. Returns cushim_init()'s result
+ * without a driver, and CUDA_ERROR_INVALID_CONTEXT from the driver when no context is current;
+ * CUDA_SUCCESS when the work is done. */
 CUSHIM_API CUresult cushim_device_synchronize(void);
-/* The context's stream priorities: numerically least (lowest) and greatest (highest). */
+/* The context's range of stream priorities. Lower numbers are higher priorities: *least is the
+ * lowest priority (numerically the greatest) and *greatest the highest (numerically the
+ * least). Either pointer may be NULL; both NULL is CUDA_ERROR_INVALID_VALUE. CUDA_SUCCESS or
+ * the driver's code. */
 CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
                                                          int *greatest);
+/* The driver's context, owned by ctx; NULL for a bad handle. */
 CUSHIM_API CUcontext cushim_context_raw(const cushim_context *ctx);
+/* The context's device; CU_DEVICE_INVALID for a bad handle. */
 CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx);
 
 /* Creates a stream in ctx with CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING and a priority
- * within cushim_context_stream_priority_range (0 is the default). */
+ * within cushim_context_stream_priority_range (0 is the default). Other flags, and a priority
+ * outside the range, are CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ctx, unsigned flags,
                                          int priority);
+/* Returns s with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s);
+/* Drops a reference; the last destroys the stream and releases its context. */
 CUSHIM_API void cushim_stream_release(cushim_stream *s);
+/* Waits for all work queued in s. CUDA_SUCCESS, or the driver's code (an earlier asynchronous
+ * error of that work). */
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s);
-/* CUDA_SUCCESS when all work is done, CUDA_ERROR_NOT_READY while some is pending. */
+/* CUDA_SUCCESS when all work is done, CUDA_ERROR_NOT_READY while some is pending (which sets no
+ * error), or the driver's code. */
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s);
-/* Makes future work in s wait for the last record of e. s NULL: the default stream of e's
- * context. */
+/* Makes future work in s wait for the last record of e; flags are cuStreamWaitEvent's. s NULL:
+ * the default stream of e's context; s and e may belong to different contexts. e NULL is
+ * CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, unsigned flags);
-/* True when a and b submit to the same queue (the same driver stream). */
+/* True when a and b submit to the same queue (the same driver stream); false when either is a
+ * bad handle. */
 CUSHIM_API bool cushim_stream_same_queue(const cushim_stream *a, const cushim_stream *b);
+/* The stream's context: a borrowed reference, valid while s lives; NULL for a bad handle. */
 CUSHIM_API cushim_context *cushim_stream_context(const cushim_stream *s);
+/* The driver's stream, owned by s; NULL for a bad handle. */
 CUSHIM_API CUstream cushim_stream_raw(const cushim_stream *s);
 
 /* Creates an event in ctx with CU_EVENT_DEFAULT, CU_EVENT_BLOCKING_SYNC,
- * CU_EVENT_DISABLE_TIMING and CU_EVENT_INTERPROCESS (which needs DISABLE_TIMING). */
+ * CU_EVENT_DISABLE_TIMING and CU_EVENT_INTERPROCESS (which needs DISABLE_TIMING). Other flags,
+ * and INTERPROCESS alone, are CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's
+ * code. */
 CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx, unsigned flags);
+/* Returns e with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e);
+/* Drops a reference; the last destroys the event and releases its context. */
 CUSHIM_API void cushim_event_release(cushim_event *e);
-/* Records e on s; s NULL: the default stream of e's context. */
+/* Records e on s; s NULL: the default stream of e's context. An event records only on a stream
+ * of its own context: another is CUDA_ERROR_INVALID_HANDLE. Otherwise CUDA_SUCCESS or the
+ * driver's code. */
 CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s);
+/* Waits until the work before e's last record is done. CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e);
+/* CUDA_SUCCESS when the work before e's last record is done, CUDA_ERROR_NOT_READY while some
+ * is pending (which sets no error), or the driver's code. */
 CUSHIM_API CUresult cushim_event_query(cushim_event *e);
-/* Milliseconds between two completed records. A timing-disabled event is refused with
- * CUDA_ERROR_INVALID_HANDLE and a sentence saying so. */
+/* Milliseconds between two completed records, into *ms (written only on CUDA_SUCCESS). A
+ * timing-disabled event is refused with CUDA_ERROR_INVALID_HANDLE and a sentence saying so; ms
+ * NULL is CUDA_ERROR_INVALID_VALUE. The driver's codes pass through: CUDA_ERROR_NOT_READY while
+ * a record is pending (which sets no error), CUDA_ERROR_INVALID_HANDLE for an event never
+ * recorded. */
 CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cushim_event *end);
+/* The event's context: a borrowed reference, valid while e lives; NULL for a bad handle. */
 CUSHIM_API cushim_context *cushim_event_context(const cushim_event *e);
+/* The driver's event, owned by e; NULL for a bad handle. */
 CUSHIM_API CUevent cushim_event_raw(const cushim_event *e);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Modules, libraries and functions                                                           */
 /* ------------------------------------------------------------------------------------------ */
+/* A cushim_function has no retain or release: it belongs to its module or library, which frees
+ * it, and asking for the same kernel again (in the same context, for a library) returns the
+ * same object. */
 
 /* Loads PTX text (NUL-terminated), a cubin or a fatbin into ctx. A PTX that fails to compile
- * puts the JIT's error log into cushim_last_error(). */
+ * puts the JIT's error log into cushim_last_error(). image NULL is CUDA_ERROR_INVALID_VALUE;
+ * otherwise CUDA_SUCCESS or the driver's code (CUDA_ERROR_INVALID_PTX, CUDA_ERROR_INVALID_IMAGE,
+ * CUDA_ERROR_NO_BINARY_FOR_GPU, ...). */
 CUSHIM_API CUresult cushim_module_load_data(cushim_module **out, cushim_context *ctx,
                                             const void *image);
+/* As cushim_module_load_data, for the contents of the file at path (read by cushim, so a PTX
+ * file gets the JIT log too). A file that cannot be opened or read, or is neither a regular file
+ * nor a pipe, is CUDA_ERROR_FILE_NOT_FOUND; path NULL is CUDA_ERROR_INVALID_VALUE. */
 CUSHIM_API CUresult cushim_module_load_file(cushim_module **out, cushim_context *ctx,
                                             const char *path);
+/* Returns m with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m);
+/* Drops a reference; the last unloads the module, frees its functions and releases its
+ * context. */
 CUSHIM_API void cushim_module_release(cushim_module *m);
 /* The kernel `name` of m, owned by m and valid while m lives. A missing kernel is
- * CUDA_ERROR_NOT_FOUND with a sentence naming it. */
+ * CUDA_ERROR_NOT_FOUND with a sentence naming it; name NULL is CUDA_ERROR_INVALID_VALUE;
+ * otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_module_function(cushim_function **out, cushim_module *m,
                                            const char *name);
 
 /* Context-less kernels (cuLibraryLoadData / CUkernel). A library's functions launch in the
  * context of the launch's stream, or in ctx's default stream (see cushim_library_function). */
+
+/* Loads PTX text (NUL-terminated), a cubin or a fatbin as a library, in no context. Returns
+ * cushim_init()'s result without a driver; image NULL is CUDA_ERROR_INVALID_VALUE; otherwise
+ * CUDA_SUCCESS or the driver's code, with the JIT log. The driver may compile a PTX only when a
+ * kernel is first asked for, so a broken one can load and fail in cushim_library_function. */
 CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *image);
+/* Returns lib with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_library *cushim_library_retain(cushim_library *lib);
+/* Drops a reference; the last unloads the library and frees its functions, which release the
+ * contexts they were bound to. */
 CUSHIM_API void cushim_library_release(cushim_library *lib);
-/* The kernel `name` of lib, bound to ctx for launches on a NULL stream and for the pre-checks. */
+/* The kernel `name` of lib, bound to ctx for launches on a NULL stream, for the pre-checks and
+ * for occupancy; one object per (name, ctx), owned by lib and valid while lib lives (it holds a
+ * reference to ctx). A missing kernel is CUDA_ERROR_NOT_FOUND; name NULL is
+ * CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code, with the JIT log when a
+ * PTX fails to compile here. */
 CUSHIM_API CUresult cushim_library_function(cushim_function **out, cushim_library *lib,
                                             cushim_context *ctx, const char *name);
 
-/* The driver handle to launch: a CUfunction, or a CUkernel cast to one. */
+/* The driver handle to launch: a CUfunction, or a CUkernel cast to one, owned by f's module or
+ * library; NULL for a bad handle. */
 CUSHIM_API CUfunction cushim_function_raw(const cushim_function *f);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -232,7 +355,7 @@ typedef struct cushim_dim3 {
 /* C++ has no compound literals; list-initialisation is the same value, without extensions. */
 #define CUSHIM__DIM3_1(x) (cushim_dim3{static_cast<unsigned>(x), 1u, 1u})
 #define CUSHIM__DIM3_2(x, y) (cushim_dim3{static_cast<unsigned>(x), static_cast<unsigned>(y), 1u})
-#define CUSHIM__DIM3_3(x, y, z)                                                                   \
+#define CUSHIM__DIM3_3(x, y, z)                                                                    \
     (cushim_dim3{static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z)})
 #else
 #define CUSHIM__DIM3_1(x) ((cushim_dim3){(x), 1u, 1u})
@@ -241,7 +364,7 @@ typedef struct cushim_dim3 {
 #endif
 #define CUSHIM__DIM3_PICK(a, b, c, name, ...) name
 /* CUSHIM_DIM3(x), CUSHIM_DIM3(x, y) or CUSHIM_DIM3(x, y, z); missing sizes are 1. */
-#define CUSHIM_DIM3(...)                                                                          \
+#define CUSHIM_DIM3(...)                                                                           \
     CUSHIM__DIM3_PICK(__VA_ARGS__, CUSHIM__DIM3_3, CUSHIM__DIM3_2, CUSHIM__DIM3_1, _)(__VA_ARGS__)
 
 typedef struct cushim_launch_config {
@@ -252,27 +375,46 @@ typedef struct cushim_launch_config {
 
 /* Launches f. params is what cuLaunchKernel takes: an array of pointers to each argument.
  * Zero or oversized dimensions, too many threads per block and too much shared memory are
- * refused before the driver is called, with CUDA_ERROR_INVALID_VALUE and a sentence. */
+ * refused before the driver is called, with CUDA_ERROR_INVALID_VALUE and a sentence (a kernel's
+ * dynamic shared memory limit is read again first, so an opt-in made since is seen). f or cfg
+ * NULL is CUDA_ERROR_INVALID_VALUE; a module function launched on a stream of another context is
+ * CUDA_ERROR_INVALID_HANDLE. Otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params);
 /* As cushim_launch, for a grid whose blocks run at once. Also refused before the driver:
  * a device without cooperative launch (CUDA_ERROR_NOT_SUPPORTED) and a grid larger than fits
- * at once (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), each with a sentence. */
+ * at once (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), each with a sentence. CUDA_SUCCESS or the
+ * driver's code otherwise. */
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params);
 
+/* The occupancy queries ask the driver each time, with f's context current, and pass its answer
+ * and its codes through. A NULL output is CUDA_ERROR_INVALID_VALUE; on failure the outputs are 0.
+ * For a library function they are asked of its CUfunction in the context it was bound to. */
+
+/* How many blocks of block_size threads, each with dynamic_smem bytes of dynamic shared memory,
+ * can be active at once on one multiprocessor. block_size < 1 is CUDA_ERROR_INVALID_VALUE;
+ * otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_occupancy_max_active_blocks(int *blocks, const cushim_function *f,
                                                        int block_size, size_t dynamic_smem);
+/* The block size that gives f the highest occupancy (*block_size), and the smallest grid that
+ * reaches it on the whole device (*min_grid), with dynamic_smem bytes per block whatever the
+ * block size. block_limit is the largest block, in threads, the caller will launch f with; 0
+ * means no limit beyond f's and the device's. A negative block_limit is
+ * CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_occupancy_max_potential_block_size(int *min_grid, int *block_size,
                                                               const cushim_function *f,
-                                                              size_t dynamic_smem,
-                                                              int block_limit);
-/* As above, with the dynamic shared memory given per block size by a callback. */
+                                                              size_t dynamic_smem, int block_limit);
+/* As above, with the dynamic shared memory given per block size by a callback, which the driver
+ * calls during this call, on this thread. smem_for_block_size NULL is
+ * CUDA_ERROR_INVALID_VALUE; the other codes are as above. */
 CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
     int *min_grid, int *block_size, const cushim_function *f,
     CUoccupancyB2DSize smem_for_block_size, int block_limit);
-/* The largest grid of block_size threads that a cooperative launch of f can have: max active
- * blocks per SM times the SM count. */
+/* The largest grid, in blocks of block_size threads, that a cooperative launch of f can have:
+ * max active blocks per SM times the SM count (at most INT_MAX), the product that
+ * cushim_launch_cooperative checks against. A device without cooperative launch is
+ * CUDA_ERROR_NOT_SUPPORTED; otherwise as cushim_occupancy_max_active_blocks. */
 CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
                                                           int block_size, size_t dynamic_smem);
 

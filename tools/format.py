@@ -16,11 +16,10 @@ import subprocess
 import sys
 
 # What is formatted: every .c and .h below these folders of the source tree.
-ROOTS = ["src", "tools", "tests", "examples"]
+ROOTS = ["include", "src", "tools", "tests", "examples"]
 # Left out for now, each for a reason. Generated files are never in the tree (they are written
 # into the build directory), so they need no entry here.
 EXCLUDED = [
-    "include/cushim.h",  # the public header: its comments are rewritten by issue 12, item 5
 ]
 CHECKED_MAJOR = 14
 

@@ -45,6 +45,7 @@ CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
         return cushim__fail(r, "%s: retaining the primary context of device %d failed with %s",
                             __func__, ordinal, cushim_error_name(r));
     }
+    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     *out = c;
     return CUDA_SUCCESS;
 }
@@ -74,6 +75,7 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
         return cushim__fail(r, "%s: restoring the previous current context failed with %s",
                             __func__, cushim_error_name(r));
     }
+    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     *out = c;
     return CUDA_SUCCESS;
 }
@@ -90,6 +92,7 @@ CUSHIM_API void cushim_context_release(cushim_context *ctx) {
         cushim__destroy_refused(__func__, ctx->primary ? "primary context" : "context",
                                 (void *)ctx->raw, r);
     }
+    atomic_fetch_sub_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     cushim__free(ctx);
 }
 

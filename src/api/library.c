@@ -26,6 +26,7 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
     cushim__jit_log_info(__func__, lib->info_log);
     pthread_mutex_init(&lib->lock, NULL);
     cushim__object_init(&lib->obj, CUSHIM__LIBRARY);
+    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     *out = lib;
     return CUDA_SUCCESS;
 }
@@ -41,6 +42,7 @@ CUSHIM_API void cushim_library_release(cushim_library *lib) {
     if (r != CUDA_SUCCESS) cushim__destroy_refused(__func__, "library", (void *)lib->raw, r);
     cushim__functions_free(lib->functions, true);
     pthread_mutex_destroy(&lib->lock);
+    atomic_fetch_sub_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     cushim__free(lib);
 }
 

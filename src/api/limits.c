@@ -11,8 +11,10 @@
 /* Devices past this ordinal get no cached limits, and so no launches through cushim. */
 #define MAX_DEVICES 256
 
+/* ready_generation is the loader's generation the limits were read in (0: never), so a driver
+ * loaded again by cushim_testing_reinit() has its devices read again. */
 typedef struct device_slot {
-    atomic_bool ready;
+    atomic_uint ready_generation;
     cushim__limits limits;
 } device_slot;
 
@@ -68,15 +70,16 @@ CUresult cushim__read_limits(CUdevice dev, int ordinal, const cushim__limits **o
     device_slot *slot = &slots[ordinal];
     /* Read once per device: the acquire pairs with the release below, so a thread that sees
      * ready sees the limits. A failed read leaves the slot empty for a later try. */
-    if (!atomic_load_explicit(&slot->ready, memory_order_acquire)) {
+    unsigned generation = atomic_load_explicit(&cushim__load_generation, memory_order_relaxed);
+    if (atomic_load_explicit(&slot->ready_generation, memory_order_acquire) != generation) {
         CUresult r = CUDA_SUCCESS;
         pthread_mutex_lock(&limits_lock);
-        if (!atomic_load_explicit(&slot->ready, memory_order_relaxed)) {
+        if (atomic_load_explicit(&slot->ready_generation, memory_order_relaxed) != generation) {
             cushim__limits l;
             r = read_device(&l, dev, ordinal, fn);
             if (r == CUDA_SUCCESS) {
                 slot->limits = l;
-                atomic_store_explicit(&slot->ready, true, memory_order_release);
+                atomic_store_explicit(&slot->ready_generation, generation, memory_order_release);
             }
         }
         pthread_mutex_unlock(&limits_lock);

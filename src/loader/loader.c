@@ -26,8 +26,13 @@
 static const cushim__mode_tables *const modes[2] = {&cushim__legacy_tables,
                                                     &cushim__per_thread_tables};
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static atomic_bool loaded; /* set once, with release, after the table is complete */
+/* load() runs once under load_lock, and again only after cushim_testing_reinit(). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool attempted;     /* under load_lock */
+static bool atfork_failed; /* said by init_slow, outside the lock */
+static atomic_bool loaded; /* set, with release, once the table is complete */
+atomic_uint cushim__load_generation = 1;
+atomic_int cushim__live_roots;
 static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
 static cushim_driver_info info;
 static bool resolved[2][CUSHIM_TABLE_ENTRIES];
@@ -254,9 +259,10 @@ static bool try_candidate(const char *path) {
     note("loaded %s (driver %d, header %d), %u of %u entries resolved", loaded_path,
          info.driver_version, CUDA_VERSION, info.entries_resolved, info.entries_total);
     finish(CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
-    if (pthread_atfork(NULL, NULL, fork_child) != 0) {
-        cushim__log(CUSHIM_LOG_WARN, "pthread_atfork failed: a forked child will not be told "
-                                     "that the driver cannot be used there");
+    static bool atfork_registered; /* once, though cushim_testing_reinit() may load again */
+    if (!atfork_registered) {
+        atfork_registered = pthread_atfork(NULL, NULL, fork_child) == 0;
+        atfork_failed = !atfork_registered;
     }
     return true;
 }
@@ -304,14 +310,62 @@ static void load(void) {
         if (saw_non_driver)
             finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND);
     }
-    cushim__log(CUSHIM_LOG_INFO, "%s", message);
     atomic_store_explicit(&loaded, info.status == CUSHIM_DRIVER_LOADED, memory_order_release);
 }
 
 static CUresult init_slow(void) {
-    pthread_once(&once, load);
-    if (init_result != CUDA_SUCCESS) cushim__set_error("%s", info.message);
-    return init_result;
+    bool did_load = false;
+    pthread_mutex_lock(&load_lock);
+    if (!attempted) {
+        load();
+        attempted = true;
+        did_load = true;
+    }
+    CUresult r = init_result;
+    pthread_mutex_unlock(&load_lock);
+    /* Logged outside load_lock: the log has a lock of its own, held across fork(), and taking
+     * it under load_lock would order the two locks both ways (ThreadSanitizer saw it). */
+    if (did_load) {
+        cushim__log(CUSHIM_LOG_INFO, "%s", message);
+        if (atfork_failed) {
+            cushim__log(CUSHIM_LOG_WARN, "pthread_atfork failed: a forked child will not be told "
+                                         "that the driver cannot be used there");
+        }
+    }
+    /* Every cushim function that fails for want of a driver fails in this call. */
+    if (r != CUDA_SUCCESS) cushim__set_error("cushim_init: %s", info.message);
+    return r;
+}
+
+/* Back to the state before the first cushim_init(): the tables to their lazy stubs, the status
+ * forgotten. The library stays open (it is never closed); a later load opens it again, or
+ * another. */
+CUSHIM_API CUresult cushim_testing_reinit(void) {
+    if (cushim__forked) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", __func__, cushim__forked_reason);
+    }
+    pthread_mutex_lock(&load_lock);
+    int live = atomic_load(&cushim__live_roots);
+    if (live != 0) {
+        pthread_mutex_unlock(&load_lock);
+        return cushim__fail(CUDA_ERROR_ILLEGAL_STATE,
+                            "%s: %d contexts or libraries of cushim are still alive, and they "
+                            "belong to the driver loaded now: release them first",
+                            __func__, live);
+    }
+    atomic_store_explicit(&loaded, false, memory_order_release);
+    for (int m = 0; m < 2; m++) memcpy(modes[m]->live, modes[m]->lazy, sizeof(cushim_driver_table));
+    memset(resolved, 0, sizeof resolved);
+    memset(&info, 0, sizeof info);
+    message[0] = '\0';
+    loaded_path[0] = '\0';
+    saw_non_driver = false;
+    init_result = CUDA_ERROR_NOT_INITIALIZED;
+    attempted = false;
+    atomic_fetch_add(&cushim__load_generation, 1);
+    pthread_mutex_unlock(&load_lock);
+    cushim__clear_error();
+    return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_init(void) {

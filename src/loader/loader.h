@@ -2,6 +2,8 @@
 #ifndef CUSHIM_LOADER_LOADER_H
 #define CUSHIM_LOADER_LOADER_H
 
+#include <stdatomic.h>
+
 #include "cushim.h"
 
 /* The table every layer calls through, in the translation unit's own default-stream mode: a
@@ -13,5 +15,12 @@
 #define cushim__table cushim__table_per_thread
 #endif
 extern cushim_driver_table cushim__table;
+
+/* Incremented each time cushim_testing_reinit() forgets the driver: a cache of what the driver
+ * said (the device limits) keeps the generation it was read in and is read again after. */
+extern atomic_uint cushim__load_generation;
+/* Contexts and libraries alive: cushim_testing_reinit() refuses while any is (every other
+ * object holds a context). */
+extern atomic_int cushim__live_roots;
 
 #endif

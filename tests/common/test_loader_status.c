@@ -74,8 +74,9 @@ int main(int argc, char **argv) {
           info->entries_resolved);
     CHECK(info->entries_total == CUSHIM_TABLE_ENTRIES, "entries_total %u", info->entries_total);
     CHECK(info->header_version == CUDA_VERSION, "header_version %d", info->header_version);
-    CHECK(strcmp(cushim_last_error(), info->message) == 0, "last error \"%s\" is not the status",
-          cushim_last_error());
+    CHECK(strncmp(cushim_last_error(), "cushim_init: ", 13) == 0 &&
+              strcmp(cushim_last_error() + 13, info->message) == 0,
+          "last error \"%s\" is not cushim_init's and the status", cushim_last_error());
     if (info->status == CUSHIM_DRIVER_NOT_FOUND) {
         CHECK(info->path == NULL, "path %s for a driver not found", info->path);
     } else {

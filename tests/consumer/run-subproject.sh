@@ -14,8 +14,17 @@ meson compile -C build >compile.log 2>&1 || { cat compile.log; exit 1; }
 ./build/consumer
 ./build/dropin
 if readelf -d build/dropin | grep -q libcuda; then echo "the drop-in consumer needs libcuda"; exit 1; fi
-# cushim's own tests were turned off from the parent.
-if meson test -C build --list 2>/dev/null | grep -q 'loader_'; then
-  echo "cushim's tests were built although the parent turned them off"; exit 1
+# A plain subproject brings the library and nothing else: the parent's own tests are all that
+# `meson test` lists, and its install holds no tool, test, example or mock of cushim's.
+tests=$(meson test -C build --list --no-rebuild 2>/dev/null)
+echo "the parent's meson test lists $(grep -c . <<<"$tests") tests: $(tr '\n' ' ' <<<"$tests")"
+if grep -v -E '^(cushim-consumer *[:/] *)?(consumer|dropin)$' <<<"$tests" | grep -q .; then
+  echo "cushim's own tests are in the parent's meson test"; exit 1
 fi
+meson install -C build --destdir "$work/stage" >install.log 2>&1 || { cat install.log; exit 1; }
+extra=$(cd "$work/stage" && find . -type f | grep -E 'cushim-info|cushim-bench|cushim-mock|/test_|examples' || true)
+[[ -z $extra ]] || { echo "the parent's install has cushim's tools or tests: $extra"; exit 1; }
+# Absolute paths are source files that regenerate the build, and name no target of it.
+targets=$(ninja -C build -t targets all | grep -v '^/' | grep -cE 'cushim-info|cushim-bench|test_|hello|mock' || true)
+[[ $targets -eq 0 ]] || { echo "the parent builds $targets of cushim's tool, test or mock targets"; exit 1; }
 echo "subproject consumer: ok"

@@ -293,7 +293,7 @@ static const char *const driverless[] = {
     "cushim_context_device",  "cushim_stream_retain",  "cushim_stream_same_queue",
     "cushim_stream_context",  "cushim_stream_raw",     "cushim_event_retain",
     "cushim_event_context",   "cushim_event_raw",      "cushim_module_retain",
-    "cushim_library_retain",  "cushim_function_raw",
+    "cushim_library_retain",  "cushim_function_raw",   "cushim_testing_reinit",
 };
 /* Swept in forked children by test_init_sweep. */
 static const char *const init_functions[] = {

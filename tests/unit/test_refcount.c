@@ -141,6 +141,37 @@ static void test_bad_handles_are_errors(void **state) {
     cushim_event_release(e);
 }
 
+/* cushim.h: the accessors answer NULL / CU_DEVICE_INVALID / false for a bad handle and set no
+ * error, and a success does not clear the last failure's sentence. */
+static void test_accessors_and_successes_leave_the_last_error(void **state) {
+    (void)state;
+    cushim_stream *s = NULL;
+    assert_ok(cushim_stream_create(&s, ctx, 0, 0));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_synchronize(NULL));
+    char before[256];
+    snprintf(before, sizeof before, "%s", cushim_last_error());
+    assert_non_null(strstr(before, "cushim_context_synchronize"));
+    void *wrong = s; /* a stream, passed where other kinds are expected */
+    assert_null(cushim_context_raw(NULL));
+    assert_null(cushim_context_raw(wrong));
+    assert_int_equal(cushim_context_device(NULL), CU_DEVICE_INVALID);
+    assert_int_equal(cushim_context_device(wrong), CU_DEVICE_INVALID);
+    assert_null(cushim_stream_context(NULL));
+    assert_null(cushim_event_context(wrong));
+    assert_null(cushim_event_raw(wrong));
+    assert_null(cushim_function_raw(wrong));
+    assert_false(cushim_stream_same_queue(s, NULL));
+    assert_string_equal(cushim_last_error(), before);
+    assert_ok(cushim_context_synchronize(ctx));
+    assert_ok(cushim_stream_synchronize(s));
+    assert_string_equal(cushim_last_error(), before);
+    /* The context from cushim_stream_context is borrowed: no reference is added. */
+    cushim_context *borrowed = cushim_stream_context(s);
+    assert_ptr_equal(borrowed, ctx);
+    cushim_stream_release(s);
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_n_retains_n_plus_1_releases_destroy_once, setup,
@@ -151,6 +182,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_primary_context_retained_and_released, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bad_handles_are_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_accessors_and_successes_leave_the_last_error, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,32 @@ static void test_query_not_ready_then_success(void **state) {
     cushim_stream_release(s);
 }
 
+/* cushim.h: NOT_READY from the queries and from elapsed time sets no cushim_last_error(). */
+static void test_not_ready_sets_no_error(void **state) {
+    (void)state;
+    cushim_stream *s = NULL;
+    cushim_event *a = NULL, *b = NULL;
+    assert_ok(cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0));
+    assert_ok(cushim_event_create(&a, ctx, 0));
+    assert_ok(cushim_event_create(&b, ctx, 0));
+    assert_ok(cushim_event_record(a, s));
+    launch_on(s);
+    assert_ok(cushim_event_record(b, s));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_query(NULL));
+    char before[256];
+    snprintf(before, sizeof before, "%s", cushim_last_error());
+    assert_non_null(strstr(before, "cushim_stream_query"));
+    float ms = -1.0f;
+    assert_cu(CUDA_ERROR_NOT_READY, cushim_stream_query(s));
+    assert_cu(CUDA_ERROR_NOT_READY, cushim_event_query(b));
+    assert_cu(CUDA_ERROR_NOT_READY, cushim_event_elapsed_ms(&ms, a, b));
+    assert_string_equal(cushim_last_error(), before);
+    assert_ok(cushim_stream_synchronize(s));
+    cushim_event_release(b);
+    cushim_event_release(a);
+    cushim_stream_release(s);
+}
+
 static void test_wait_event(void **state) {
     (void)state;
     cushim_stream *a = NULL, *b = NULL;
@@ -183,6 +209,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_query_not_ready_then_success, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wait_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_queue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_ready_sets_no_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elapsed_time_from_the_mock_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timing_disabled_event_is_refused_with_a_sentence,
                                         setup, teardown),

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A downstream project testing its own CUDA host code on cushim's installed mock driver. Builds
+# a cushim of its own from this source tree with the mock (so the outer build's options do not
+# matter), installs it into a staging dir (meson install --destdir), then builds
+# tests/consumer/mock-project against that install with Meson (pkg-config) and with CMake
+# (find_package), runs its tests through `meson test` and `ctest`, and prints their output.
+#   run-mock-consumer.sh CUSHIM_SOURCE_DIR [CMAKE]
+set -euo pipefail
+src=$1
+cmake=${2:-cmake}
+project=$src/tests/consumer/mock-project
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The project's test runners set these; nothing from the outer test may stand in for them.
+unset CUSHIM_DRIVER CUSHIM_MOCK_KERNELS LD_LIBRARY_PATH
+quiet() { # quiet LOG COMMAND...: runs COMMAND, shows its log only when it fails
+  local log=$work/$1
+  shift
+  "$@" >"$log" 2>&1 || { tail -n 60 "$log"; echo "failed: $*"; exit 1; }
+}
+
+prefix=/opt/cushim
+quiet cushim-setup.log meson setup "$work/cushim" "$src" --prefix="$prefix" --libdir=lib \
+  -Dmock=true -Dtests=disabled -Dexamples=false -Dtools=false
+quiet cushim-build.log meson compile -C "$work/cushim" -j 2
+quiet cushim-install.log meson install -C "$work/cushim" --destdir "$work/stage" --no-rebuild
+root=$work/stage$prefix
+
+# The .pc files name the prefix; the staged copy lies under $root, hence --define-variable.
+export PKG_CONFIG_PATH=$root/lib/pkgconfig
+pc=(pkg-config --define-variable=prefix="$root")
+driver=$("${pc[@]}" --variable=driver cushim-mock)
+[[ $driver == "$root"/* && -f $driver ]] || { echo "cushim-mock's driver is $driver"; exit 1; }
+echo "pkg-config cushim-mock: driver=$driver"
+
+# The project's test links libcushim (the drop-in's cuda.h brought it) and neither it nor its
+# kernel library needs libcuda.
+check_needed() { # check_needed TEST KERNEL_LIBRARY
+  local f needed
+  for f in "$@"; do
+    needed=$(readelf -d "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
+    echo "$(basename "$f"): NEEDED ${needed:-nothing}"
+    if grep -q 'libcuda' <<<"$needed"; then echo "$f needs libcuda"; exit 1; fi
+  done
+  grep -q 'libcushim.so.0' <<<"$(readelf -d "$1")" || { echo "$1 does not link libcushim"; exit 1; }
+}
+# The test's own output, from a runner's log (ctest -V puts "1: " before each line): its TAP
+# lines, the mock it ran on, and all five tests passed.
+tap() {
+  local out
+  out=$(grep -E '^([0-9]+: )?(ok|not ok|1\.\.|# )' "$1" | sed -E 's/^[0-9]+: //')
+  echo "$out"
+  grep -qxF "# mock driver: $driver" <<<"$out" || { echo "the test did not run on $driver"; exit 1; }
+  [[ $(grep -cE '^ok [0-9]+ - ' <<<"$out") -eq 5 ]] || { echo "not every test passed"; exit 1; }
+}
+
+echo "== Meson $(meson --version), cushim-cuda and cushim-mock through pkg-config"
+# Meson's pkg-config gets the same --define-variable through a native file.
+printf '[binaries]\npkgconfig = [%s]\n' "$(printf "'%s', " "${pc[@]}")" >"$work/native.ini"
+quiet meson-setup.log meson setup "$work/meson" "$project" --native-file "$work/native.ini"
+quiet meson-build.log meson compile -C "$work/meson" -j 2
+check_needed "$work/meson/test_vecscale" "$work/meson/libvecscale-mock-kernels.so"
+meson test -C "$work/meson" --no-rebuild >"$work/meson-test.log" 2>&1 ||
+  { cat "$work/meson-test.log" "$work/meson/meson-logs/testlog.txt"; exit 1; }
+tap "$work/meson/meson-logs/testlog.txt"
+
+echo "== $("$cmake" --version | head -n 1), find_package(cushim CONFIG REQUIRED COMPONENTS cuda mock)"
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+quiet cmake-setup.log "$cmake" -S "$project" -B "$work/cmake" "${generator[@]}" \
+  -DCMAKE_PREFIX_PATH="$root" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+found=$(sed -n 's/^cushim_DIR:PATH=//p' "$work/cmake/CMakeCache.txt")
+[[ $found == "$root"/* ]] || { echo "found cushim in $found, not in $root"; exit 1; }
+quiet cmake-build.log "$cmake" --build "$work/cmake" -j 2
+check_needed "$work/cmake/test_vecscale" "$work/cmake/libvecscale_mock_kernels.so"
+ctest=$(dirname "$cmake")/ctest
+[[ -x $ctest ]] || ctest=ctest
+(cd "$work/cmake" && "$ctest" -V) >"$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; exit 1; }
+tap "$work/ctest.log"
+echo "mock consumer: ok"
