@@ -21,13 +21,14 @@
 
 #include "testutil.h"
 
+/* Two hidden helpers of the library, cushim__block_cache_drain and cushim__clear_error, from its
+ * own headers: reachable here because this program links the static archive. */
+#include "api/alloc.h"
+#include "loader/diag.h"
+
 #ifndef CUSHIM_HEADER
 #error "CUSHIM_HEADER: the path of include/cushim.h, from meson"
 #endif
-
-/* Hidden in the library; reachable here because this program links the static archive. */
-void cushim__block_cache_drain(void);
-void cushim__clear_error(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Allocation faults                                                                          */

@@ -3,7 +3,7 @@
  * and never hangs or crashes; a child of a process that had not initialised uses the driver
  * normally. Each child runs under alarm(), so a hang fails the test instead of stalling it. */
 #include "testutil.h"
-#include "../fork_util.h"
+#include "fork_util.h"
 
 static const char ptx[] = ".version 6.0\n.target sm_70\n.address_size 64\n\n"
                           ".visible .entry cushim_empty(\n)\n{\n    ret;\n}\n";

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cushim.h"
-#include "../assert_cu.h"
+#include "assert_cu.h"
 
 #ifndef PTX_DIR
 #error "PTX_DIR must name the directory of the PTX kernels"

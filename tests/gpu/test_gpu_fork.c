@@ -3,7 +3,7 @@
  * CUDA_ERROR_NOT_INITIALIZED with a sentence from cushim (it never touches the driver state it
  * inherited), within a time limit, and the parent goes on launching. Skips (77) without a GPU. */
 #include "gpu_util.h"
-#include "../fork_util.h"
+#include "fork_util.h"
 
 /* Launches cushim_empty on a new stream of ctx and waits for it. */
 static CUresult launch_once(cushim_context *ctx, cushim_function *f) {

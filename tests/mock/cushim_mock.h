@@ -26,7 +26,7 @@ typedef enum cushim_mock_kind {
     CUSHIM_MOCK_EVENT,
     CUSHIM_MOCK_MODULE,
     CUSHIM_MOCK_LIBRARY,
-    CUSHIM_MOCK_MEMORY, /* cuMemAlloc allocations */
+    CUSHIM_MOCK_MEMORY,     /* cuMemAlloc allocations */
     CUSHIM_MOCK_GRAPH,      /* graphs: ended captures, until cuGraphDestroy */
     CUSHIM_MOCK_GRAPH_EXEC, /* graph executables */
     CUSHIM_MOCK_KIND_COUNT
@@ -50,7 +50,7 @@ typedef struct cushim_mock_launch {
     char kernel[64];
     unsigned grid[3], block[3];
     unsigned shared_mem_bytes;
-    CUstream stream; /* as passed: NULL for the default stream */
+    CUstream stream;   /* as passed: NULL for the default stream */
     CUcontext context; /* the context current at the launch */
     bool cooperative;
     /* Execution: cuLaunchKernelEx's attributes (the first 8, as passed), and the kernel's
@@ -66,8 +66,8 @@ typedef struct cushim_mock_kernel_args {
     const char *kernel; /* the kernel's name */
     unsigned grid[3], block[3];
     unsigned shared_mem_bytes;
-    CUstream stream; /* as the program passed it */
-    void **params;   /* as cuLaunchKernel's kernelParams: params[i] points to argument i */
+    CUstream stream;      /* as the program passed it */
+    void **params;        /* as cuLaunchKernel's kernelParams: params[i] points to argument i */
     unsigned param_count; /* from the image; 0 where it does not say */
 } cushim_mock_kernel_args;
 

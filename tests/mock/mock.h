@@ -40,97 +40,97 @@
 /* Every entry the mock implements: the C name's suffix (mock_<fn>), the base name that
  * cuGetProcAddress takes, the release whose ABI the mock implements (the lowest version that
  * gets it), and the cudaTypedefs.h type of that ABI. A base name with two ABIs has two rows. */
-#define MOCK_ENTRIES(X)                                                                           \
-    X(cuInit, "cuInit", 2000, PFN_cuInit_v2000)                                                   \
-    X(cuDriverGetVersion, "cuDriverGetVersion", 2020, PFN_cuDriverGetVersion_v2020)               \
-    X(cuGetProcAddress, "cuGetProcAddress", 12000, PFN_cuGetProcAddress_v12000)                   \
-    X(cuGetErrorName, "cuGetErrorName", 6000, PFN_cuGetErrorName_v6000)                           \
-    X(cuGetErrorString, "cuGetErrorString", 6000, PFN_cuGetErrorString_v6000)                     \
-    X(cuDeviceGet, "cuDeviceGet", 2000, PFN_cuDeviceGet_v2000)                                    \
-    X(cuDeviceGetCount, "cuDeviceGetCount", 2000, PFN_cuDeviceGetCount_v2000)                     \
-    X(cuDeviceGetName, "cuDeviceGetName", 2000, PFN_cuDeviceGetName_v2000)                        \
-    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000, PFN_cuDeviceGetAttribute_v2000)         \
-    X(cuDeviceTotalMem, "cuDeviceTotalMem", 3020, PFN_cuDeviceTotalMem_v3020)                     \
-    X(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", 4010, PFN_cuDeviceGetPCIBusId_v4010)            \
-    X(cuDeviceGetByPCIBusId, "cuDeviceGetByPCIBusId", 4010, PFN_cuDeviceGetByPCIBusId_v4010)      \
-    X(cuDeviceGetUuid, "cuDeviceGetUuid", 11040, PFN_cuDeviceGetUuid_v11040)                      \
-    X(cuDeviceComputeCapability, "cuDeviceComputeCapability", 2000,                               \
-      PFN_cuDeviceComputeCapability_v2000)                                                        \
-    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000,                                 \
-      PFN_cuDevicePrimaryCtxRetain_v7000)                                                         \
-    X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000,                              \
-      PFN_cuDevicePrimaryCtxRelease_v11000)                                                       \
-    X(cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState", 7000,                             \
-      PFN_cuDevicePrimaryCtxGetState_v7000)                                                       \
-    X(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags", 11000,                            \
-      PFN_cuDevicePrimaryCtxSetFlags_v11000)                                                      \
-    X(cuCtxCreate, "cuCtxCreate", 12050, PFN_cuCtxCreate_v12050)                                  \
-    X(cuCtxDestroy, "cuCtxDestroy", 4000, PFN_cuCtxDestroy_v4000)                                 \
-    X(cuCtxGetCurrent, "cuCtxGetCurrent", 4000, PFN_cuCtxGetCurrent_v4000)                        \
-    X(cuCtxSetCurrent, "cuCtxSetCurrent", 4000, PFN_cuCtxSetCurrent_v4000)                        \
-    X(cuCtxPushCurrent, "cuCtxPushCurrent", 4000, PFN_cuCtxPushCurrent_v4000)                     \
-    X(cuCtxPopCurrent, "cuCtxPopCurrent", 4000, PFN_cuCtxPopCurrent_v4000)                        \
-    X(cuCtxGetDevice, "cuCtxGetDevice", 2000, PFN_cuCtxGetDevice_v2000)                           \
-    X(cuCtxGetDevice_v2, "cuCtxGetDevice", 13000, PFN_cuCtxGetDevice_v13000)                      \
-    X(cuCtxSynchronize, "cuCtxSynchronize", 2000, PFN_cuCtxSynchronize_v2000)                     \
-    X(cuCtxSynchronize_v2, "cuCtxSynchronize", 13000, PFN_cuCtxSynchronize_v13000)                \
-    X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", 5050,                           \
-      PFN_cuCtxGetStreamPriorityRange_v5050)                                                      \
-    X(cuCtxGetApiVersion, "cuCtxGetApiVersion", 3020, PFN_cuCtxGetApiVersion_v3020)               \
-    X(cuCtxGetId, "cuCtxGetId", 12000, PFN_cuCtxGetId_v12000)                                     \
-    X(cuCtxGetFlags, "cuCtxGetFlags", 7000, PFN_cuCtxGetFlags_v7000)                              \
-    X(cuStreamCreate, "cuStreamCreate", 2000, PFN_cuStreamCreate_v2000)                           \
-    X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 5050,                             \
-      PFN_cuStreamCreateWithPriority_v5050)                                                       \
-    X(cuStreamDestroy, "cuStreamDestroy", 4000, PFN_cuStreamDestroy_v4000)                        \
-    X(cuStreamQuery, "cuStreamQuery", 2000, PFN_cuStreamQuery_v2000)                              \
-    X(cuStreamSynchronize, "cuStreamSynchronize", 2000, PFN_cuStreamSynchronize_v2000)            \
-    X(cuStreamWaitEvent, "cuStreamWaitEvent", 3020, PFN_cuStreamWaitEvent_v3020)                  \
-    X(cuStreamGetCtx, "cuStreamGetCtx", 9020, PFN_cuStreamGetCtx_v9020)                           \
-    X(cuStreamGetCtx_v2, "cuStreamGetCtx", 12050, PFN_cuStreamGetCtx_v12050)                      \
-    X(cuStreamGetPriority, "cuStreamGetPriority", 5050, PFN_cuStreamGetPriority_v5050)            \
-    X(cuStreamGetFlags, "cuStreamGetFlags", 5050, PFN_cuStreamGetFlags_v5050)                     \
-    X(cuStreamGetId, "cuStreamGetId", 12000, PFN_cuStreamGetId_v12000)                            \
-    X(cuStreamGetDevice, "cuStreamGetDevice", 12080, PFN_cuStreamGetDevice_v12080)                \
-    X(cuEventCreate, "cuEventCreate", 2000, PFN_cuEventCreate_v2000)                              \
-    X(cuEventDestroy, "cuEventDestroy", 4000, PFN_cuEventDestroy_v4000)                           \
-    X(cuEventRecord, "cuEventRecord", 2000, PFN_cuEventRecord_v2000)                              \
-    X(cuEventRecordWithFlags, "cuEventRecordWithFlags", 11010, PFN_cuEventRecordWithFlags_v11010) \
-    X(cuEventQuery, "cuEventQuery", 2000, PFN_cuEventQuery_v2000)                                 \
-    X(cuEventSynchronize, "cuEventSynchronize", 2000, PFN_cuEventSynchronize_v2000)               \
-    X(cuEventElapsedTime, "cuEventElapsedTime", 12080, PFN_cuEventElapsedTime_v12080)             \
-    X(cuModuleLoad, "cuModuleLoad", 2000, PFN_cuModuleLoad_v2000)                                 \
-    X(cuModuleLoadData, "cuModuleLoadData", 2000, PFN_cuModuleLoadData_v2000)                     \
-    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, PFN_cuModuleLoadDataEx_v2010)               \
-    X(cuModuleUnload, "cuModuleUnload", 2000, PFN_cuModuleUnload_v2000)                           \
-    X(cuModuleGetFunction, "cuModuleGetFunction", 2000, PFN_cuModuleGetFunction_v2000)            \
-    X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)               \
-    X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)               \
-    X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                            \
-    X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                      \
-    X(cuLibraryLoadData, "cuLibraryLoadData", 12000, PFN_cuLibraryLoadData_v12000)                \
-    X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, PFN_cuLibraryLoadFromFile_v12000)    \
-    X(cuLibraryUnload, "cuLibraryUnload", 12000, PFN_cuLibraryUnload_v12000)                      \
-    X(cuLibraryGetKernel, "cuLibraryGetKernel", 12000, PFN_cuLibraryGetKernel_v12000)             \
-    X(cuKernelGetFunction, "cuKernelGetFunction", 12000, PFN_cuKernelGetFunction_v12000)          \
-    X(cuKernelGetAttribute, "cuKernelGetAttribute", 12000, PFN_cuKernelGetAttribute_v12000)       \
-    X(cuKernelSetAttribute, "cuKernelSetAttribute", 12000, PFN_cuKernelSetAttribute_v12000)       \
-    X(cuKernelGetName, "cuKernelGetName", 12030, PFN_cuKernelGetName_v12030)                      \
-    X(cuKernelGetLibrary, "cuKernelGetLibrary", 12050, PFN_cuKernelGetLibrary_v12050)             \
-    X(cuLaunchKernel, "cuLaunchKernel", 4000, PFN_cuLaunchKernel_v4000)                           \
-    X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000,                               \
-      PFN_cuLaunchCooperativeKernel_v9000)                                                        \
-    X(cuLaunchKernelEx, "cuLaunchKernelEx", 11060, PFN_cuLaunchKernelEx_v11060)                   \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", \
-      6050, PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050)                                \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,                                       \
-      "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,                               \
-      PFN_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000)                             \
-    X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", 6050,                 \
-      PFN_cuOccupancyMaxPotentialBlockSize_v6050)                                                 \
-    X(cuOccupancyMaxPotentialBlockSizeWithFlags, "cuOccupancyMaxPotentialBlockSizeWithFlags",     \
-      7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)                                \
-    MOCK_EXEC_ENTRIES(X)                                                                          \
+#define MOCK_ENTRIES(X)                                                                            \
+    X(cuInit, "cuInit", 2000, PFN_cuInit_v2000)                                                    \
+    X(cuDriverGetVersion, "cuDriverGetVersion", 2020, PFN_cuDriverGetVersion_v2020)                \
+    X(cuGetProcAddress, "cuGetProcAddress", 12000, PFN_cuGetProcAddress_v12000)                    \
+    X(cuGetErrorName, "cuGetErrorName", 6000, PFN_cuGetErrorName_v6000)                            \
+    X(cuGetErrorString, "cuGetErrorString", 6000, PFN_cuGetErrorString_v6000)                      \
+    X(cuDeviceGet, "cuDeviceGet", 2000, PFN_cuDeviceGet_v2000)                                     \
+    X(cuDeviceGetCount, "cuDeviceGetCount", 2000, PFN_cuDeviceGetCount_v2000)                      \
+    X(cuDeviceGetName, "cuDeviceGetName", 2000, PFN_cuDeviceGetName_v2000)                         \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000, PFN_cuDeviceGetAttribute_v2000)          \
+    X(cuDeviceTotalMem, "cuDeviceTotalMem", 3020, PFN_cuDeviceTotalMem_v3020)                      \
+    X(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", 4010, PFN_cuDeviceGetPCIBusId_v4010)             \
+    X(cuDeviceGetByPCIBusId, "cuDeviceGetByPCIBusId", 4010, PFN_cuDeviceGetByPCIBusId_v4010)       \
+    X(cuDeviceGetUuid, "cuDeviceGetUuid", 11040, PFN_cuDeviceGetUuid_v11040)                       \
+    X(cuDeviceComputeCapability, "cuDeviceComputeCapability", 2000,                                \
+      PFN_cuDeviceComputeCapability_v2000)                                                         \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000,                                  \
+      PFN_cuDevicePrimaryCtxRetain_v7000)                                                          \
+    X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000,                               \
+      PFN_cuDevicePrimaryCtxRelease_v11000)                                                        \
+    X(cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState", 7000,                              \
+      PFN_cuDevicePrimaryCtxGetState_v7000)                                                        \
+    X(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags", 11000,                             \
+      PFN_cuDevicePrimaryCtxSetFlags_v11000)                                                       \
+    X(cuCtxCreate, "cuCtxCreate", 12050, PFN_cuCtxCreate_v12050)                                   \
+    X(cuCtxDestroy, "cuCtxDestroy", 4000, PFN_cuCtxDestroy_v4000)                                  \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent", 4000, PFN_cuCtxGetCurrent_v4000)                         \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", 4000, PFN_cuCtxSetCurrent_v4000)                         \
+    X(cuCtxPushCurrent, "cuCtxPushCurrent", 4000, PFN_cuCtxPushCurrent_v4000)                      \
+    X(cuCtxPopCurrent, "cuCtxPopCurrent", 4000, PFN_cuCtxPopCurrent_v4000)                         \
+    X(cuCtxGetDevice, "cuCtxGetDevice", 2000, PFN_cuCtxGetDevice_v2000)                            \
+    X(cuCtxGetDevice_v2, "cuCtxGetDevice", 13000, PFN_cuCtxGetDevice_v13000)                       \
+    X(cuCtxSynchronize, "cuCtxSynchronize", 2000, PFN_cuCtxSynchronize_v2000)                      \
+    X(cuCtxSynchronize_v2, "cuCtxSynchronize", 13000, PFN_cuCtxSynchronize_v13000)                 \
+    X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", 5050,                            \
+      PFN_cuCtxGetStreamPriorityRange_v5050)                                                       \
+    X(cuCtxGetApiVersion, "cuCtxGetApiVersion", 3020, PFN_cuCtxGetApiVersion_v3020)                \
+    X(cuCtxGetId, "cuCtxGetId", 12000, PFN_cuCtxGetId_v12000)                                      \
+    X(cuCtxGetFlags, "cuCtxGetFlags", 7000, PFN_cuCtxGetFlags_v7000)                               \
+    X(cuStreamCreate, "cuStreamCreate", 2000, PFN_cuStreamCreate_v2000)                            \
+    X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 5050,                              \
+      PFN_cuStreamCreateWithPriority_v5050)                                                        \
+    X(cuStreamDestroy, "cuStreamDestroy", 4000, PFN_cuStreamDestroy_v4000)                         \
+    X(cuStreamQuery, "cuStreamQuery", 2000, PFN_cuStreamQuery_v2000)                               \
+    X(cuStreamSynchronize, "cuStreamSynchronize", 2000, PFN_cuStreamSynchronize_v2000)             \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", 3020, PFN_cuStreamWaitEvent_v3020)                   \
+    X(cuStreamGetCtx, "cuStreamGetCtx", 9020, PFN_cuStreamGetCtx_v9020)                            \
+    X(cuStreamGetCtx_v2, "cuStreamGetCtx", 12050, PFN_cuStreamGetCtx_v12050)                       \
+    X(cuStreamGetPriority, "cuStreamGetPriority", 5050, PFN_cuStreamGetPriority_v5050)             \
+    X(cuStreamGetFlags, "cuStreamGetFlags", 5050, PFN_cuStreamGetFlags_v5050)                      \
+    X(cuStreamGetId, "cuStreamGetId", 12000, PFN_cuStreamGetId_v12000)                             \
+    X(cuStreamGetDevice, "cuStreamGetDevice", 12080, PFN_cuStreamGetDevice_v12080)                 \
+    X(cuEventCreate, "cuEventCreate", 2000, PFN_cuEventCreate_v2000)                               \
+    X(cuEventDestroy, "cuEventDestroy", 4000, PFN_cuEventDestroy_v4000)                            \
+    X(cuEventRecord, "cuEventRecord", 2000, PFN_cuEventRecord_v2000)                               \
+    X(cuEventRecordWithFlags, "cuEventRecordWithFlags", 11010, PFN_cuEventRecordWithFlags_v11010)  \
+    X(cuEventQuery, "cuEventQuery", 2000, PFN_cuEventQuery_v2000)                                  \
+    X(cuEventSynchronize, "cuEventSynchronize", 2000, PFN_cuEventSynchronize_v2000)                \
+    X(cuEventElapsedTime, "cuEventElapsedTime", 12080, PFN_cuEventElapsedTime_v12080)              \
+    X(cuModuleLoad, "cuModuleLoad", 2000, PFN_cuModuleLoad_v2000)                                  \
+    X(cuModuleLoadData, "cuModuleLoadData", 2000, PFN_cuModuleLoadData_v2000)                      \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, PFN_cuModuleLoadDataEx_v2010)                \
+    X(cuModuleUnload, "cuModuleUnload", 2000, PFN_cuModuleUnload_v2000)                            \
+    X(cuModuleGetFunction, "cuModuleGetFunction", 2000, PFN_cuModuleGetFunction_v2000)             \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)                \
+    X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)                \
+    X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                             \
+    X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                       \
+    X(cuLibraryLoadData, "cuLibraryLoadData", 12000, PFN_cuLibraryLoadData_v12000)                 \
+    X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, PFN_cuLibraryLoadFromFile_v12000)     \
+    X(cuLibraryUnload, "cuLibraryUnload", 12000, PFN_cuLibraryUnload_v12000)                       \
+    X(cuLibraryGetKernel, "cuLibraryGetKernel", 12000, PFN_cuLibraryGetKernel_v12000)              \
+    X(cuKernelGetFunction, "cuKernelGetFunction", 12000, PFN_cuKernelGetFunction_v12000)           \
+    X(cuKernelGetAttribute, "cuKernelGetAttribute", 12000, PFN_cuKernelGetAttribute_v12000)        \
+    X(cuKernelSetAttribute, "cuKernelSetAttribute", 12000, PFN_cuKernelSetAttribute_v12000)        \
+    X(cuKernelGetName, "cuKernelGetName", 12030, PFN_cuKernelGetName_v12030)                       \
+    X(cuKernelGetLibrary, "cuKernelGetLibrary", 12050, PFN_cuKernelGetLibrary_v12050)              \
+    X(cuLaunchKernel, "cuLaunchKernel", 4000, PFN_cuLaunchKernel_v4000)                            \
+    X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000,                                \
+      PFN_cuLaunchCooperativeKernel_v9000)                                                         \
+    X(cuLaunchKernelEx, "cuLaunchKernelEx", 11060, PFN_cuLaunchKernelEx_v11060)                    \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",  \
+      6050, PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050)                                 \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,                                        \
+      "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,                                \
+      PFN_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000)                              \
+    X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", 6050,                  \
+      PFN_cuOccupancyMaxPotentialBlockSize_v6050)                                                  \
+    X(cuOccupancyMaxPotentialBlockSizeWithFlags, "cuOccupancyMaxPotentialBlockSizeWithFlags",      \
+      7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)                                   \
+    MOCK_EXEC_ENTRIES(X)                                                                           \
     MOCK_MEMORY_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
@@ -177,9 +177,9 @@ struct CUstream_st {
     unsigned long long id;
     unsigned long long submitted, completed;
     mock_queue q;
-    mock_capture *cap;    /* the capture this stream takes part in, NULL for none */
-    size_t cap_tail;      /* nodes of the capture's graph when this stream last added one */
-    bool cap_unjoined;    /* a joined stream with nodes its origin has not waited for */
+    mock_capture *cap; /* the capture this stream takes part in, NULL for none */
+    size_t cap_tail;   /* nodes of the capture's graph when this stream last added one */
+    bool cap_unjoined; /* a joined stream with nodes its origin has not waited for */
 };
 
 struct CUctx_st {
@@ -190,20 +190,20 @@ struct CUctx_st {
     bool active; /* a created context while alive; a primary while its refcount is > 0 */
     int refcount;
     unsigned long long id;
-    mock_obj children;                  /* sentinel of the list of live children */
-    struct CUstream_st default_stream;  /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+    mock_obj children;                 /* sentinel of the list of live children */
+    struct CUstream_st default_stream; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
 };
 
 struct CUevent_st {
     mock_obj h;
     unsigned flags;
     bool recorded;
-    unsigned long long stamp;   /* the mock clock at the last record, in microseconds */
-    struct CUstream_st *stream; /* where it was last recorded */
-    unsigned long long seq;     /* the work of that stream it waits for */
-    unsigned long long cap_id;  /* the capture it was last recorded in, 0 for none */
+    unsigned long long stamp;       /* the mock clock at the last record, in microseconds */
+    struct CUstream_st *stream;     /* where it was last recorded */
+    unsigned long long seq;         /* the work of that stream it waits for */
+    unsigned long long cap_id;      /* the capture it was last recorded in, 0 for none */
     struct CUstream_st *cap_stream; /* the stream of that record */
-    size_t cap_tail;            /* the capture's node count at that record */
+    size_t cap_tail;                /* the capture's node count at that record */
 };
 
 struct CUgraph_st {
@@ -327,7 +327,8 @@ typedef struct mock_state {
     size_t nhost_kernels, caphost_kernels;
 } mock_state;
 
-extern mock_state mock__s;
+/* The one driver state of the process (defined in mock_core.c). */
+extern mock_state mock__state;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers (mock_core.c), all called with the lock held unless said otherwise                 */
@@ -353,15 +354,15 @@ CUresult mock__enter(mock_entry id, bool anytime);
 /* Releases the lock and returns r. */
 CUresult mock__leave(CUresult r);
 
-#define MOCK_ENTER(id)                                                                            \
-    do {                                                                                          \
-        CUresult mock_enter_r_ = mock__enter(MOCK_E_##id, false);                                 \
-        if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                  \
+#define MOCK_ENTER(id)                                                                             \
+    do {                                                                                           \
+        CUresult mock_enter_r_ = mock__enter(MOCK_E_##id, false);                                  \
+        if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                   \
     } while (0)
-#define MOCK_ENTER_ANYTIME(id)                                                                    \
-    do {                                                                                          \
-        CUresult mock_enter_r_ = mock__enter(MOCK_E_##id, true);                                  \
-        if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                  \
+#define MOCK_ENTER_ANYTIME(id)                                                                     \
+    do {                                                                                           \
+        CUresult mock_enter_r_ = mock__enter(MOCK_E_##id, true);                                   \
+        if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                   \
     } while (0)
 
 /* Prints "cushim mock: <entry>: <message>" on stderr and aborts. */

@@ -8,13 +8,11 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 static _Thread_local CUstreamCaptureMode tl_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 static mock_capture *find_capture(unsigned long long id) {
-    for (size_t i = 0; id != 0 && i < S.ncaptures; i++) {
-        if (S.captures[i]->id == id) return S.captures[i];
+    for (size_t i = 0; id != 0 && i < mock__state.ncaptures; i++) {
+        if (mock__state.captures[i]->id == id) return mock__state.captures[i];
     }
     return NULL;
 }
@@ -40,9 +38,9 @@ static void end(mock_capture *c) {
         c->members[i]->cap_tail = 0;
         c->members[i]->cap_unjoined = false;
     }
-    for (size_t i = 0; i < S.ncaptures; i++) {
-        if (S.captures[i] == c) {
-            S.captures[i] = S.captures[--S.ncaptures];
+    for (size_t i = 0; i < mock__state.ncaptures; i++) {
+        if (mock__state.captures[i] == c) {
+            mock__state.captures[i] = mock__state.captures[--mock__state.ncaptures];
             break;
         }
     }
@@ -50,8 +48,8 @@ static void end(mock_capture *c) {
     free(c);
 }
 
-bool mock__capture_append(mock_capture *c, struct CUstream_st *s, mock_node_kind kind,
-                          mock_work *w, struct CUevent_st *e) {
+bool mock__capture_append(mock_capture *c, struct CUstream_st *s, mock_node_kind kind, mock_work *w,
+                          struct CUevent_st *e) {
     if (!mock__nodes_add(&c->graph->nodes, kind, w, e)) return false;
     s->cap_tail = c->graph->nodes.n;
     if (s != c->origin) s->cap_unjoined = true;
@@ -64,8 +62,8 @@ void mock__capture_invalidate(struct CUstream_st *s) {
 
 bool mock__capture_blocks_ctx_sync(struct CUctx_st *ctx) {
     bool blocked = false;
-    for (size_t i = 0; i < S.ncaptures; i++) {
-        mock_capture *c = S.captures[i];
+    for (size_t i = 0; i < mock__state.ncaptures; i++) {
+        mock_capture *c = mock__state.captures[i];
         if (mock__stream_ctx(c->origin) != ctx || c->mode == CU_STREAM_CAPTURE_MODE_RELAXED) {
             continue;
         }
@@ -130,14 +128,14 @@ CUresult mock__capture_wait(struct CUstream_st *s, struct CUevent_st *e, unsigne
 }
 
 void mock__exec_reset(void) {
-    for (size_t i = 0; i < S.ncaptures; i++) {
-        free(S.captures[i]->members); /* the streams were forgotten by the reset */
-        free(S.captures[i]);
+    for (size_t i = 0; i < mock__state.ncaptures; i++) {
+        free(mock__state.captures[i]->members); /* the streams were forgotten by the reset */
+        free(mock__state.captures[i]);
     }
-    free(S.captures);
-    S.captures = NULL;
-    S.ncaptures = S.capcaptures = 0;
-    S.jit_fail_armed = false;
+    free(mock__state.captures);
+    mock__state.captures = NULL;
+    mock__state.ncaptures = mock__state.capcaptures = 0;
+    mock__state.jit_fail_armed = false;
     mock__kernels_reset();
 }
 
@@ -163,9 +161,10 @@ CUresult CUDAAPI mock_cuStreamBeginCapture(CUstream hs, CUstreamCaptureMode mode
     if (s->cap != NULL) return mock__leave(CUDA_ERROR_ILLEGAL_STATE);
     mock_capture *c = calloc(1, sizeof *c);
     struct CUgraph_st *g = c ? mock__new(sizeof *g, CUSHIM_MOCK_GRAPH, mock__stream_ctx(s)) : NULL;
-    if (g != NULL) S.live[CUSHIM_MOCK_GRAPH]++;
+    if (g != NULL) mock__state.live[CUSHIM_MOCK_GRAPH]++;
     if (g == NULL ||
-        !mock__grow(&S.captures, &S.capcaptures, S.ncaptures + 1, sizeof *S.captures) ||
+        !mock__grow(&mock__state.captures, &mock__state.capcaptures, mock__state.ncaptures + 1,
+                    sizeof *mock__state.captures) ||
         !add_member(c, s)) {
         if (g != NULL) mock__kill(&g->h);
         if (c != NULL) free(c->members);
@@ -173,12 +172,12 @@ CUresult CUDAAPI mock_cuStreamBeginCapture(CUstream hs, CUstreamCaptureMode mode
         s->cap = NULL;
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
-    c->id = ++S.next_capture_id;
+    c->id = ++mock__state.next_capture_id;
     c->graph = g;
     c->origin = s;
     c->mode = mode;
     c->thread = pthread_self();
-    S.captures[S.ncaptures++] = c;
+    mock__state.captures[mock__state.ncaptures++] = c;
     s->cap_tail = 0;
     return mock__leave(CUDA_SUCCESS);
 }
@@ -228,7 +227,7 @@ CUresult CUDAAPI mock_cuStreamIsCapturing(CUstream hs, CUstreamCaptureStatus *st
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuStreamIsCapturing", &s);
     if (r == CUDA_SUCCESS) {
-        *status = s->cap == NULL         ? CU_STREAM_CAPTURE_STATUS_NONE
+        *status = s->cap == NULL        ? CU_STREAM_CAPTURE_STATUS_NONE
                   : s->cap->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                         : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     }
@@ -243,7 +242,7 @@ static CUresult capture_info(const char *entry, CUstream hs, CUstreamCaptureStat
     CUresult r = mock__stream(hs, entry, &s);
     if (r != CUDA_SUCCESS) return r;
     mock_capture *c = s->cap;
-    *status = c == NULL         ? CU_STREAM_CAPTURE_STATUS_NONE
+    *status = c == NULL        ? CU_STREAM_CAPTURE_STATUS_NONE
               : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                : CU_STREAM_CAPTURE_STATUS_ACTIVE;
     if (c == NULL) return CUDA_SUCCESS;

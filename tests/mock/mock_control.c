@@ -6,8 +6,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* The table                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
@@ -17,8 +15,8 @@
 const mock_row mock__rows[MOCK_ENTRY_COUNT] = {MOCK_ENTRIES(MOCK_ROW_)};
 
 /* The mock's ABI of each entry is the one cudaTypedefs.h names for its version. */
-#define MOCK_CHECK_(fn, base, ver, pfn)                                                           \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&mock_##fn), pfn),                     \
+#define MOCK_CHECK_(fn, base, ver, pfn)                                                            \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&mock_##fn), pfn),                      \
                    "mock_" #fn " does not have the ABI of " #pfn);
 MOCK_ENTRIES(MOCK_CHECK_)
 
@@ -27,20 +25,22 @@ MOCK_ENTRIES(MOCK_CHECK_)
 /* ------------------------------------------------------------------------------------------ */
 
 static mock_lookup *lookup_record(const char *name) {
-    for (size_t i = 0; i < S.nlookups; i++) {
-        if (strcmp(S.lookups[i].name, name) == 0) return &S.lookups[i];
+    for (size_t i = 0; i < mock__state.nlookups; i++) {
+        if (strcmp(mock__state.lookups[i].name, name) == 0) return &mock__state.lookups[i];
     }
-    if (!mock__grow(&S.lookups, &S.caplookups, S.nlookups + 1, sizeof *S.lookups)) return NULL;
+    if (!mock__grow(&mock__state.lookups, &mock__state.caplookups, mock__state.nlookups + 1,
+                    sizeof *mock__state.lookups))
+        return NULL;
     char *copy = malloc(strlen(name) + 1);
     if (copy == NULL) return NULL;
     strcpy(copy, name);
-    S.lookups[S.nlookups] = (mock_lookup){copy, -1, 0};
-    return &S.lookups[S.nlookups++];
+    mock__state.lookups[mock__state.nlookups] = (mock_lookup){copy, -1, 0};
+    return &mock__state.lookups[mock__state.nlookups++];
 }
 
 static bool hidden(const char *name) {
-    for (size_t i = 0; i < S.nhidden; i++) {
-        if (strcmp(S.hidden[i], name) == 0) return true;
+    for (size_t i = 0; i < mock__state.nhidden; i++) {
+        if (strcmp(mock__state.hidden[i], name) == 0) return true;
     }
     return false;
 }
@@ -59,7 +59,7 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     }
     const cuuint64_t known =
         CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
-    if ((flags & ~known) || version > S.driver_version) {
+    if ((flags & ~known) || version > mock__state.driver_version) {
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
     }
     if (hidden(symbol)) return mock__leave(CUDA_ERROR_NOT_FOUND);
@@ -95,7 +95,7 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     }
     memcpy(pfn, &fn, sizeof fn);
     if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
-    S.handed_out[best] = true;
+    mock__state.handed_out[best] = true;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -139,28 +139,28 @@ static void ctl_reset(void) {
     mock__lock();
     mock__forget_all();
     mock__forget_launches();
-    free(S.log);
-    S.log = NULL;
-    S.nlog = S.caplog = 0;
-    S.total_calls = 0;
-    memset(S.counts, 0, sizeof S.counts);
-    S.nfails = 0;
-    S.fail_any_remaining = 0;
-    S.fail_any_code = CUDA_SUCCESS;
-    for (size_t i = 0; i < S.nhidden; i++) free(S.hidden[i]);
-    free(S.hidden);
-    S.hidden = NULL;
-    S.nhidden = 0;
-    S.init_result = MOCK_INIT_RESULT;
-    S.driver_version = MOCK_DEFAULT_VERSION;
+    free(mock__state.log);
+    mock__state.log = NULL;
+    mock__state.nlog = mock__state.caplog = 0;
+    mock__state.total_calls = 0;
+    memset(mock__state.counts, 0, sizeof mock__state.counts);
+    mock__state.nfails = 0;
+    mock__state.fail_any_remaining = 0;
+    mock__state.fail_any_code = CUDA_SUCCESS;
+    for (size_t i = 0; i < mock__state.nhidden; i++) free(mock__state.hidden[i]);
+    free(mock__state.hidden);
+    mock__state.hidden = NULL;
+    mock__state.nhidden = 0;
+    mock__state.init_result = MOCK_INIT_RESULT;
+    mock__state.driver_version = MOCK_DEFAULT_VERSION;
     mock__mem_reset(); /* memory, knobs of memory and names, and the devices */
-    S.pending = true;
-    S.launch_us = 1000;
-    S.clock_us = 0;
-    S.occupancy_override = -1;
-    S.kernel_static_smem = 0;
-    S.kernel_regs = 32;
-    S.kernel_max_threads = 1024;
+    mock__state.pending = true;
+    mock__state.launch_us = 1000;
+    mock__state.clock_us = 0;
+    mock__state.occupancy_override = -1;
+    mock__state.kernel_static_smem = 0;
+    mock__state.kernel_regs = 32;
+    mock__state.kernel_max_threads = 1024;
     mock__exec_reset();
     mock__coverage_reset();
     mock__unlock();
@@ -176,35 +176,35 @@ static void ctl_fail(const char *entry, int nth, CUresult code) {
         fprintf(stderr, "cushim mock: fail_call(\"%s\"): the mock has no such entry\n",
                 entry ? entry : "(null)");
     } else if (nth <= 0) {
-        for (int i = 0; i < S.nfails;) {
-            if (S.fails[i].row_base == row) {
-                S.fails[i] = S.fails[--S.nfails];
+        for (int i = 0; i < mock__state.nfails;) {
+            if (mock__state.fails[i].row_base == row) {
+                mock__state.fails[i] = mock__state.fails[--mock__state.nfails];
             } else {
                 i++;
             }
         }
-    } else if (S.nfails < MOCK_MAX_FAILS) {
-        S.fails[S.nfails++] = (mock_fail){row, nth, code};
+    } else if (mock__state.nfails < MOCK_MAX_FAILS) {
+        mock__state.fails[mock__state.nfails++] = (mock_fail){row, nth, code};
     }
     mock__unlock();
 }
 
 static void ctl_fail_any(int nth, CUresult code) {
     mock__lock();
-    S.fail_any_remaining = nth > 0 ? nth : 0;
-    S.fail_any_code = code;
+    mock__state.fail_any_remaining = nth > 0 ? nth : 0;
+    mock__state.fail_any_code = code;
     mock__unlock();
 }
 
 static void ctl_hide(const char *entry) {
     if (entry == NULL) return;
     mock__lock();
-    char **v = realloc(S.hidden, (S.nhidden + 1) * sizeof *v);
+    char **v = realloc(mock__state.hidden, (mock__state.nhidden + 1) * sizeof *v);
     char *copy = malloc(strlen(entry) + 1);
-    if (v != NULL) S.hidden = v;
+    if (v != NULL) mock__state.hidden = v;
     if (v != NULL && copy != NULL) {
         strcpy(copy, entry);
-        S.hidden[S.nhidden++] = copy;
+        mock__state.hidden[mock__state.nhidden++] = copy;
     } else {
         free(copy);
     }
@@ -213,13 +213,13 @@ static void ctl_hide(const char *entry) {
 
 static void ctl_set_driver_version(int version) {
     mock__lock();
-    S.driver_version = version;
+    mock__state.driver_version = version;
     mock__unlock();
 }
 
 static void ctl_set_init_result(CUresult r) {
     mock__lock();
-    S.init_result = r;
+    mock__state.init_result = r;
     mock__unlock();
 }
 
@@ -227,14 +227,14 @@ static int ctl_calls(const char *entry) {
     int n = 0;
     mock__lock();
     if (entry != NULL && strcmp(entry, "*") == 0) {
-        n = S.total_calls;
+        n = mock__state.total_calls;
     } else if (entry != NULL) {
         /* Any form of the name counts every call of the entry. */
         char base[128];
         mock__base_of(entry, base, sizeof base);
         if (mock__base_row(entry) >= 0) snprintf(base, sizeof base, "%s", entry);
         for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
-            if (strcmp(mock__rows[i].base, base) == 0) n += S.counts[i];
+            if (strcmp(mock__rows[i].base, base) == 0) n += mock__state.counts[i];
         }
         n += mock__stub_calls(entry);
     }
@@ -243,8 +243,8 @@ static int ctl_calls(const char *entry) {
 }
 
 static const mock_lookup *find_lookup(const char *entry) {
-    for (size_t i = 0; entry != NULL && i < S.nlookups; i++) {
-        if (strcmp(S.lookups[i].name, entry) == 0) return &S.lookups[i];
+    for (size_t i = 0; entry != NULL && i < mock__state.nlookups; i++) {
+        if (strcmp(mock__state.lookups[i].name, entry) == 0) return &mock__state.lookups[i];
     }
     return NULL;
 }
@@ -267,7 +267,7 @@ static unsigned long long ctl_asked_flags(const char *entry) {
 
 static int ctl_asked_count(void) {
     mock__lock();
-    int n = (int)S.nlookups;
+    int n = (int)mock__state.nlookups;
     mock__unlock();
     return n;
 }
@@ -277,7 +277,7 @@ static int ctl_asked_count(void) {
 static int ctl_resolved_count(void) {
     int n = 0;
     mock__lock();
-    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) n += S.handed_out[i];
+    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) n += mock__state.handed_out[i];
     n += mock__stubs_handed_out();
     mock__unlock();
     return n;
@@ -285,14 +285,14 @@ static int ctl_resolved_count(void) {
 
 static const char *ctl_call_name(int i) {
     mock__lock();
-    const char *name = i >= 0 && (size_t)i < S.nlog ? S.log[i] : NULL;
+    const char *name = i >= 0 && (size_t)i < mock__state.nlog ? mock__state.log[i] : NULL;
     mock__unlock();
     return name;
 }
 
 static int ctl_live(cushim_mock_kind kind) {
     mock__lock();
-    int n = (int)kind >= 0 && kind < CUSHIM_MOCK_KIND_COUNT ? S.live[kind] : 0;
+    int n = (int)kind >= 0 && kind < CUSHIM_MOCK_KIND_COUNT ? mock__state.live[kind] : 0;
     mock__unlock();
     return n;
 }
@@ -327,8 +327,8 @@ static bool ctl_is_primary(CUcontext ctx) {
 
 static int ctl_primary_refcount(int ordinal) {
     mock__lock();
-    int n = ordinal >= 0 && ordinal < MOCK_MAX_DEVICES && S.primary[ordinal]
-                ? S.primary[ordinal]->refcount
+    int n = ordinal >= 0 && ordinal < MOCK_MAX_DEVICES && mock__state.primary[ordinal]
+                ? mock__state.primary[ordinal]->refcount
                 : 0;
     mock__unlock();
     return n;
@@ -343,8 +343,8 @@ static void ctl_set_device_count(int n) {
         n = MOCK_MAX_DEVICES;
     }
     /* Devices added come in H200-shaped; those kept keep their attributes. */
-    for (int d = S.device_count; d < n; d++) mock__apply_profile(d, "h200");
-    S.device_count = n;
+    for (int d = mock__state.device_count; d < n; d++) mock__apply_profile(d, "h200");
+    mock__state.device_count = n;
     mock__unlock();
 }
 
@@ -352,7 +352,7 @@ static void ctl_set_attribute(int ordinal, CUdevice_attribute attr, int value) {
     mock__lock();
     if (ordinal >= 0 && ordinal < MOCK_MAX_DEVICES && (int)attr > 0 &&
         attr < CU_DEVICE_ATTRIBUTE_MAX) {
-        S.attrs[ordinal][attr] = value;
+        mock__state.attrs[ordinal][attr] = value;
         mock__devx[ordinal].known[attr] = true;
     }
     mock__unlock();
@@ -360,33 +360,33 @@ static void ctl_set_attribute(int ordinal, CUdevice_attribute attr, int value) {
 
 static void ctl_set_pending(bool on) {
     mock__lock();
-    S.pending = on;
+    mock__state.pending = on;
     mock__unlock();
 }
 
 static void ctl_set_launch_us(unsigned long long us) {
     mock__lock();
-    S.launch_us = us;
+    mock__state.launch_us = us;
     mock__unlock();
 }
 
 static void ctl_set_occupancy_override(int blocks_per_sm) {
     mock__lock();
-    S.occupancy_override = blocks_per_sm < 0 ? -1 : blocks_per_sm;
+    mock__state.occupancy_override = blocks_per_sm < 0 ? -1 : blocks_per_sm;
     mock__unlock();
 }
 
 static void ctl_set_kernel_attributes(int static_smem, int num_regs, int max_threads) {
     mock__lock();
-    S.kernel_static_smem = static_smem > 0 ? static_smem : 0;
-    S.kernel_regs = num_regs;
-    S.kernel_max_threads = max_threads > 0 ? max_threads : 1024;
+    mock__state.kernel_static_smem = static_smem > 0 ? static_smem : 0;
+    mock__state.kernel_regs = num_regs;
+    mock__state.kernel_max_threads = max_threads > 0 ? max_threads : 1024;
     mock__unlock();
 }
 
 static int ctl_launch_count(void) {
     mock__lock();
-    int n = (int)S.nlaunches;
+    int n = (int)mock__state.nlaunches;
     mock__unlock();
     return n;
 }

@@ -8,7 +8,7 @@
 
 #include "mock.h"
 
-mock_state mock__s;
+mock_state mock__state;
 /* Recursive: work run in stream order (host functions, host kernels) runs under the lock, and
  * may call back into the mock. */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -36,24 +36,24 @@ static void boot(void) {
             }
         }
     }
-    mock__s.booted = true;
-    mock__s.generation = 1;
-    mock__s.next_id = 1;
-    mock__s.init_result = MOCK_INIT_RESULT;
-    mock__s.driver_version = MOCK_DEFAULT_VERSION;
-    mock__s.booted = true; /* the profiles take the lock's state as ready */
+    mock__state.booted = true;
+    mock__state.generation = 1;
+    mock__state.next_id = 1;
+    mock__state.init_result = MOCK_INIT_RESULT;
+    mock__state.driver_version = MOCK_DEFAULT_VERSION;
+    mock__state.booted = true; /* the profiles take the lock's state as ready */
     mock__default_devices();
-    mock__s.pending = true;
-    mock__s.launch_us = 1000;
-    mock__s.occupancy_override = -1;
-    mock__s.kernel_static_smem = 0;
-    mock__s.kernel_regs = 32;
-    mock__s.kernel_max_threads = 1024;
+    mock__state.pending = true;
+    mock__state.launch_us = 1000;
+    mock__state.occupancy_override = -1;
+    mock__state.kernel_static_smem = 0;
+    mock__state.kernel_regs = 32;
+    mock__state.kernel_max_threads = 1024;
 }
 
 void mock__lock(void) {
     pthread_mutex_lock(&lock);
-    if (!mock__s.booted) boot();
+    if (!mock__state.booted) boot();
 }
 
 void mock__unlock(void) { pthread_mutex_unlock(&lock); }
@@ -99,7 +99,7 @@ int mock__base_row(const char *name) {
 
 CUresult mock__enter(mock_entry id, bool anytime) {
     mock__lock();
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     /* A call through a per-thread entry is logged under the driver's per-thread symbol. */
     const char *pt = mock__pt_consume(id);
     const char *name = pt ? pt : mock__rows[id].base;
@@ -118,7 +118,7 @@ CUresult mock__enter(mock_entry id, bool anytime) {
 
 /* Also used by the stubs (mock_coverage.c), whose keys follow the rows. */
 CUresult mock__injected(int key) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     CUresult injected = CUDA_SUCCESS;
     for (int i = 0; i < s->nfails;) {
         mock_fail *f = &s->fails[i];
@@ -156,7 +156,7 @@ static void set_put(mock_obj **set, size_t cap, mock_obj *o) {
 }
 
 static bool set_insert(mock_obj *o) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     if ((s->setcount + 1) * 2 > s->setcap) {
         size_t cap = s->setcap ? s->setcap * 2 : 256;
         mock_obj **set = calloc(cap, sizeof *set);
@@ -174,7 +174,7 @@ static bool set_insert(mock_obj *o) {
 }
 
 mock_obj *mock__find(const void *p) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     if (p == NULL || s->setcap == 0) return NULL;
     for (size_t i = hash_ptr(p) & (s->setcap - 1); s->set[i] != NULL;
          i = (i + 1) & (s->setcap - 1)) {
@@ -217,7 +217,7 @@ static void unlink_obj(mock_obj *o) {
 }
 
 void *mock__new(size_t size, int kind, struct CUctx_st *ctx) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     if (!grow(&s->objs, &s->capobjs, s->nobjs + 1, sizeof *s->objs)) return NULL;
     mock_obj *o = calloc(1, size);
     if (o == NULL) return NULL;
@@ -246,25 +246,23 @@ void mock__kill(mock_obj *o) {
     case CUSHIM_MOCK_CONTEXT: {
         struct CUctx_st *c = (struct CUctx_st *)o;
         mock__ctx_clear(c);
-        if (c->active) mock__s.live[CUSHIM_MOCK_CONTEXT]--;
+        if (c->active) mock__state.live[CUSHIM_MOCK_CONTEXT]--;
         c->active = false;
         break;
     }
     case CUSHIM_MOCK_STREAM: {
         struct CUstream_st *st = (struct CUstream_st *)o;
         mock__complete(st, st->submitted, 0); /* its work finishes, as on the driver */
-        mock__s.live[CUSHIM_MOCK_STREAM]--;
+        mock__state.live[CUSHIM_MOCK_STREAM]--;
         break;
     }
-    case CUSHIM_MOCK_EVENT:
-        mock__s.live[CUSHIM_MOCK_EVENT]--;
-        break;
+    case CUSHIM_MOCK_EVENT: mock__state.live[CUSHIM_MOCK_EVENT]--; break;
     case CUSHIM_MOCK_MODULE: {
         struct CUmod_st *m = (struct CUmod_st *)o;
         for (size_t i = 0; i < m->img.nentries && i < m->capfuncs; i++) {
             if (m->funcs[i]) mock__kill(&m->funcs[i]->h);
         }
-        mock__s.live[CUSHIM_MOCK_MODULE]--;
+        mock__state.live[CUSHIM_MOCK_MODULE]--;
         break;
     }
     case CUSHIM_MOCK_LIBRARY: {
@@ -272,7 +270,7 @@ void mock__kill(mock_obj *o) {
         for (size_t i = 0; i < l->img.nentries && i < l->capkernels; i++) {
             if (l->kernels[i]) mock__kill(&l->kernels[i]->h);
         }
-        mock__s.live[CUSHIM_MOCK_LIBRARY]--;
+        mock__state.live[CUSHIM_MOCK_LIBRARY]--;
         break;
     }
     case MOCK_K_KERNEL: {
@@ -282,14 +280,13 @@ void mock__kill(mock_obj *o) {
     }
     case CUSHIM_MOCK_GRAPH:
         mock__nodes_free(&((struct CUgraph_st *)o)->nodes);
-        mock__s.live[CUSHIM_MOCK_GRAPH]--;
+        mock__state.live[CUSHIM_MOCK_GRAPH]--;
         break;
     case CUSHIM_MOCK_GRAPH_EXEC:
         mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes);
-        mock__s.live[CUSHIM_MOCK_GRAPH_EXEC]--;
+        mock__state.live[CUSHIM_MOCK_GRAPH_EXEC]--;
         break;
-    default:
-        break;
+    default: break;
     }
     unlink_obj(o);
     o->alive = false;
@@ -297,12 +294,8 @@ void mock__kill(mock_obj *o) {
 
 void mock__free_record(mock_obj *o) {
     switch (o->kind) {
-    case CUSHIM_MOCK_CONTEXT:
-        mock__queue_free(&((struct CUctx_st *)o)->default_stream.q);
-        break;
-    case CUSHIM_MOCK_STREAM:
-        mock__queue_free(&((struct CUstream_st *)o)->q);
-        break;
+    case CUSHIM_MOCK_CONTEXT: mock__queue_free(&((struct CUctx_st *)o)->default_stream.q); break;
+    case CUSHIM_MOCK_STREAM: mock__queue_free(&((struct CUstream_st *)o)->q); break;
     case CUSHIM_MOCK_MODULE:
         mock__image_free(&((struct CUmod_st *)o)->img);
         free(((struct CUmod_st *)o)->funcs);
@@ -311,17 +304,10 @@ void mock__free_record(mock_obj *o) {
         mock__image_free(&((struct CUlib_st *)o)->img);
         free(((struct CUlib_st *)o)->kernels);
         break;
-    case MOCK_K_KERNEL:
-        free(((struct CUkern_st *)o)->funcs);
-        break;
-    case CUSHIM_MOCK_GRAPH:
-        mock__nodes_free(&((struct CUgraph_st *)o)->nodes);
-        break;
-    case CUSHIM_MOCK_GRAPH_EXEC:
-        mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes);
-        break;
-    default:
-        break;
+    case MOCK_K_KERNEL: free(((struct CUkern_st *)o)->funcs); break;
+    case CUSHIM_MOCK_GRAPH: mock__nodes_free(&((struct CUgraph_st *)o)->nodes); break;
+    case CUSHIM_MOCK_GRAPH_EXEC: mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes); break;
+    default: break;
     }
     o->magic = 0;
     free(o);
@@ -329,7 +315,7 @@ void mock__free_record(mock_obj *o) {
 
 /* Frees every record and forgets them all; the thread stacks become void. */
 void mock__forget_all(void) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     for (size_t i = 0; i < s->nobjs; i++) mock__free_record(s->objs[i]);
     free(s->objs);
     free(s->set);
@@ -346,9 +332,9 @@ void mock__forget_all(void) {
 /* ------------------------------------------------------------------------------------------ */
 
 static void tl_sync(void) {
-    if (tl_generation != mock__s.generation) {
+    if (tl_generation != mock__state.generation) {
         tl_depth = 0;
-        tl_generation = mock__s.generation;
+        tl_generation = mock__state.generation;
     }
 }
 
@@ -421,7 +407,9 @@ CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out) {
     return CUDA_SUCCESS;
 }
 
-struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) { return s->h.ctx; }
+struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) {
+    return s->h.ctx;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Launch records                                                                             */
@@ -430,15 +418,14 @@ struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) { return s->h.ctx
 /* Chunks keep earlier records in place, so a pointer from cushim_mock_api.launch stays valid
  * until reset. */
 cushim_mock_launch *mock__new_launch(void) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     if (s->nlaunches >= MOCK_LAUNCH_CAP) return NULL;
     size_t chunk = s->nlaunches / MOCK_LAUNCH_CHUNK;
     if (chunk >= s->capchunks) {
         if (!grow(&s->launch_chunks, &s->capchunks, chunk + 1, sizeof *s->launch_chunks)) {
             return NULL;
         }
-        memset(s->launch_chunks + chunk, 0,
-               (s->capchunks - chunk) * sizeof *s->launch_chunks);
+        memset(s->launch_chunks + chunk, 0, (s->capchunks - chunk) * sizeof *s->launch_chunks);
     }
     if (s->launch_chunks[chunk] == NULL) {
         s->launch_chunks[chunk] = calloc(MOCK_LAUNCH_CHUNK, sizeof(cushim_mock_launch));
@@ -451,19 +438,17 @@ cushim_mock_launch *mock__new_launch(void) {
 }
 
 const cushim_mock_launch *mock__launch_at(size_t i) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     if (i >= s->nlaunches) return NULL;
     return &s->launch_chunks[i / MOCK_LAUNCH_CHUNK][i % MOCK_LAUNCH_CHUNK];
 }
 
 void mock__forget_launches(void) {
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     for (size_t i = 0; i < s->capchunks; i++) free(s->launch_chunks[i]);
     free(s->launch_chunks);
     s->launch_chunks = NULL;
     s->capchunks = s->nlaunches = 0;
 }
 
-bool mock__grow(void *v, size_t *cap, size_t need, size_t size) {
-    return grow(v, cap, need, size);
-}
+bool mock__grow(void *v, size_t *cap, size_t need, size_t size) { return grow(v, cap, need, size); }

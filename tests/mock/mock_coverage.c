@@ -62,7 +62,7 @@ int mock__stub_key(const char *name) {
 
 CUresult mock__stub_call(int i, bool per_thread) {
     mock__lock();
-    mock_state *s = &mock__s;
+    mock_state *s = &mock__state;
     const char *name = per_thread ? E[i].ptds_symbol : E[i].base;
     mock__note_entry(name);
     if (s->nlog < MOCK_LOG_CAP && mock__grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log)) {

@@ -5,8 +5,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Init, version, errors                                                                      */
 /* ------------------------------------------------------------------------------------------ */
@@ -14,15 +12,15 @@
 CUresult CUDAAPI mock_cuInit(unsigned int flags) {
     MOCK_ENTER_ANYTIME(cuInit);
     if (flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    CUresult r = S.init_result;
-    if (r == CUDA_SUCCESS) S.initialized = true;
+    CUresult r = mock__state.init_result;
+    if (r == CUDA_SUCCESS) mock__state.initialized = true;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuDriverGetVersion(int *version) {
     MOCK_ENTER_ANYTIME(cuDriverGetVersion);
     if (version == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    *version = S.driver_version;
+    *version = mock__state.driver_version;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -35,14 +33,12 @@ static const struct {
     {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
     {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
     {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
-    {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY",
-     "CUDA driver is a stub library"},
+    {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
     {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
-    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
-     "a PTX JIT compilation failed"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
     {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
@@ -50,8 +46,7 @@ static const struct {
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
      "too many resources requested for launch"},
-    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
-     "context is destroyed"},
+    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
     {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
      "too many blocks in cooperative launch"},
     {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
@@ -96,9 +91,9 @@ CUresult CUDAAPI mock_cuGetErrorString(CUresult error, const char **pstr) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* The devices' attributes come from profiles (mock_profiles.c). */
-bool mock__valid_device(CUdevice dev) { return dev >= 0 && dev < S.device_count; }
+bool mock__valid_device(CUdevice dev) { return dev >= 0 && dev < mock__state.device_count; }
 
-int mock__attr(int dev, CUdevice_attribute a) { return S.attrs[dev][a]; }
+int mock__attr(int dev, CUdevice_attribute a) { return mock__state.attrs[dev][a]; }
 
 CUresult CUDAAPI mock_cuDeviceGet(CUdevice *device, int ordinal) {
     MOCK_ENTER(cuDeviceGet);
@@ -111,7 +106,7 @@ CUresult CUDAAPI mock_cuDeviceGet(CUdevice *device, int ordinal) {
 CUresult CUDAAPI mock_cuDeviceGetCount(int *count) {
     MOCK_ENTER(cuDeviceGetCount);
     if (count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    *count = S.device_count;
+    *count = mock__state.device_count;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -162,7 +157,7 @@ CUresult CUDAAPI mock_cuDeviceGetByPCIBusId(CUdevice *dev, const char *id) {
         domain = 0;
         if (sscanf(id, "%x:%x", &bus, &device) != 2) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     }
-    for (int d = 0; d < S.device_count; d++) {
+    for (int d = 0; d < mock__state.device_count; d++) {
         if ((unsigned)mock__attr(d, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID) == domain &&
             (unsigned)mock__attr(d, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) == bus &&
             (unsigned)mock__attr(d, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID) == device) {
@@ -202,7 +197,7 @@ static struct CUctx_st *new_context(int dev, unsigned flags, bool primary) {
     c->device = dev;
     c->flags = flags;
     c->primary = primary;
-    c->id = S.next_id++;
+    c->id = mock__state.next_id++;
     c->children.prev = c->children.next = &c->children;
     mock__stream_init(&c->default_stream, c);
     return c;
@@ -219,15 +214,15 @@ CUresult CUDAAPI mock_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
     MOCK_ENTER(cuDevicePrimaryCtxRetain);
     if (pctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    struct CUctx_st *c = S.primary[dev];
+    struct CUctx_st *c = mock__state.primary[dev];
     if (c == NULL) {
         c = new_context(dev, 0, true);
         if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
-        S.primary[dev] = c;
+        mock__state.primary[dev] = c;
     }
     if (c->refcount++ == 0) {
         c->active = true;
-        S.live[CUSHIM_MOCK_CONTEXT]++;
+        mock__state.live[CUSHIM_MOCK_CONTEXT]++;
     }
     *pctx = c;
     return mock__leave(CUDA_SUCCESS);
@@ -236,14 +231,14 @@ CUresult CUDAAPI mock_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
 CUresult CUDAAPI mock_cuDevicePrimaryCtxRelease(CUdevice dev) {
     MOCK_ENTER(cuDevicePrimaryCtxRelease);
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    struct CUctx_st *c = S.primary[dev];
+    struct CUctx_st *c = mock__state.primary[dev];
     if (c == NULL || c->refcount == 0) return mock__leave(CUDA_ERROR_INVALID_CONTEXT);
     if (--c->refcount == 0) {
         /* As on the driver, the last release destroys everything made in the context. The
          * handle stays valid (a later retain revives it) but is inactive meanwhile. */
         mock__ctx_clear(c);
         c->active = false;
-        S.live[CUSHIM_MOCK_CONTEXT]--;
+        mock__state.live[CUSHIM_MOCK_CONTEXT]--;
     }
     return mock__leave(CUDA_SUCCESS);
 }
@@ -252,7 +247,7 @@ CUresult CUDAAPI mock_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *fla
     MOCK_ENTER(cuDevicePrimaryCtxGetState);
     if (flags == NULL || active == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    struct CUctx_st *c = S.primary[dev];
+    struct CUctx_st *c = mock__state.primary[dev];
     *flags = c ? c->flags : 0;
     *active = c && c->active;
     return mock__leave(CUDA_SUCCESS);
@@ -262,11 +257,11 @@ CUresult CUDAAPI mock_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flag
     MOCK_ENTER(cuDevicePrimaryCtxSetFlags);
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
     if (flags & ~(unsigned)CU_CTX_FLAGS_MASK) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUctx_st *c = S.primary[dev];
+    struct CUctx_st *c = mock__state.primary[dev];
     if (c == NULL) {
         c = new_context(dev, 0, true);
         if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
-        S.primary[dev] = c;
+        mock__state.primary[dev] = c;
     }
     c->flags = flags;
     return mock__leave(CUDA_SUCCESS);
@@ -287,7 +282,7 @@ CUresult CUDAAPI mock_cuCtxCreate(CUcontext *pctx, CUctxCreateParams *params, un
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
     c->active = true;
-    S.live[CUSHIM_MOCK_CONTEXT]++;
+    mock__state.live[CUSHIM_MOCK_CONTEXT]++;
     *pctx = c;
     return mock__leave(CUDA_SUCCESS);
 }

@@ -152,8 +152,8 @@ CUresult mock__elf_read(const unsigned char *p, size_t len, mock_image *img) {
             if (!mock__image_add_entry(img, name, nlen, n, n > 0 ? list : NULL)) {
                 return CUDA_ERROR_OUT_OF_MEMORY;
             }
-        } else if (type == STT_OBJECT_ && (strncmp(sec, ".nv.global", 10) == 0 ||
-                                           strncmp(sec, ".nv.constant", 12) == 0)) {
+        } else if (type == STT_OBJECT_ &&
+                   (strncmp(sec, ".nv.global", 10) == 0 || strncmp(sec, ".nv.constant", 12) == 0)) {
             if (!mock__image_add_global(img, name, nlen, (size_t)rd(s + 16, 8))) {
                 return CUDA_ERROR_OUT_OF_MEMORY;
             }

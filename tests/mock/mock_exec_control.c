@@ -3,8 +3,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 static void ctl_register_kernel(const char *name, cushim_mock_kernel_fn fn) {
     mock__lock();
     mock__register_kernel(name, fn);
@@ -20,8 +18,8 @@ static int ctl_host_kernel_runs(const char *name) {
 
 static void ctl_fail_next_jit(const char *log) {
     mock__lock();
-    S.jit_fail_armed = log != NULL;
-    snprintf(S.jit_fail_log, sizeof S.jit_fail_log, "%s", log ? log : "");
+    mock__state.jit_fail_armed = log != NULL;
+    snprintf(mock__state.jit_fail_log, sizeof mock__state.jit_fail_log, "%s", log ? log : "");
     mock__unlock();
 }
 

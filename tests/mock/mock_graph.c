@@ -10,8 +10,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Nodes                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
@@ -36,8 +34,8 @@ void mock__nodes_free(mock_nodes *n) {
 }
 
 static bool capturing_into(const struct CUgraph_st *g) {
-    for (size_t i = 0; i < S.ncaptures; i++) {
-        if (S.captures[i]->graph == g) return true;
+    for (size_t i = 0; i < mock__state.ncaptures; i++) {
+        if (mock__state.captures[i]->graph == g) return true;
     }
     return false;
 }
@@ -65,7 +63,7 @@ static CUresult instantiate(const char *entry, CUgraphExec *pe, CUgraph hg,
     if (r != CUDA_SUCCESS) return r;
     struct CUgraphExec_st *x = mock__new(sizeof *x, CUSHIM_MOCK_GRAPH_EXEC, g->h.ctx);
     if (x == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-    S.live[CUSHIM_MOCK_GRAPH_EXEC]++;
+    mock__state.live[CUSHIM_MOCK_GRAPH_EXEC]++;
     for (size_t i = 0; i < g->nodes.n; i++) {
         const struct CUgraphNode_st *n = g->nodes.v[i];
         if (!mock__nodes_add(&x->nodes, n->kind, n->work, n->event)) {
@@ -97,7 +95,8 @@ CUresult CUDAAPI mock_cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph hg,
         }
     }
     p->hErrNode_out = NULL;
-    p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+    p->result_out =
+        r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
     return mock__leave(r);
 }
 
@@ -133,7 +132,7 @@ CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
         const struct CUgraphNode_st *n = x->nodes.v[i];
         if (n->kind == MOCK_NODE_KERNEL && n->work != NULL && s->cap == NULL) {
             mock__kernel_record_replay(n->work->arg, s);
-            S.clock_us += S.launch_us;
+            mock__state.clock_us += mock__state.launch_us;
         }
         r = mock__submit_node(s, n->kind, n->work, n->event);
     }

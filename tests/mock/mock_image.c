@@ -126,8 +126,8 @@ const mock_global *mock__image_global(const mock_image *img, const char *name) {
 
 /* The PTX of a fatbin entry, decompressed where a system library can do it (found at run time,
  * so that the mock needs no such library to build). NULL with *unreadable when it cannot be. */
-static char *entry_ptx(const unsigned char *payload, size_t size, uint64_t flags,
-                       size_t compressed, size_t plain, bool *unreadable) {
+static char *entry_ptx(const unsigned char *payload, size_t size, uint64_t flags, size_t compressed,
+                       size_t plain, bool *unreadable) {
     *unreadable = false;
     if (!(flags & (FATBIN_FLAG_LZ4 | FATBIN_FLAG_ZSTD))) {
         char *t = malloc(size + 1);
@@ -224,17 +224,16 @@ static CUresult read_fatbin(const unsigned char *p, mock_image *img, const char 
 /* Any image                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-static CUresult read_any(const unsigned char *p, mock_image *img, const char **jit_log,
-                         int depth) {
+static CUresult read_any(const unsigned char *p, mock_image *img, const char **jit_log, int depth) {
     if (p[0] == '\0') return CUDA_ERROR_INVALID_IMAGE;
     /* A byte is read only after the one before it was not a NUL: a short string stops here. */
     bool four = p[1] && p[2] && p[3];
     if (four && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
         return mock__elf_read(p, 0, img);
     }
-    uint32_t magic = four ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                                (uint32_t)p[3] << 24
-                          : 0;
+    uint32_t magic =
+        four ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+             : 0;
     if (magic == FATBIN_MAGIC) return read_fatbin(p, img, jit_log);
     if (magic == FATBIN_WRAPPER_MAGIC) {
         /* { int magic; int version; const unsigned long long *data; void *unused; } */

@@ -10,8 +10,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 struct mock_host_kernel {
     char *name;
     cushim_mock_kernel_fn fn;
@@ -24,18 +22,19 @@ static void *kernels_lib;
 static bool kernels_lib_tried;
 
 static mock_host_kernel *host_kernel(const char *name, bool add) {
-    for (size_t i = 0; i < S.nhost_kernels; i++) {
-        if (strcmp(S.host_kernels[i].name, name) == 0) return &S.host_kernels[i];
+    for (size_t i = 0; i < mock__state.nhost_kernels; i++) {
+        if (strcmp(mock__state.host_kernels[i].name, name) == 0)
+            return &mock__state.host_kernels[i];
     }
-    if (!add || !mock__grow(&S.host_kernels, &S.caphost_kernels, S.nhost_kernels + 1,
-                            sizeof *S.host_kernels)) {
+    if (!add || !mock__grow(&mock__state.host_kernels, &mock__state.caphost_kernels,
+                            mock__state.nhost_kernels + 1, sizeof *mock__state.host_kernels)) {
         return NULL;
     }
     char *copy = malloc(strlen(name) + 1);
     if (copy == NULL) return NULL;
     strcpy(copy, name);
-    S.host_kernels[S.nhost_kernels] = (mock_host_kernel){.name = copy};
-    return &S.host_kernels[S.nhost_kernels++];
+    mock__state.host_kernels[mock__state.nhost_kernels] = (mock_host_kernel){.name = copy};
+    return &mock__state.host_kernels[mock__state.nhost_kernels++];
 }
 
 /* The library of CUSHIM_MOCK_KERNELS, opened once; NULL when unset or unloadable (said once). */
@@ -65,10 +64,10 @@ static mock_host_kernel *find_impl(const char *name) {
 }
 
 void mock__kernels_reset(void) {
-    for (size_t i = 0; i < S.nhost_kernels; i++) free(S.host_kernels[i].name);
-    free(S.host_kernels);
-    S.host_kernels = NULL;
-    S.nhost_kernels = S.caphost_kernels = 0;
+    for (size_t i = 0; i < mock__state.nhost_kernels; i++) free(mock__state.host_kernels[i].name);
+    free(mock__state.host_kernels);
+    mock__state.host_kernels = NULL;
+    mock__state.nhost_kernels = mock__state.caphost_kernels = 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -213,7 +212,7 @@ CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
         if (s->cap == NULL) {
             mock__complete(s, s->submitted, 0);
             record(l, in->stream);
-            S.clock_us += S.launch_us;
+            mock__state.clock_us += mock__state.launch_us;
             l->params = in->params;
             run_kernel(l);
             l->params = NULL;
@@ -223,14 +222,16 @@ CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
         }
         static bool said;
         if (!said) {
-            fprintf(stderr, "cushim mock: kernel %s, of unknown parameter sizes, is captured: "
-                            "its host implementation gets no parameters\n", ke->name);
+            fprintf(stderr,
+                    "cushim mock: kernel %s, of unknown parameter sizes, is captured: "
+                    "its host implementation gets no parameters\n",
+                    ke->name);
             said = true;
         }
     }
     if (s->cap == NULL) {
         record(l, in->stream);
-        S.clock_us += S.launch_us;
+        mock__state.clock_us += mock__state.launch_us;
     }
     return mock__enqueue(s, MOCK_NODE_KERNEL, run_kernel, l, drop_kernel);
 }
@@ -249,9 +250,9 @@ void mock__register_kernel(const char *name, cushim_mock_kernel_fn fn) {
 
 int mock__kernel_runs(const char *name) {
     int n = 0;
-    for (size_t i = 0; name != NULL && i < S.nhost_kernels; i++) {
-        if (strcmp(name, "*") == 0 || strcmp(S.host_kernels[i].name, name) == 0) {
-            n += S.host_kernels[i].runs;
+    for (size_t i = 0; name != NULL && i < mock__state.nhost_kernels; i++) {
+        if (strcmp(name, "*") == 0 || strcmp(mock__state.host_kernels[i].name, name) == 0) {
+            n += mock__state.host_kernels[i].runs;
         }
     }
     return n;

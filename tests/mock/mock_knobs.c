@@ -8,8 +8,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 mock_knobs mock__k = {.mem_errors_fatal = true};
 
 /* The per-thread entry a wrapper is about to call through, and the name of the call in
@@ -81,8 +79,7 @@ void mock__base_of(const char *name, char *out, size_t len) {
         out[n -= 5] = '\0';
     }
     size_t d = n;
-    while (d > 0 && isdigit((unsigned char)out[d - 1]))
-        d--;
+    while (d > 0 && isdigit((unsigned char)out[d - 1])) d--;
     if (d < n && d >= 2 && out[d - 1] == 'v' && out[d - 2] == '_') out[d - 2] = '\0';
 }
 
@@ -130,29 +127,25 @@ static void arm(const char *entry, int remaining, CUresult code, const char *wha
     if (row < 0) {
         fprintf(stderr, "cushim mock: %s(\"%s\"): the mock has no such entry\n", what,
                 entry ? entry : "(null)");
-    } else if (S.nfails < MOCK_MAX_FAILS) {
-        S.fails[S.nfails++] = (mock_fail){row, remaining, code};
+    } else if (mock__state.nfails < MOCK_MAX_FAILS) {
+        mock__state.fails[mock__state.nfails++] = (mock_fail){row, remaining, code};
     }
     mock__unlock();
 }
 
-static void ctl_fail_once(const char *entry, CUresult code) {
-    arm(entry, 1, code, "fail_once");
-}
+static void ctl_fail_once(const char *entry, CUresult code) { arm(entry, 1, code, "fail_once"); }
 static void ctl_fail_always(const char *entry, CUresult code) {
     arm(entry, -1, code, "fail_always");
 }
 
-static bool all(const char *entry) {
-    return entry == NULL || strcmp(entry, "*") == 0;
-}
+static bool all(const char *entry) { return entry == NULL || strcmp(entry, "*") == 0; }
 
 static int ctl_armed(const char *entry) {
     mock__lock();
     int row = all(entry) ? -1 : row_of(entry), n = 0;
-    for (int i = 0; i < S.nfails; i++)
-        n += all(entry) || S.fails[i].row_base == row;
-    if (all(entry) && S.fail_any_remaining > 0) n++;
+    for (int i = 0; i < mock__state.nfails; i++)
+        n += all(entry) || mock__state.fails[i].row_base == row;
+    if (all(entry) && mock__state.fail_any_remaining > 0) n++;
     mock__unlock();
     return n;
 }
@@ -160,14 +153,14 @@ static int ctl_armed(const char *entry) {
 static void ctl_disarm(const char *entry) {
     mock__lock();
     int row = all(entry) ? -1 : row_of(entry);
-    for (int i = 0; i < S.nfails;) {
-        if (all(entry) || S.fails[i].row_base == row) {
-            S.fails[i] = S.fails[--S.nfails];
+    for (int i = 0; i < mock__state.nfails;) {
+        if (all(entry) || mock__state.fails[i].row_base == row) {
+            mock__state.fails[i] = mock__state.fails[--mock__state.nfails];
         } else {
             i++;
         }
     }
-    if (all(entry)) S.fail_any_remaining = 0;
+    if (all(entry)) mock__state.fail_any_remaining = 0;
     mock__unlock();
 }
 
@@ -222,7 +215,8 @@ static bool ctl_set_devices(const char *spec) {
 
 static const char *ctl_device_profile(int ordinal) {
     mock__lock();
-    const char *p = ordinal >= 0 && ordinal < S.device_count ? mock__devx[ordinal].profile : NULL;
+    const char *p =
+        ordinal >= 0 && ordinal < mock__state.device_count ? mock__devx[ordinal].profile : NULL;
     mock__unlock();
     return p;
 }

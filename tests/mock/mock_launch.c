@@ -5,20 +5,18 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Occupancy                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
 void mock__occ_snapshot(int dev, const mock_fattrs *a, mock_occ *o) {
-    o->override = S.occupancy_override;
+    o->override = mock__state.occupancy_override;
     o->max_threads = mock__func_attr(a, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
     o->max_blocks_sm = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     o->max_threads_sm = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
     o->smem_sm = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
     o->smem_optin = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    o->static_smem = S.kernel_static_smem;
+    o->static_smem = mock__state.kernel_static_smem;
     o->sms = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 }
 
@@ -110,9 +108,9 @@ static CUresult potential(const char *entry, int *min_grid, int *block_size, CUf
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size,
-                                                       CUfunction f, CUoccupancyB2DSize smem_of,
-                                                       size_t smem, int limit) {
+CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size, CUfunction f,
+                                                       CUoccupancyB2DSize smem_of, size_t smem,
+                                                       int limit) {
     MOCK_ENTER(cuOccupancyMaxPotentialBlockSize);
     return potential("cuOccupancyMaxPotentialBlockSize", min_grid, block_size, f, smem_of, smem,
                      limit, 0);
@@ -124,8 +122,8 @@ CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, i
                                                                 size_t smem, int limit,
                                                                 unsigned int flags) {
     MOCK_ENTER(cuOccupancyMaxPotentialBlockSizeWithFlags);
-    return potential("cuOccupancyMaxPotentialBlockSizeWithFlags", min_grid, block_size, f,
-                     smem_of, smem, limit, flags);
+    return potential("cuOccupancyMaxPotentialBlockSizeWithFlags", min_grid, block_size, f, smem_of,
+                     smem, limit, flags);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -181,8 +179,8 @@ static CUresult launch(const char *entry, CUfunction hf, const launch_args *a) {
 
 CUresult CUDAAPI mock_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                      unsigned int gz, unsigned int bx, unsigned int by,
-                                     unsigned int bz, unsigned int smem, CUstream hs,
-                                     void **params, void **extra) {
+                                     unsigned int bz, unsigned int smem, CUstream hs, void **params,
+                                     void **extra) {
     MOCK_ENTER(cuLaunchKernel);
     if (params != NULL && extra != NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     launch_args a = {{gx, gy, gz}, {bx, by, bz}, smem, hs, false, NULL, 0, params, extra};

@@ -5,8 +5,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* The hook                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
@@ -45,9 +43,7 @@ void mock__run_op(const mock_mem_op *op) {
     }
 }
 
-static void run_queued(void *arg) {
-    mock__run_op(arg);
-}
+static void run_queued(void *arg) { mock__run_op(arg); }
 
 /* Copies and sets take their place in the stream's queue (mock_queue.h), so they run in stream
  * order and are captured into graphs; the operation is copied, since the queue outlives the
@@ -113,13 +109,13 @@ static CUresult copy2d(CUstream hs, bool async, enum side dk, uintptr_t dst, siz
     if (r == CUDA_SUCCESS) r = side("source", sk, src, sx, sy, spitch, width, height, &s0);
     if (r != CUDA_SUCCESS) return r;
     mock_mem_op op = {.kind = MOCK_OP_COPY,
-                  .entry = mock__entry_name(),
-                  .dst = (unsigned char *)d0,
-                  .src = (const unsigned char *)s0,
-                  .dpitch = dpitch,
-                  .spitch = spitch,
-                  .width = width,
-                  .height = height};
+                      .entry = mock__entry_name(),
+                      .dst = (unsigned char *)d0,
+                      .src = (const unsigned char *)s0,
+                      .dpitch = dpitch,
+                      .spitch = spitch,
+                      .width = width,
+                      .height = height};
     if (width > 0 && height > 0) r = mock__mem_enqueue(s, &op, !async);
     return r;
 }
@@ -208,10 +204,8 @@ static CUresult kind_of(CUmemorytype t, const void *host, CUdeviceptr dev, enum 
         *k = UNIFIED;
         *p = U(dev);
         return CUDA_SUCCESS;
-    case CU_MEMORYTYPE_ARRAY:
-        return CUDA_ERROR_NOT_SUPPORTED;
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
+    case CU_MEMORYTYPE_ARRAY: return CUDA_ERROR_NOT_SUPPORTED;
+    default: return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
@@ -256,13 +250,13 @@ static CUresult set2d(CUstream hs, bool async, CUdeviceptr dst, size_t pitch, un
     r = side("destination", DEVICE, U(dst), 0, 0, pitch, width * elem, height, &start);
     if (r != CUDA_SUCCESS) return r;
     mock_mem_op op = {.kind = MOCK_OP_SET,
-                  .entry = mock__entry_name(),
-                  .dst = (unsigned char *)start,
-                  .dpitch = pitch,
-                  .width = width,
-                  .height = height,
-                  .value = value,
-                  .elem = elem};
+                      .entry = mock__entry_name(),
+                      .dst = (unsigned char *)start,
+                      .dpitch = pitch,
+                      .width = width,
+                      .height = height,
+                      .value = value,
+                      .elem = elem};
     return mock__mem_enqueue(s, &op, !async);
 }
 

@@ -6,8 +6,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 static mock_range **ranges;
 static size_t nranges, capranges;
 static int live[MOCK_MEM_KIND_COUNT];
@@ -23,12 +21,8 @@ typedef struct grave {
 static grave graves[GRAVE_CAP];
 static size_t ngraves, grave_next;
 
-int mock__live_memory(int kind) {
-    return kind >= 0 && kind < MOCK_MEM_KIND_COUNT ? live[kind] : 0;
-}
-void mock__count_handle(int delta) {
-    live[MOCK_MEM_VMM_HANDLE] += delta;
-}
+int mock__live_memory(int kind) { return kind >= 0 && kind < MOCK_MEM_KIND_COUNT ? live[kind] : 0; }
+void mock__count_handle(int delta) { live[MOCK_MEM_VMM_HANDLE] += delta; }
 
 CUresult mock__add_range(const mock_range *r) {
     if (!mock__grow(&ranges, &capranges, nranges + 1, sizeof *ranges)) {
@@ -40,7 +34,7 @@ CUresult mock__add_range(const mock_range *r) {
     copy->id = next_buffer_id++;
     ranges[nranges++] = copy;
     live[r->kind]++;
-    if (r->kind == MOCK_MEM_DEVICE) S.live[CUSHIM_MOCK_MEMORY]++;
+    if (r->kind == MOCK_MEM_DEVICE) mock__state.live[CUSHIM_MOCK_MEMORY]++;
     /* Addresses handed out again are no longer stale. */
     for (size_t i = 0; i < ngraves; i++) {
         grave *g = &graves[i];
@@ -54,7 +48,7 @@ void mock__drop_range(mock_range *r, const char *freed_by) {
         if (ranges[i] != r) continue;
         ranges[i] = ranges[--nranges];
         live[r->kind]--;
-        if (r->kind == MOCK_MEM_DEVICE) S.live[CUSHIM_MOCK_MEMORY]--;
+        if (r->kind == MOCK_MEM_DEVICE) mock__state.live[CUSHIM_MOCK_MEMORY]--;
         if (r->kind != MOCK_MEM_VMM_MAPPING) {
             graves[grave_next] = (grave){r->base, r->size, r->made_by, freed_by};
             grave_next = (grave_next + 1) % GRAVE_CAP;
@@ -191,9 +185,7 @@ unsigned long long mock__used(int device, int kind) {
     return used;
 }
 
-CUresult mock__alloc_ctx(struct CUctx_st **c) {
-    return mock__need_current(mock__entry_name(), c);
-}
+CUresult mock__alloc_ctx(struct CUctx_st **c) { return mock__need_current(mock__entry_name(), c); }
 
 /* A new range of `kind` holding `size` bytes, aligned as the driver aligns it. */
 static CUresult alloc(void **out, size_t size, mock_mem_kind kind, unsigned flags) {

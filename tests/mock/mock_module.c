@@ -6,8 +6,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Images                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
@@ -38,9 +36,9 @@ static CUresult compile(const void *image, unsigned n, CUjit_option *opts, void 
     if (n > 0 && (opts == NULL || vals == NULL)) return CUDA_ERROR_INVALID_VALUE;
     const char *log = "";
     CUresult r = mock__image_read(image, img, &log);
-    if (r == CUDA_SUCCESS && img->has_ptx && S.jit_fail_armed) {
-        S.jit_fail_armed = false;
-        log = S.jit_fail_log;
+    if (r == CUDA_SUCCESS && img->has_ptx && mock__state.jit_fail_armed) {
+        mock__state.jit_fail_armed = false;
+        log = mock__state.jit_fail_log;
         mock__image_free(img);
         r = CUDA_ERROR_INVALID_PTX;
     }
@@ -99,7 +97,7 @@ static CUresult load_module(const char *entry, CUmodule *out, const void *image,
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     m->img = img;
-    S.live[CUSHIM_MOCK_MODULE]++;
+    mock__state.live[CUSHIM_MOCK_MODULE]++;
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -210,27 +208,23 @@ int mock__func_attr(const mock_fattrs *a, CUfunction_attribute attr, int dev) {
     switch (attr) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: {
         int dmax = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-        return S.kernel_max_threads < dmax ? S.kernel_max_threads : dmax;
+        return mock__state.kernel_max_threads < dmax ? mock__state.kernel_max_threads : dmax;
     }
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-        return S.kernel_static_smem;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS:
-        return S.kernel_regs;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-        return 60;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: return mock__state.kernel_static_smem;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: return mock__state.kernel_regs;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: return 60;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
         return mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
                mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
         if (a->set[attr]) return a->value[attr];
         int left = mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK) -
-                   S.kernel_static_smem;
+                   mock__state.kernel_static_smem;
         return left > 0 ? left : 0;
     }
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         return a->set[attr] ? a->value[attr] : -1;
-    default:
-        return a->set[attr] ? a->value[attr] : 0;
+    default: return a->set[attr] ? a->value[attr] : 0;
     }
 }
 
@@ -247,20 +241,18 @@ static CUresult set_attr(mock_fattrs *a, CUfunction_attribute attr, int value, i
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        return CUDA_ERROR_INVALID_VALUE; /* read-only */
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: return CUDA_ERROR_INVALID_VALUE; /* read-only */
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
         if (value < 0 ||
             value > mock__attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) -
-                        S.kernel_static_smem) {
+                        mock__state.kernel_static_smem) {
             return CUDA_ERROR_INVALID_VALUE;
         }
         break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
         break;
-    default:
-        break;
+    default: break;
     }
     a->value[attr] = value;
     a->set[attr] = true;
@@ -323,7 +315,7 @@ static CUresult load_library(CUlibrary *out, const void *code, CUjit_option *opt
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     l->img = img;
-    S.live[CUSHIM_MOCK_LIBRARY]++;
+    mock__state.live[CUSHIM_MOCK_LIBRARY]++;
     *out = l;
     return CUDA_SUCCESS;
 }
@@ -443,4 +435,3 @@ CUresult CUDAAPI mock_cuKernelGetLibrary(CUlibrary *plib, CUkernel hk) {
     *plib = expect_kernel(hk, "cuKernelGetLibrary")->library;
     return mock__leave(CUDA_SUCCESS);
 }
-

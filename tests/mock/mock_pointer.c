@@ -4,8 +4,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Pointer attributes                                                                         */
 /* ------------------------------------------------------------------------------------------ */
@@ -30,9 +28,7 @@ static CUresult attribute(void *data, CUpointer_attribute a, const mock_range *r
     bool host_side = r && (r->kind == MOCK_MEM_HOST || r->kind == MOCK_MEM_REGISTERED ||
                            r->kind == MOCK_MEM_MANAGED);
     switch (a) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = r ? r->ctx : NULL;
-        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = r ? r->ctx : NULL; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: {
         bool host = r && (r->kind == MOCK_MEM_HOST || r->kind == MOCK_MEM_REGISTERED);
         *(unsigned int *)data = r == NULL ? 0 : host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
@@ -65,19 +61,13 @@ static CUresult attribute(void *data, CUpointer_attribute a, const mock_range *r
         *(CUdeviceptr *)data = r ? (CUdeviceptr)r->base : 0;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
-        *(size_t *)data = r ? r->size : 0;
-        return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_MAPPED:
-        *(bool *)data = r != NULL;
-        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: *(size_t *)data = r ? r->size : 0; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED: *(bool *)data = r != NULL; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
         *(unsigned long long *)data = 0;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
-        *(bool *)data = false;
-        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(bool *)data = false; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
         *(unsigned int *)data = r == NULL ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
                                 : r->kind == MOCK_MEM_VMM_MAPPING
@@ -88,8 +78,7 @@ static CUresult attribute(void *data, CUpointer_attribute a, const mock_range *r
         *(CUmemoryPool *)data = r && r->kind == MOCK_MEM_ASYNC ? default_pool(r->device) : NULL;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
+    default: return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
@@ -119,7 +108,7 @@ CUresult CUDAAPI mock_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
 /* ------------------------------------------------------------------------------------------ */
 
 static CUresult expect_pool(CUmemoryPool pool, struct CUmemPoolHandle_st **out) {
-    for (int d = 0; d < S.device_count; d++) {
+    for (int d = 0; d < mock__state.device_count; d++) {
         if (pool == &pools[d]) {
             *out = default_pool(d);
             return CUDA_SUCCESS;
@@ -243,14 +232,9 @@ static CUresult pool_attr(struct CUmemPoolHandle_st *p, CUmemPool_attribute a, v
         if (set) return CUDA_ERROR_INVALID_VALUE;
         *(cuuint64_t *)v = mock__used(p->device, MOCK_MEM_ASYNC);
         return CUDA_SUCCESS;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-        slot = &p->reserved_high;
-        break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-        slot = &p->used_high;
-        break;
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: slot = &p->reserved_high; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: slot = &p->used_high; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
     }
     /* A high-water mark can only be reset (to 0), which brings it to what is in use now. */
     if (!set) {
@@ -281,6 +265,4 @@ CUresult CUDAAPI mock_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribu
 
 /* Called by reset: the pools forget their settings. */
 void mock__pools_reset(void);
-void mock__pools_reset(void) {
-    memset(pools, 0, sizeof pools);
-}
+void mock__pools_reset(void) { memset(pools, 0, sizeof pools); }

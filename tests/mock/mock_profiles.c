@@ -7,7 +7,6 @@
 
 #include "mock.h"
 
-#define S mock__s
 #define A(name) CU_DEVICE_ATTRIBUTE_##name
 
 mock_device_extra mock__devx[MOCK_MAX_DEVICES];
@@ -224,16 +223,15 @@ static const profile *find_profile(const char *name, size_t len) {
 static void apply(int ordinal, const profile *p) {
     /* The bus ids of the eight GPUs of an HGX H200 board, then made up ones. */
     static const int bus[] = {0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb};
-    int *a = S.attrs[ordinal];
+    int *a = mock__state.attrs[ordinal];
     mock_device_extra *x = &mock__devx[ordinal];
-    memset(a, 0, sizeof S.attrs[ordinal]);
+    memset(a, 0, sizeof mock__state.attrs[ordinal]);
     memset(x, 0, sizeof *x);
     for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; i++) {
         a[h200[i].attr] = h200[i].value;
         x->known[h200[i].attr] = true;
     }
-    for (size_t i = 0; i < p->nover; i++)
-        a[p->over[i].attr] = p->over[i].value;
+    for (size_t i = 0; i < p->nover; i++) a[p->over[i].attr] = p->over[i].value;
     a[A(PCI_BUS_ID)] = ordinal < 8 ? bus[ordinal] : 0xe0 + ordinal;
     a[A(MULTI_GPU_BOARD_GROUP_ID)] = ordinal;
     snprintf(x->name, sizeof x->name, "%s", p->device_name);
@@ -253,8 +251,7 @@ static bool parse(const char *spec, const profile **out, int *n) {
     *n = 0;
     const char *p = spec;
     while (*p) {
-        while (isspace((unsigned char)*p) || *p == ',')
-            p++;
+        while (isspace((unsigned char)*p) || *p == ',') p++;
         if (!*p) break;
         const char *name = p;
         while (isalnum((unsigned char)*p) &&
@@ -271,15 +268,13 @@ static bool parse(const char *spec, const profile **out, int *n) {
             return false;
         }
         long count = 1;
-        while (isspace((unsigned char)*p))
-            p++;
+        while (isspace((unsigned char)*p)) p++;
         if (*p == 'x' || *p == 'X') {
             char *end;
             count = strtol(p + 1, &end, 10);
             p = end;
         }
-        while (isspace((unsigned char)*p))
-            p++;
+        while (isspace((unsigned char)*p)) p++;
         if (*p && *p != ',') {
             fprintf(stderr, "cushim mock: devices \"%s\": cannot read \"%s\"\n", spec, p);
             return false;
@@ -289,8 +284,7 @@ static bool parse(const char *spec, const profile **out, int *n) {
                     MOCK_MAX_DEVICES);
             return false;
         }
-        while (count-- > 0)
-            out[(*n)++] = pr;
+        while (count-- > 0) out[(*n)++] = pr;
     }
     if (*n == 0) fprintf(stderr, "cushim mock: devices \"%s\": no device named\n", spec);
     return *n > 0;
@@ -300,11 +294,9 @@ bool mock__set_devices(const char *spec) {
     const profile *list[MOCK_MAX_DEVICES];
     int n;
     if (spec == NULL || !parse(spec, list, &n)) return false;
-    for (int d = 0; d < n; d++)
-        apply(d, list[d]);
-    for (int d = n; d < MOCK_MAX_DEVICES; d++)
-        apply(d, &profiles[0]);
-    S.device_count = n;
+    for (int d = 0; d < n; d++) apply(d, list[d]);
+    for (int d = n; d < MOCK_MAX_DEVICES; d++) apply(d, &profiles[0]);
+    mock__state.device_count = n;
     return true;
 }
 

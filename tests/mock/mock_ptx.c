@@ -12,8 +12,8 @@
 #define JIT_SYNTAX_LOG "mock ptxas fatal: the image is not PTX (no directive before the text)"
 
 static bool ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || c == '%';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$' || c == '%';
 }
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -112,8 +112,7 @@ static const char *declaration(const char *p, char stop, const char **name, size
 }
 
 /* The `( .param ..., .param ... )` list of an entry, after its name. */
-static const char *params(const char *p, mock_image *img, const char *name, size_t len,
-                          bool *oom) {
+static const char *params(const char *p, mock_image *img, const char *name, size_t len, bool *oom) {
     mock_param list[256];
     int n = 0;
     bool known = true;
@@ -133,11 +132,15 @@ static const char *params(const char *p, mock_image *img, const char *name, size
             offset += size;
         }
         p = skip(p);
-        if (*p == ',') p = skip(p + 1);
-        else if (*p != ')') break; /* something this reader does not know: sizes unknown */
+        if (*p == ',')
+            p = skip(p + 1);
+        else if (*p != ')')
+            break; /* something this reader does not know: sizes unknown */
     }
-    if (*p == ')') p++;
-    else known = false;
+    if (*p == ')')
+        p++;
+    else
+        known = false;
     if (!mock__image_add_entry(img, name, len, known ? n : -1, known ? list : NULL)) *oom = true;
     return p;
 }

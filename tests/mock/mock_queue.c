@@ -5,8 +5,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Work                                                                                       */
 /* ------------------------------------------------------------------------------------------ */
@@ -41,7 +39,7 @@ static bool push(struct CUstream_st *s, mock_op op) {
 
 /* With pending work off, what enters a stream runs at once. */
 static void settle(struct CUstream_st *s) {
-    if (!S.pending) mock__complete(s, s->submitted, 0);
+    if (!mock__state.pending) mock__complete(s, s->submitted, 0);
 }
 
 void mock__submit(struct CUstream_st *s) {
@@ -106,13 +104,9 @@ CUresult mock__submit_node(struct CUstream_st *s, mock_node_kind kind, mock_work
                                                            : CUDA_ERROR_OUT_OF_MEMORY;
     }
     switch (kind) {
-    case MOCK_NODE_EVENT_RECORD:
-        mock__event_record_in(e, s);
-        return CUDA_SUCCESS;
-    case MOCK_NODE_WAIT_EVENT:
-        return mock__event_wait_in(s, e);
-    default:
-        break;
+    case MOCK_NODE_EVENT_RECORD: mock__event_record_in(e, s); return CUDA_SUCCESS;
+    case MOCK_NODE_WAIT_EVENT: return mock__event_wait_in(s, e);
+    default: break;
     }
     if (!push(s, (mock_op){.type = MOCK_OP_WORK, .work = w})) return CUDA_ERROR_OUT_OF_MEMORY;
     settle(s);
@@ -136,9 +130,9 @@ CUresult mock__enqueue(struct CUstream_st *s, mock_node_kind kind, void (*run)(v
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct host_call {
-    CUhostFn fn;           /* cuLaunchHostFunc */
-    CUstreamCallback cb;   /* cuStreamAddCallback */
-    CUstream stream;       /* as the program passed it, for the callback */
+    CUhostFn fn;         /* cuLaunchHostFunc */
+    CUstreamCallback cb; /* cuStreamAddCallback */
+    CUstream stream;     /* as the program passed it, for the callback */
     void *user;
 } host_call;
 

@@ -58,8 +58,8 @@ typedef enum mock_op_type { MOCK_OP_WORK, MOCK_OP_WAIT } mock_op_type;
 
 typedef struct mock_op {
     mock_op_type type;
-    unsigned long long seq; /* the stream's count of submitted work at this op */
-    mock_work *work;        /* MOCK_OP_WORK; NULL for a marker (a record, an old-style item) */
+    unsigned long long seq;     /* the stream's count of submitted work at this op */
+    mock_work *work;            /* MOCK_OP_WORK; NULL for a marker (a record, an old-style item) */
     struct CUstream_st *stream; /* MOCK_OP_WAIT: drain this stream ... */
     unsigned long long upto;    /* ... up to this seq first */
 } mock_op;
@@ -115,8 +115,8 @@ bool mock__push_wait(struct CUstream_st *s, struct CUstream_st *on, unsigned lon
 void mock__queue_free(mock_queue *q);
 
 /* Capture (mock_capture.c). */
-bool mock__capture_append(mock_capture *c, struct CUstream_st *s, mock_node_kind kind,
-                          mock_work *w, struct CUevent_st *e);
+bool mock__capture_append(mock_capture *c, struct CUstream_st *s, mock_node_kind kind, mock_work *w,
+                          struct CUevent_st *e);
 /* A capture of ctx that a synchronize of ctx would break (NULL for none). */
 bool mock__capture_blocks_ctx_sync(struct CUctx_st *ctx);
 /* Marks s's capture invalid (an illegal call was made on it). */

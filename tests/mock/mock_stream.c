@@ -4,8 +4,6 @@
 
 #include "mock.h"
 
-#define S mock__s
-
 /* ------------------------------------------------------------------------------------------ */
 /* Work                                                                                       */
 /* ------------------------------------------------------------------------------------------ */
@@ -15,7 +13,7 @@ void mock__stream_init(struct CUstream_st *s, struct CUctx_st *ctx) {
     s->h.kind = CUSHIM_MOCK_STREAM;
     s->h.alive = true;
     s->h.ctx = ctx;
-    s->id = S.next_id++;
+    s->id = mock__state.next_id++;
 }
 
 static bool event_done(const struct CUevent_st *e) {
@@ -39,8 +37,8 @@ static CUresult create_stream(const char *entry, CUstream *ph, unsigned flags, i
     if (priority < MOCK_PRIORITY_GREATEST) priority = MOCK_PRIORITY_GREATEST;
     if (priority > MOCK_PRIORITY_LEAST) priority = MOCK_PRIORITY_LEAST;
     s->priority = priority;
-    s->id = S.next_id++;
-    S.live[CUSHIM_MOCK_STREAM]++;
+    s->id = mock__state.next_id++;
+    mock__state.live[CUSHIM_MOCK_STREAM]++;
     *ph = s;
     return CUDA_SUCCESS;
 }
@@ -186,7 +184,7 @@ CUresult CUDAAPI mock_cuEventCreate(CUevent *ph, unsigned int flags) {
     struct CUevent_st *e = mock__new(sizeof *e, CUSHIM_MOCK_EVENT, c);
     if (e == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     e->flags = flags;
-    S.live[CUSHIM_MOCK_EVENT]++;
+    mock__state.live[CUSHIM_MOCK_EVENT]++;
     *ph = e;
     return mock__leave(CUDA_SUCCESS);
 }
@@ -219,7 +217,7 @@ void mock__event_record_in(struct CUevent_st *e, struct CUstream_st *s) {
     e->recorded = true;
     e->stream = s;
     e->seq = s->submitted;
-    e->stamp = S.clock_us;
+    e->stamp = mock__state.clock_us;
     e->cap_id = 0;
 }
 

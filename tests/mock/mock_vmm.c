@@ -9,7 +9,6 @@
 
 #include "mock.h"
 
-#define S mock__s
 #define GRANULARITY ((size_t)2 << 20) /* the driver's for device memory */
 
 typedef struct vmm_handle {
@@ -88,7 +87,7 @@ CUresult CUDAAPI mock_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
     /* Ids that are no address and no small number, so that a mix-up is seen. */
-    unsigned long long id = 0xc0de000000000000ull + S.next_id++;
+    unsigned long long id = 0xc0de000000000000ull + mock__state.next_id++;
     handles[nhandles++] = (vmm_handle){id, size, fd, dev};
     mock__count_handle(1);
     *handle = id;
@@ -240,8 +239,7 @@ CUresult CUDAAPI mock_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAc
     mock_range *m[64];
     bool partial;
     size_t k = mappings_in((uintptr_t)ptr, size, m, 64, &partial), mapped = 0;
-    for (size_t i = 0; i < k; i++)
-        mapped += m[i]->size;
+    for (size_t i = 0; i < k; i++) mapped += m[i]->size;
     if (k == 0 || partial || mapped != size) {
         return mock__leave(
             mock__mem_error("[0x%llx, +%zu) is not wholly mapped", (unsigned long long)ptr, size));

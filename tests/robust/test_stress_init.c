@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "cushim.h"
-#include "../assert_cu.h"
+#include "assert_cu.h"
 #include "cushim_mock.h"
 
 #define THREADS 64

@@ -1,28 +1,7 @@
 /* The context rule: what is created or destroyed in a context is so with that context current,
  * and the thread's previous current context (or none) is back afterwards, on success and on
  * failure alike; no switch at all when the context is already current. */
-#include "testutil.h"
-
-static cushim_context *X, *Y;
-
-static int setup(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    if (cushim_context_create(&X, 0, 0) != CUDA_SUCCESS) return -1;
-    if (cushim_context_create(&Y, 0, 0) != CUDA_SUCCESS) return -1;
-    return 0;
-}
-
-static int teardown(void **state) {
-    cushim_driver()->cuCtxSetCurrent(NULL);
-    cushim_context_release(X);
-    cushim_context_release(Y);
-    if (mock.live(CUSHIM_MOCK_CONTEXT) != 0) return -1;
-    return mock_teardown(state);
-}
-
-static void make_current(cushim_context *c) {
-    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
-}
+#include "two_contexts.h"
 
 static void test_create_does_not_change_the_current_context(void **state) {
     (void)state;
@@ -167,22 +146,15 @@ static void test_context_synchronize_switches_and_restores(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_create_does_not_change_the_current_context, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_create_leaves_the_context_stack_as_it_was, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_stream_and_event_belong_to_y_and_x_stays_current,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_none_current_before_means_none_after, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_create_restores_and_leaves_nothing, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_failed_switch_is_an_error_and_leaks_nothing, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_no_switch_when_already_current, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_destroy_with_switch_failing_is_logged, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_context_synchronize_switches_and_restores, setup,
-                                        teardown),
+        TWO_CONTEXTS_TEST(test_create_does_not_change_the_current_context),
+        TWO_CONTEXTS_TEST(test_create_leaves_the_context_stack_as_it_was),
+        TWO_CONTEXTS_TEST(test_stream_and_event_belong_to_y_and_x_stays_current),
+        TWO_CONTEXTS_TEST(test_none_current_before_means_none_after),
+        TWO_CONTEXTS_TEST(test_failed_create_restores_and_leaves_nothing),
+        TWO_CONTEXTS_TEST(test_failed_switch_is_an_error_and_leaks_nothing),
+        TWO_CONTEXTS_TEST(test_no_switch_when_already_current),
+        TWO_CONTEXTS_TEST(test_destroy_with_switch_failing_is_logged),
+        TWO_CONTEXTS_TEST(test_context_synchronize_switches_and_restores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
 
 #include "testutil.h"
 
-#include "../fork_util.h" /* after cmocka, which testutil.h brings */
+#include "fork_util.h" /* after cmocka, which testutil.h brings */
 
 static CUcontext ctx;
 #define D cushim_driver()

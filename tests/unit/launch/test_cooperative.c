@@ -10,10 +10,6 @@ static int setup(void **state) {
 
 static int teardown(void **state) { return fixture_teardown(state); }
 
-static void make_current(cushim_context *c) {
-    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
-}
-
 /* Launches a grid of `limit` blocks, then one more, and checks both outcomes. */
 static void at_and_past_the_limit(cushim_function *f, cushim_dim3 block, unsigned smem,
                                   int per_sm) {

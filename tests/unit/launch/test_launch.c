@@ -7,10 +7,6 @@ static int setup(void **state) { return fixture_setup(state); }
 
 static int teardown(void **state) { return fixture_teardown(state); }
 
-static void make_current(cushim_context *c) {
-    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
-}
-
 static void assert_no_launch(void) {
     assert_int_equal(mock.calls("cuLaunchKernel"), 0);
     assert_int_equal(mock.calls("cuLaunchCooperativeKernel"), 0);

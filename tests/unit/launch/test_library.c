@@ -7,10 +7,6 @@ static int setup(void **state) { return fixture_setup(state); }
 
 static int teardown(void **state) { return fixture_teardown(state); }
 
-static void make_current(cushim_context *c) {
-    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
-}
-
 static void test_library_kernel_launches_on_a_stream(void **state) {
     (void)state;
     cushim_library *lib = NULL;

@@ -10,28 +10,7 @@
 #include <unistd.h>
 
 #include "launch_util.h"
-
-static cushim_context *X, *Y;
-
-static int setup(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    if (cushim_context_create(&X, 0, 0) != CUDA_SUCCESS) return -1;
-    if (cushim_context_create(&Y, 0, 0) != CUDA_SUCCESS) return -1;
-    return 0;
-}
-
-static int teardown(void **state) {
-    cushim_driver()->cuCtxSetCurrent(NULL);
-    cushim_context_release(X);
-    cushim_context_release(Y);
-    if (mock.live(CUSHIM_MOCK_MODULE) != 0) return -1;
-    if (mock.live(CUSHIM_MOCK_CONTEXT) != 0) return -1;
-    return mock_teardown(state);
-}
-
-static void make_current(cushim_context *c) {
-    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
-}
+#include "two_contexts.h"
 
 /* The driver module behind a cushim module, through one of its functions. */
 static CUmodule raw_module(cushim_module *m) {
@@ -332,23 +311,19 @@ static void test_bad_arguments(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_load_in_y_with_x_current_belongs_to_y, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_none_current_before_means_none_after, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_switch_when_y_is_current, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_load_restores_and_leaves_nothing, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_jit_error_log_is_the_last_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_each_failing_call_on_the_load_path, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_missing_kernel_is_not_found_and_named, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_function_is_owned_and_asked_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_concurrent_lookups_make_one_function, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_retains_then_the_last_release_unloads_once, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_module_keeps_its_context, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+        TWO_CONTEXTS_TEST(test_load_in_y_with_x_current_belongs_to_y),
+        TWO_CONTEXTS_TEST(test_none_current_before_means_none_after),
+        TWO_CONTEXTS_TEST(test_no_switch_when_y_is_current),
+        TWO_CONTEXTS_TEST(test_failed_load_restores_and_leaves_nothing),
+        TWO_CONTEXTS_TEST(test_jit_error_log_is_the_last_error),
+        TWO_CONTEXTS_TEST(test_each_failing_call_on_the_load_path),
+        TWO_CONTEXTS_TEST(test_missing_kernel_is_not_found_and_named),
+        TWO_CONTEXTS_TEST(test_function_is_owned_and_asked_once),
+        TWO_CONTEXTS_TEST(test_concurrent_lookups_make_one_function),
+        TWO_CONTEXTS_TEST(test_retains_then_the_last_release_unloads_once),
+        TWO_CONTEXTS_TEST(test_module_keeps_its_context),
+        TWO_CONTEXTS_TEST(test_load_file),
+        TWO_CONTEXTS_TEST(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

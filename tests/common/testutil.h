@@ -1,4 +1,5 @@
-/* Shared by the unit tests: the mock's control API, a log capture, and cmocka. */
+/* Shared by the tests on the mock (unit, fault, robust): the mock's control API, a log capture,
+ * cmocka, and making a context current. */
 #ifndef CUSHIM_TESTUTIL_H
 #define CUSHIM_TESTUTIL_H
 
@@ -12,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cushim.h"
-#include "../assert_cu.h"
+#include "assert_cu.h"
 #include "cushim_mock.h"
 
 static cushim_mock_api mock;
@@ -63,6 +64,11 @@ static inline int mock_teardown(void **state) {
     (void)state;
     cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_WARN);
     return 0;
+}
+
+/* Makes c (or, for NULL, no context) current on this thread through the raw table. */
+static inline void make_current(cushim_context *c) {
+    assert_ok(cushim_driver()->cuCtxSetCurrent(c ? cushim_context_raw(c) : NULL));
 }
 
 #endif

@@ -17,7 +17,7 @@
 #include <cudaTypedefs.h>
 
 #include "cushim.h"
-#include "../assert_cu.h"
+#include "assert_cu.h"
 #include "cushim_mock.h"
 
 static cushim_mock_api mock;
