@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "api/context_rule.h"
 #include "api/limits.h"
 #include "loader/diag.h"
 #include "loader/loader.h"
@@ -16,6 +17,10 @@
 typedef struct device_slot {
     atomic_uint ready_generation;
     cushim__limits limits;
+    /* The stream priority range, read on first use (it needs a context current), under the
+     * same rule: priority_generation says in which load it was read. */
+    atomic_uint priority_generation;
+    int least, greatest;
 } device_slot;
 
 static device_slot slots[MAX_DEVICES];
@@ -38,10 +43,17 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal, const 
          "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"},
         {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT"},
         {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH"},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR"},
+        {CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "CLUSTER_LAUNCH"},
     };
     int v[sizeof wanted / sizeof wanted[0]];
     for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
         CUresult r = cushim__table.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
+        /* A driver older than CUDA 11.8 does not know the attribute, and has no clusters. */
+        if (r == CUDA_ERROR_INVALID_VALUE && wanted[i].attr == CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) {
+            v[i] = 0;
+            r = CUDA_SUCCESS;
+        }
         if (r != CUDA_SUCCESS) {
             return cushim__fail(r, "%s: device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
                                 fn, ordinal, wanted[i].name, cushim_error_name(r));
@@ -57,6 +69,14 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal, const 
     l->max_smem_per_block_optin = v[8] > v[7] ? v[8] : v[7];
     l->sm_count = v[9];
     l->cooperative = v[10];
+    l->cc_major = v[11];
+    l->cluster_launch = v[12];
+    /* The library's own default-stream mode picks which of the two entries it calls. */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+    l->launch_ex = cushim_driver_has("cuLaunchKernelEx_ptsz");
+#else
+    l->launch_ex = cushim_driver_has("cuLaunchKernelEx");
+#endif
     return CUDA_SUCCESS;
 }
 
@@ -97,4 +117,45 @@ unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem,
     if (dynamic > cap) dynamic = cap;
     if (dynamic < 0) dynamic = 0;
     return dynamic > UINT_MAX ? UINT_MAX : (unsigned)dynamic;
+}
+
+CUresult cushim__priority_range(int ordinal, CUcontext ctx, int *least, int *greatest,
+                                const char *fn) {
+    if (ordinal < 0 || ordinal >= MAX_DEVICES) {
+        return cushim__fail(CUDA_ERROR_INVALID_DEVICE,
+                            "%s: device %d: cushim keeps the limits of devices 0 to %d only", fn,
+                            ordinal, MAX_DEVICES - 1);
+    }
+    device_slot *slot = &slots[ordinal];
+    unsigned generation = atomic_load_explicit(&cushim__load_generation, memory_order_relaxed);
+    if (atomic_load_explicit(&slot->priority_generation, memory_order_acquire) != generation) {
+        CUresult r = CUDA_SUCCESS;
+        pthread_mutex_lock(&limits_lock);
+        if (atomic_load_explicit(&slot->priority_generation, memory_order_relaxed) != generation) {
+            int lo = 0, hi = 0;
+            cushim__guard g;
+            r = cushim__enter(ctx, &g, fn);
+            if (r == CUDA_SUCCESS) {
+                r = cushim__table.cuCtxGetStreamPriorityRange(&lo, &hi);
+                CUresult l = cushim__leave(&g, fn);
+                if (r != CUDA_SUCCESS) {
+                    cushim__fail(r, "%s: device %d: cuCtxGetStreamPriorityRange failed with %s",
+                                 fn, ordinal, cushim_error_name(r));
+                } else {
+                    r = l;
+                }
+            }
+            if (r == CUDA_SUCCESS) {
+                slot->least = lo;
+                slot->greatest = hi;
+                atomic_store_explicit(&slot->priority_generation, generation,
+                                      memory_order_release);
+            }
+        }
+        pthread_mutex_unlock(&limits_lock);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    *least = slot->least;
+    *greatest = slot->greatest;
+    return CUDA_SUCCESS;
 }

@@ -4,6 +4,8 @@
 #ifndef CUSHIM_API_LIMITS_H
 #define CUSHIM_API_LIMITS_H
 
+#include <stdbool.h>
+
 #include "cushim.h"
 
 typedef struct cushim__limits {
@@ -14,6 +16,9 @@ typedef struct cushim__limits {
     int max_smem_per_block_optin; /* with cuFuncSetAttribute opt-in */
     int sm_count;
     int cooperative;
+    int cc_major;       /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+    int cluster_launch; /* CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH; 0 where the driver predates it */
+    bool launch_ex;     /* the driver has cuLaunchKernelEx, which launch attributes need */
 } cushim__limits;
 
 /* The limits of device `dev` (ordinal `ordinal`), read from the driver on first use: CUDA_SUCCESS
@@ -25,5 +30,11 @@ CUresult cushim__read_limits(CUdevice dev, int ordinal, const cushim__limits **o
  * static part unless raised by opt-in; the plain limit when the driver does not say), and never
  * more than the device's opt-in maximum leaves beside the static part. */
 unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem, int attr_max_dynamic);
+
+/* The stream priority range of device `ordinal` (cuCtxGetStreamPriorityRange, asked with ctx, a
+ * context of that device, made current), read on first use and kept like the limits. Lower
+ * numbers are higher priorities: *greatest <= *least. */
+CUresult cushim__priority_range(int ordinal, CUcontext ctx, int *least, int *greatest,
+                                const char *fn);
 
 #endif

@@ -74,7 +74,7 @@ static inline void mock_fail(const char *entry, int nth, CUresult code) {
 
 static inline cushim_launch_config config(cushim_dim3 grid, cushim_dim3 block, unsigned smem,
                                           cushim_stream *s) {
-    cushim_launch_config c = {grid, block, smem, s};
+    cushim_launch_config c = {.grid = grid, .block = block, .shared_mem_bytes = smem, .stream = s};
     return c;
 }
 
