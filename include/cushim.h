@@ -412,8 +412,8 @@ typedef struct cushim_launch_config {
  *   - a cluster with a zero dimension (but not all three), a grid not a multiple of the cluster,
  *     or a cluster of more blocks than cuOccupancyMaxPotentialClusterSize allows for f with this
  *     block and shared memory (asked once per shape and kept): CUDA_ERROR_INVALID_VALUE;
- *   - a priority outside the range of f's context (read once per device):
- *     CUDA_ERROR_INVALID_VALUE;
+ *   - a priority outside the range of f's context (cuCtxGetStreamPriorityRange, read once
+ *     per function and kept): CUDA_ERROR_INVALID_VALUE;
  *   - cooperative: as cushim_launch_cooperative.
  * Otherwise CUDA_SUCCESS or the driver's code. Thread-safe; f and the stream are only read. */
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,

@@ -27,6 +27,9 @@ struct cushim_function {
     _Atomic uint64_t coop_cache;
     /* The same for a cluster launch: (threads, smem) -> cuOccupancyMaxPotentialClusterSize. */
     _Atomic uint64_t cluster_cache;
+    /* The stream priority range of the context, for launches with a priority: 1 << 32 |
+     * (uint16)least << 16 | (uint16)greatest once read; 0 before. */
+    _Atomic uint64_t priority_range;
 
     CUfunction fn;       /* a CUfunction in ctx, for attributes and occupancy (raw, for modules) */
     cushim_context *ctx; /* borrowed from the module, or retained for a library function */

@@ -2,6 +2,7 @@
  * stream serialization. Each is checked before the driver where a cached limit says enough,
  * then one CUlaunchAttribute per attribute goes to cuLaunchKernelEx. Configs without
  * attributes never come here: they keep the classic entry points (launch.c). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,9 +71,38 @@ static CUresult check_cluster(const cushim_function *f, const cushim_launch_conf
     return CUDA_SUCCESS;
 }
 
+/* The stream priority range of f's context: from f's cache, else asked of the driver with the
+ * context current and kept (a range too wide to pack is asked each time). */
+static CUresult priority_range(const cushim_function *f, int *least, int *greatest,
+                               const char *fn) {
+    uint64_t v = atomic_load_explicit(&f->priority_range, memory_order_relaxed);
+    if (v != 0) {
+        *least = (int16_t)(uint16_t)(v >> 16);
+        *greatest = (int16_t)(uint16_t)v;
+        return CUDA_SUCCESS;
+    }
+    cushim__guard g;
+    CUresult r = cushim__enter(f->ctx_raw, &g, fn);
+    if (r != CUDA_SUCCESS) return r;
+    r = cushim__table.cuCtxGetStreamPriorityRange(least, greatest);
+    CUresult l = cushim__leave(&g, fn);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "%s: reading the priority range of kernel '%s''s context failed with %s",
+                            fn, f->name, cushim_error_name(r));
+    }
+    if (l != CUDA_SUCCESS) return l;
+    if (*least >= INT16_MIN && *least <= INT16_MAX && *greatest >= INT16_MIN &&
+        *greatest <= INT16_MAX) {
+        v = (uint64_t)1 << 32 | (uint64_t)(uint16_t)*least << 16 | (uint16_t)*greatest;
+        /* The function is const to callers; its caches are the one thing a launch may change. */
+        atomic_store_explicit(&((cushim_function *)f)->priority_range, v, memory_order_relaxed);
+    }
+    return CUDA_SUCCESS;
+}
+
 static CUresult check_priority(const cushim_function *f, int priority, const char *fn) {
     int least = 0, greatest = 0;
-    CUresult r = cushim__priority_range(f->ctx->ordinal, f->ctx_raw, &least, &greatest, fn);
+    CUresult r = priority_range(f, &least, &greatest, fn);
     if (r != CUDA_SUCCESS) return r;
     /* Lower numbers are higher priorities: greatest <= priority <= least. */
     if (priority < greatest || priority > least) {

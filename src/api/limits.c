@@ -4,7 +4,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "api/context_rule.h"
 #include "api/limits.h"
 #include "loader/diag.h"
 #include "loader/loader.h"
@@ -17,10 +16,6 @@
 typedef struct device_slot {
     atomic_uint ready_generation;
     cushim__limits limits;
-    /* The stream priority range, read on first use (it needs a context current), under the
-     * same rule: priority_generation says in which load it was read. */
-    atomic_uint priority_generation;
-    int least, greatest;
 } device_slot;
 
 static device_slot slots[MAX_DEVICES];
@@ -117,45 +112,4 @@ unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem,
     if (dynamic > cap) dynamic = cap;
     if (dynamic < 0) dynamic = 0;
     return dynamic > UINT_MAX ? UINT_MAX : (unsigned)dynamic;
-}
-
-CUresult cushim__priority_range(int ordinal, CUcontext ctx, int *least, int *greatest,
-                                const char *fn) {
-    if (ordinal < 0 || ordinal >= MAX_DEVICES) {
-        return cushim__fail(CUDA_ERROR_INVALID_DEVICE,
-                            "%s: device %d: cushim keeps the limits of devices 0 to %d only", fn,
-                            ordinal, MAX_DEVICES - 1);
-    }
-    device_slot *slot = &slots[ordinal];
-    unsigned generation = atomic_load_explicit(&cushim__load_generation, memory_order_relaxed);
-    if (atomic_load_explicit(&slot->priority_generation, memory_order_acquire) != generation) {
-        CUresult r = CUDA_SUCCESS;
-        pthread_mutex_lock(&limits_lock);
-        if (atomic_load_explicit(&slot->priority_generation, memory_order_relaxed) != generation) {
-            int lo = 0, hi = 0;
-            cushim__guard g;
-            r = cushim__enter(ctx, &g, fn);
-            if (r == CUDA_SUCCESS) {
-                r = cushim__table.cuCtxGetStreamPriorityRange(&lo, &hi);
-                CUresult l = cushim__leave(&g, fn);
-                if (r != CUDA_SUCCESS) {
-                    cushim__fail(r, "%s: device %d: cuCtxGetStreamPriorityRange failed with %s",
-                                 fn, ordinal, cushim_error_name(r));
-                } else {
-                    r = l;
-                }
-            }
-            if (r == CUDA_SUCCESS) {
-                slot->least = lo;
-                slot->greatest = hi;
-                atomic_store_explicit(&slot->priority_generation, generation,
-                                      memory_order_release);
-            }
-        }
-        pthread_mutex_unlock(&limits_lock);
-        if (r != CUDA_SUCCESS) return r;
-    }
-    *least = slot->least;
-    *greatest = slot->greatest;
-    return CUDA_SUCCESS;
 }

@@ -31,10 +31,4 @@ CUresult cushim__read_limits(CUdevice dev, int ordinal, const cushim__limits **o
  * more than the device's opt-in maximum leaves beside the static part. */
 unsigned cushim__dynamic_smem_limit(const cushim__limits *l, int static_smem, int attr_max_dynamic);
 
-/* The stream priority range of device `ordinal` (cuCtxGetStreamPriorityRange, asked with ctx, a
- * context of that device, made current), read on first use and kept like the limits. Lower
- * numbers are higher priorities: *greatest <= *least. */
-CUresult cushim__priority_range(int ordinal, CUcontext ctx, int *least, int *greatest,
-                                const char *fn);
-
 #endif
