@@ -411,7 +411,8 @@ typedef struct cushim_launch_config {
  *     CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUDA_ERROR_NOT_SUPPORTED;
  *   - a cluster with a zero dimension (but not all three), a grid not a multiple of the cluster,
  *     or a cluster of more blocks than cuOccupancyMaxPotentialClusterSize allows for f with this
- *     block and shared memory (asked once per shape and kept): CUDA_ERROR_INVALID_VALUE;
+ *     block and shared memory (kept per shape, and asked again before a refusal, so that an
+ *     opt-in to non-portable sizes made since is seen): CUDA_ERROR_INVALID_VALUE;
  *   - a priority outside the range of f's context (cuCtxGetStreamPriorityRange, read once
  *     per function and kept): CUDA_ERROR_INVALID_VALUE;
  *   - cooperative: as cushim_launch_cooperative.

@@ -77,9 +77,11 @@ static CUresult ask(const cushim_function *f, const cushim_launch_config *c, boo
 }
 
 CUresult cushim__cluster_max_size(const cushim_function *f, cushim_dim3 block, unsigned smem,
-                                  int *size, const char *fn) {
+                                  bool fresh, int *size, const char *fn) {
     unsigned threads = block.x * block.y * block.z;
-    if (cushim__shape_cache_get(&f->cluster_cache, threads, smem, size)) return CUDA_SUCCESS;
+    if (!fresh && cushim__shape_cache_get(&f->cluster_cache, threads, smem, size)) {
+        return CUDA_SUCCESS;
+    }
     /* The grid does not change the answer; one block is a valid grid for every kernel. */
     cushim_launch_config c = {.grid = {1, 1, 1}, .block = block, .shared_mem_bytes = smem};
     CUresult r = ask(f, &c, false, size, fn);

@@ -107,9 +107,9 @@ CUresult cushim__cooperative_fits(const cushim_function *f, const cushim_launch_
 CUresult cushim__cluster_supported(const cushim_function *f, const char *fn);
 
 /* The most blocks a cluster of f may have with this block size and dynamic shared memory: from
- * the cache, else asked of the driver (cuOccupancyMaxPotentialClusterSize, f's context current)
- * and kept. Sets the last error (naming fn) on failure. In cluster.c. */
+ * the cache (unless fresh), else asked of the driver (cuOccupancyMaxPotentialClusterSize, f's
+ * context current) and kept. Sets the last error (naming fn) on failure. In cluster.c. */
 CUresult cushim__cluster_max_size(const cushim_function *f, cushim_dim3 block, unsigned smem,
-                                  int *size, const char *fn);
+                                  bool fresh, int *size, const char *fn);
 
 #endif

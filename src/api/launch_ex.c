@@ -63,12 +63,13 @@ static CUresult check_cluster(const cushim_function *f, const cushim_launch_conf
     /* Each dimension divides the grid's, which the pre-checks bounded: no overflow in 64 bits. */
     unsigned long long size = (unsigned long long)k.x * k.y * k.z;
     int max = 0;
-    r = cushim__cluster_max_size(f, c->block, c->shared_mem_bytes, &max, fn);
-    if (r != CUDA_SUCCESS) return r;
-    if (size > (unsigned long long)(max > 0 ? max : 0)) {
-        return refuse_cluster_size(f, c, size, max, fn);
-    }
-    return CUDA_SUCCESS;
+    r = cushim__cluster_max_size(f, c->block, c->shared_mem_bytes, false, &max, fn);
+    if (r != CUDA_SUCCESS || size <= (unsigned long long)(max > 0 ? max : 0)) return r;
+    /* Before refusing, the driver is asked again: the caller may have allowed non-portable
+     * sizes (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) since the answer was kept. */
+    r = cushim__cluster_max_size(f, c->block, c->shared_mem_bytes, true, &max, fn);
+    if (r != CUDA_SUCCESS || size <= (unsigned long long)(max > 0 ? max : 0)) return r;
+    return refuse_cluster_size(f, c, size, max, fn);
 }
 
 /* The stream priority range of f's context: from f's cache, else asked of the driver with the
