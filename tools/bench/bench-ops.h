@@ -15,6 +15,7 @@ typedef struct bench_op {
     bench_batch_fn direct, shim;
     bool settle;     /* it queues work: synchronize the stream after each batch, untimed */
     bool needs_coop; /* skipped where cooperative launch is not supported */
+    bool needs_clusters; /* skipped where clusters are not supported */
 } bench_op;
 
 extern const bench_op bench_ops[];
