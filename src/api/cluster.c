@@ -62,14 +62,12 @@ static CUresult ask(const cushim_function *f, const cushim_launch_config *c, boo
                  : cushim__table.cuOccupancyMaxPotentialClusterSize(&n, f->fn, &lc);
     CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r,
-                            "%s: %s of kernel '%s' with block (%u, %u, %u) and %u bytes of "
-                            "dynamic shared memory failed with %s",
-                            fn,
-                            clusters ? "cuOccupancyMaxActiveClusters"
-                                     : "cuOccupancyMaxPotentialClusterSize",
-                            f->name, c->block.x, c->block.y, c->block.z, c->shared_mem_bytes,
-                            cushim_error_name(r));
+        return cushim__fail(
+            r,
+            "%s: %s of kernel '%s' with block (%u, %u, %u) and %u bytes of "
+            "dynamic shared memory failed with %s",
+            fn, clusters ? "cuOccupancyMaxActiveClusters" : "cuOccupancyMaxPotentialClusterSize",
+            f->name, c->block.x, c->block.y, c->block.z, c->shared_mem_bytes, cushim_error_name(r));
     }
     if (l != CUDA_SUCCESS) return l;
     *answer = n < 0 ? 0 : n;

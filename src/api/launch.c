@@ -204,8 +204,8 @@ static CUSHIM__NOINLINE CUresult launch_checked(const cushim_function *f,
     if (s == NULL) return launch_default(f, cfg, params, cooperative, fn);
     CUresult r = driver_launch(f, cfg, s->raw, params, cooperative);
     if (r != CUDA_SUCCESS) {
-        return launch_failed(r, f, cfg, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
-                             fn);
+        return launch_failed(r, f, cfg,
+                             cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", fn);
     }
     return CUDA_SUCCESS;
 }

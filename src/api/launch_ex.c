@@ -40,8 +40,7 @@ static CUSHIM__COLD CUresult refuse_cluster_shape(const cushim_launch_config *c,
 
 static CUSHIM__COLD CUresult refuse_cluster_size(const cushim_function *f,
                                                  const cushim_launch_config *c,
-                                                 unsigned long long size, int max,
-                                                 const char *fn) {
+                                                 unsigned long long size, int max, const char *fn) {
     return cushim__fail(CUDA_ERROR_INVALID_VALUE,
                         "%s: cluster (%u, %u, %u) has %llu blocks; kernel '%s' with block (%u, "
                         "%u, %u) and %u bytes of dynamic shared memory allows %d per cluster on "
@@ -88,8 +87,9 @@ static CUresult priority_range(const cushim_function *f, int *least, int *greate
     r = cushim__table.cuCtxGetStreamPriorityRange(least, greatest);
     CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) {
-        return cushim__fail(r, "%s: reading the priority range of kernel '%s''s context failed with %s",
-                            fn, f->name, cushim_error_name(r));
+        return cushim__fail(
+            r, "%s: reading the priority range of kernel '%s''s context failed with %s", fn,
+            f->name, cushim_error_name(r));
     }
     if (l != CUDA_SUCCESS) return l;
     if (*least >= INT16_MIN && *least <= INT16_MAX && *greatest >= INT16_MIN &&

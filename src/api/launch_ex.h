@@ -8,8 +8,8 @@
 /* Whether c sets any launch attribute. Written so that the compiler tests the three one-bit
  * flags with one instruction (cushim_launch's common path pays for this test). */
 static inline bool cushim__has_attributes(const cushim_launch_config *c) {
-    return (c->cluster.x | c->cluster.y | c->cluster.z) != 0 || c->has_priority ||
-           c->cooperative || c->programmatic_serialization;
+    return (c->cluster.x | c->cluster.y | c->cluster.z) != 0 || c->has_priority || c->cooperative ||
+           c->programmatic_serialization;
 }
 
 /* Checks c's attributes against the device's and f's limits, then launches through

@@ -200,17 +200,20 @@ static CUresult op_library_function(fx *x) {
                                    "cushim_empty");
 }
 static CUresult op_launch(fx *x) {
-    cushim_launch_config c = {.grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = x->s};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = x->s};
     return cushim_launch(x->f, &c, NULL);
 }
 static CUresult op_launch_default(fx *x) {
-    cushim_launch_config c = {.grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = NULL};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = NULL};
     return cushim_launch(x->f, &c, NULL);
 }
 static CUresult op_launch_cooperative(fx *x) {
     unsigned long long slots = 0;
     void *params[] = {&slots};
-    cushim_launch_config c = {.grid = CUSHIM_DIM3(2), .block = CUSHIM_DIM3(128), .shared_mem_bytes = 0, .stream = x->s};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(2), .block = CUSHIM_DIM3(128), .shared_mem_bytes = 0, .stream = x->s};
     return cushim_launch_cooperative(x->fcoop, &c, params);
 }
 /* Every launch attribute at once: the cluster size query, the priority range (read once per
@@ -243,8 +246,10 @@ static CUresult op_launch_cooperative_attribute(fx *x) {
 static CUresult op_launch_cooperative_cluster(fx *x) {
     unsigned long long slots = 0;
     void *params[] = {&slots};
-    cushim_launch_config c = {
-        .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(128), .stream = x->s, .cluster = CUSHIM_DIM3(2)};
+    cushim_launch_config c = {.grid = CUSHIM_DIM3(4),
+                              .block = CUSHIM_DIM3(128),
+                              .stream = x->s,
+                              .cluster = CUSHIM_DIM3(2)};
     return cushim_launch_cooperative(x->fcoop, &c, params);
 }
 static CUresult op_occupancy_active_clusters(fx *x) {

@@ -33,7 +33,10 @@ static CUSHIM__NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
 }
 
 static CUSHIM__NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
-    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .shared_mem_bytes = 0, .stream = e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     for (int i = 0; i < n; i++) {
         CHECK(cushim_launch(e->empty, &cfg, NULL));
     }
@@ -51,7 +54,10 @@ static CUSHIM__NOINLINE CUresult direct_launch_params(bench_env *e, int n) {
 }
 
 static CUSHIM__NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
-    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .shared_mem_bytes = 0, .stream = e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     bench_params p;
     bench_params_init(&p);
     for (int i = 0; i < n; i++) {
@@ -70,7 +76,10 @@ static CUSHIM__NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
 }
 
 static CUSHIM__NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
-    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3((unsigned)e->coop_grid), .block = CUSHIM_DIM3(32), .shared_mem_bytes = 0, .stream = e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3((unsigned)e->coop_grid),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     for (int i = 0; i < n; i++) {
         CHECK(cushim_launch_cooperative(e->empty, &cfg, NULL));
     }

@@ -59,8 +59,8 @@ typedef struct bench_env {
     CUstream raw_stream, raw_idle;
     CUevent raw_event;
     CUfunction raw_empty, raw_empty2;
-    int coop_grid;       /* largest cooperative grid of 32-thread blocks; 0: unsupported */
-    char coop_note[160]; /* why there is no cooperative measurement, when coop_grid is 0 */
+    int coop_grid;          /* largest cooperative grid of 32-thread blocks; 0: unsupported */
+    char coop_note[160];    /* why there is no cooperative measurement, when coop_grid is 0 */
     bool clusters;          /* the device launches clusters of 2 of cushim_empty */
     char cluster_note[160]; /* why there is no cluster measurement, when clusters is false */
 } bench_env;

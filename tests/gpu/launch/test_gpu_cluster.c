@@ -75,8 +75,8 @@ static void check_ranks(const unsigned *out, cushim_dim3 grid, unsigned cx, unsi
                     size_t b = (size_t)y * grid.x + x;
                     unsigned rank = out[2 * b], nrank = out[2 * b + 1];
                     if (nrank != size || rank >= size || (seen & (1ull << rank))) {
-                        fail_msg("block (%u, %u): rank %u of %u in a cluster of %u (%u x %u)", x,
-                                 y, rank, nrank, size, cx, cy);
+                        fail_msg("block (%u, %u): rank %u of %u in a cluster of %u (%u x %u)", x, y,
+                                 rank, nrank, size, cx, cy);
                     }
                     if (cy == 1 && rank != x - bx) {
                         fail_msg("block %u: rank %u, not %u", x, rank, x - bx);

@@ -75,7 +75,8 @@ static void assert_no_launch(void) {
 
 static void test_no_attribute_keeps_the_classic_entry_points(void **state) {
     (void)state;
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .stream = fx.stream};
+    cushim_launch_config cfg = {
+        .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .stream = fx.stream};
     assert_ok(cushim_launch(fx.fn, &cfg, NULL));
     /* A priority that is not marked set is no attribute. */
     cfg.priority = -2;
@@ -120,11 +121,12 @@ static void test_every_attribute_is_passed_through_as_set(void **state) {
 
 static void test_each_attribute_alone_is_the_only_one_passed(void **state) {
     (void)state;
-    const CUlaunchAttributeID ids[] = {CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-                                       CU_LAUNCH_ATTRIBUTE_PRIORITY, CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
-                                       CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+    const CUlaunchAttributeID ids[] = {
+        CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, CU_LAUNCH_ATTRIBUTE_PRIORITY,
+        CU_LAUNCH_ATTRIBUTE_COOPERATIVE, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     for (int i = 0; i < 4; i++) {
-        cushim_launch_config cfg = {.grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .stream = fx.stream};
+        cushim_launch_config cfg = {
+            .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .stream = fx.stream};
         if (i == 0) cfg.cluster = CUSHIM_DIM3(4);
         if (i == 1) cfg.has_priority = true; /* priority 0, the lowest, is a priority too */
         if (i == 2) cfg.cooperative = true;
@@ -250,7 +252,10 @@ static void test_a_kernel_that_cannot_run_in_clusters_is_refused(void **state) {
 
 static void test_priority_outside_the_range_is_refused(void **state) {
     (void)state;
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .stream = fx.stream, .has_priority = true};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                .block = CUSHIM_DIM3(32),
+                                .stream = fx.stream,
+                                .has_priority = true};
     const int bad[] = {LEAST + 1, GREATEST - 1, 1 << 30, -(1 << 30)};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cfg.priority = bad[i];
@@ -280,8 +285,10 @@ static void test_cooperative_attribute_checks_as_launch_cooperative(void **state
     (void)state;
     mock.set_occupancy_override(16);
     const unsigned fit = 16 * H200_SMS;
-    cushim_launch_config cfg = {
-        .grid = CUSHIM_DIM3(fit + 1), .block = CUSHIM_DIM3(256), .stream = fx.stream, .cooperative = true};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(fit + 1),
+                                .block = CUSHIM_DIM3(256),
+                                .stream = fx.stream,
+                                .cooperative = true};
     assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch(fx.fn, &cfg, NULL));
     char says[160];
     snprintf(says, sizeof says,
@@ -315,7 +322,8 @@ static void test_a_failed_ex_launch_names_its_attributes(void **state) {
 static void test_cluster_occupancy_queries(void **state) {
     (void)state;
     mock.set_occupancy_override(10);
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(64), .block = CUSHIM_DIM3(128), .cluster = CUSHIM_DIM3(4)};
+    cushim_launch_config cfg = {
+        .grid = CUSHIM_DIM3(64), .block = CUSHIM_DIM3(128), .cluster = CUSHIM_DIM3(4)};
     int clusters = -1, size = -1;
     assert_ok(cushim_occupancy_max_active_clusters(&clusters, fx.fn, &cfg));
     /* The mock's model: active blocks per SM x SMs / blocks per cluster. */
@@ -328,7 +336,8 @@ static void test_cluster_occupancy_queries(void **state) {
     /* Bad arguments: the output is 0 and the driver is not asked. */
     cfg.cluster = CUSHIM_DIM3(0, 0, 0);
     clusters = -1;
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_occupancy_max_active_clusters(&clusters, fx.fn, &cfg));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              cushim_occupancy_max_active_clusters(&clusters, fx.fn, &cfg));
     assert_int_equal(clusters, 0);
     assert_error_has("cushim_occupancy_max_active_clusters: cfg->cluster is (0, 0, 0)");
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_occupancy_max_active_clusters(NULL, fx.fn, &cfg));
@@ -337,7 +346,8 @@ static void test_cluster_occupancy_queries(void **state) {
               cushim_occupancy_max_potential_cluster_size(&size, fx.fn, NULL));
     assert_int_equal(size, 0);
     assert_error_has("cushim_occupancy_max_potential_cluster_size: cfg is NULL");
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_occupancy_max_potential_cluster_size(&size, NULL, &cfg));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              cushim_occupancy_max_potential_cluster_size(&size, NULL, &cfg));
     assert_int_equal(mock.calls("cuOccupancyMaxActiveClusters"), 1);
 
     /* The driver's refusal is passed through. */
@@ -358,9 +368,13 @@ static void test_without_cuLaunchKernelEx_attributes_are_refused(void **state) {
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
     assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
     assert_error_has("cushim_launch: this driver has no cuLaunchKernelEx");
-    cfg = (cushim_launch_config){.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .stream = fx.stream, .has_priority = true};
+    cfg = (cushim_launch_config){.grid = CUSHIM_DIM3(1),
+                                 .block = CUSHIM_DIM3(32),
+                                 .stream = fx.stream,
+                                 .has_priority = true};
     assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
-    cfg = (cushim_launch_config){.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .programmatic_serialization = true};
+    cfg = (cushim_launch_config){
+        .grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .programmatic_serialization = true};
     assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, NULL));
     assert_error_has("cushim_launch_cooperative: this driver has no cuLaunchKernelEx");
     assert_no_launch();
@@ -380,7 +394,8 @@ static void test_a_device_before_9_0_refuses_clusters(void **state) {
     int n = -1;
     assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_occupancy_max_active_clusters(&n, fx.fn, &cfg));
     assert_int_equal(n, 0);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_occupancy_max_potential_cluster_size(&n, fx.fn, &cfg));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED,
+              cushim_occupancy_max_potential_cluster_size(&n, fx.fn, &cfg));
     assert_error_has("cushim_occupancy_max_potential_cluster_size: device 0 has compute "
                      "capability 8.x");
     assert_no_launch();
