@@ -1,15 +1,11 @@
 /* Launch attributes: a config with none keeps cuLaunchKernel; one with any goes through
  * cuLaunchKernelEx with each attribute as set; every pre-check refuses before the driver with a
- * sentence naming its limit; the two cluster occupancy queries; a driver without
- * cuLaunchKernelEx and a device without clusters.
+ * sentence naming its limit; the two cluster occupancy queries. A driver without
+ * cuLaunchKernelEx and devices without clusters: test_attrs_unsupported.c.
  *
  * Tests that change the driver's entries or devices load it again (cushim_testing_reinit), so
  * every test here starts from a fresh load: cushim keeps device limits per load. */
 #include "launch_util.h"
-
-/* The mock's priority range (tests/mock/mock.h). */
-#define LEAST 0
-#define GREATEST (-5)
 
 static int setup(void **state) {
     if (mock_setup(state) != 0) return -1;
@@ -23,51 +19,7 @@ static int setup_coop(void **state) {
     return fixture_make("cushim_grid_barrier");
 }
 
-static int setup_no_launch_ex(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    mock.hide("cuLaunchKernelEx");
-    if (cushim_testing_reinit() != CUDA_SUCCESS) return -1;
-    return fixture_make("cushim_empty");
-}
-
-static int setup_ada(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    if (!mock.set_devices("ada")) return -1;
-    if (cushim_testing_reinit() != CUDA_SUCCESS) return -1;
-    return fixture_make("cushim_empty");
-}
-
-static int setup_no_cluster_launch(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    mock.set_attribute(0, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0);
-    if (cushim_testing_reinit() != CUDA_SUCCESS) return -1;
-    return fixture_make("cushim_empty");
-}
-
 static int teardown(void **state) { return fixture_teardown(state); }
-
-static cushim_launch_config cluster_config(cushim_dim3 grid, cushim_dim3 cluster) {
-    cushim_launch_config c = {
-        .grid = grid, .block = CUSHIM_DIM3(64), .stream = fx.stream, .cluster = cluster};
-    return c;
-}
-
-/* The recorded launch's attribute with this id, failing the test when it has none. */
-static const CUlaunchAttribute *attr_of(const cushim_mock_launch *l, CUlaunchAttributeID id) {
-    for (unsigned i = 0; i < l->attr_count; i++) {
-        if (l->attrs[i].id == id) return &l->attrs[i];
-    }
-    fail_msg("the launch has no attribute %d among its %u", (int)id, l->attr_count);
-    return NULL;
-}
-
-/* Nothing reached the driver's launch entries. */
-static void assert_no_launch(void) {
-    assert_int_equal(mock.launch_count(), 0);
-    assert_int_equal(mock.calls("cuLaunchKernelEx"), 0);
-    assert_int_equal(mock.calls("cuLaunchKernel"), 0);
-    assert_int_equal(mock.calls("cuLaunchCooperativeKernel"), 0);
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* The classic path and the attributes passed through                                         */
@@ -358,65 +310,6 @@ static void test_cluster_occupancy_queries(void **state) {
     assert_null(mock.current());
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Drivers and devices without                                                                */
-/* ------------------------------------------------------------------------------------------ */
-
-static void test_without_cuLaunchKernelEx_attributes_are_refused(void **state) {
-    (void)state;
-    assert_false(cushim_driver_has("cuLaunchKernelEx"));
-    cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
-    assert_error_has("cushim_launch: this driver has no cuLaunchKernelEx");
-    cfg = (cushim_launch_config){.grid = CUSHIM_DIM3(1),
-                                 .block = CUSHIM_DIM3(32),
-                                 .stream = fx.stream,
-                                 .has_priority = true};
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
-    cfg = (cushim_launch_config){
-        .grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .programmatic_serialization = true};
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, NULL));
-    assert_error_has("cushim_launch_cooperative: this driver has no cuLaunchKernelEx");
-    assert_no_launch();
-    /* Without attributes, nothing changes. */
-    cfg.programmatic_serialization = false;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
-    assert_int_equal(mock.calls("cuLaunchKernel"), 1);
-}
-
-static void test_a_device_before_9_0_refuses_clusters(void **state) {
-    (void)state;
-    assert_string_equal(mock.device_profile(0), "ada");
-    cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
-    assert_error_has("cushim_launch: device 0 has compute capability 8.x; thread-block clusters "
-                     "need 9.0 or later");
-    int n = -1;
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_occupancy_max_active_clusters(&n, fx.fn, &cfg));
-    assert_int_equal(n, 0);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED,
-              cushim_occupancy_max_potential_cluster_size(&n, fx.fn, &cfg));
-    assert_error_has("cushim_occupancy_max_potential_cluster_size: device 0 has compute "
-                     "capability 8.x");
-    assert_no_launch();
-    assert_int_equal(mock.calls("cuOccupancyMaxPotentialClusterSize"), 0);
-    /* The other attributes do not need clusters. */
-    cfg.cluster = CUSHIM_DIM3(0, 0, 0);
-    cfg.has_priority = true;
-    cfg.priority = GREATEST;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
-    assert_int_equal(mock.calls("cuLaunchKernelEx"), 1);
-}
-
-static void test_a_device_without_cluster_launch_refuses_clusters(void **state) {
-    (void)state;
-    cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
-    assert_error_has("cushim_launch: device 0 does not support cluster launch "
-                     "(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)");
-    assert_no_launch();
-}
-
 int main(void) {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
@@ -435,12 +328,6 @@ int main(void) {
         T(test_cluster_occupancy_queries),
         cmocka_unit_test_setup_teardown(test_cooperative_attribute_checks_as_launch_cooperative,
                                         setup_coop, teardown),
-        cmocka_unit_test_setup_teardown(test_without_cuLaunchKernelEx_attributes_are_refused,
-                                        setup_no_launch_ex, teardown),
-        cmocka_unit_test_setup_teardown(test_a_device_before_9_0_refuses_clusters, setup_ada,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_a_device_without_cluster_launch_refuses_clusters,
-                                        setup_no_cluster_launch, teardown),
     };
 #undef T
     return cmocka_run_group_tests_name("launch attributes", tests, NULL, NULL);
