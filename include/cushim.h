@@ -367,10 +367,36 @@ typedef struct cushim_dim3 {
 #define CUSHIM_DIM3(...)                                                                           \
     CUSHIM__DIM3_PICK(__VA_ARGS__, CUSHIM__DIM3_3, CUSHIM__DIM3_2, CUSHIM__DIM3_1, _)(__VA_ARGS__)
 
+/* A launch's shape and, after the first four fields, its launch attributes. Every attribute is
+ * off when zero, so a config that names only the first fields launches as it always did. Use
+ * designated initialisers ({.grid = ..., .block = ...}): a positional {grid, block, smem, stream}
+ * still means the same launch, but -Wextra warns that the later fields are left out.
+ *
+ * A config with any attribute set is launched through cuLaunchKernelEx, with one
+ * CUlaunchAttribute for each; one with none through cuLaunchKernel as before (or
+ * cuLaunchCooperativeKernel, for cushim_launch_cooperative). */
 typedef struct cushim_launch_config {
     cushim_dim3 grid, block;
     unsigned shared_mem_bytes; /* dynamic shared memory per block */
     cushim_stream *stream;     /* NULL: the default stream of the function's context */
+    /* Thread-block clusters (compute capability 9.0 and later): blocks per cluster in each
+     * dimension; (0, 0, 0) is no cluster. grid still counts blocks, and each of its dimensions
+     * must be a multiple of the cluster's (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION). */
+    cushim_dim3 cluster;
+    /* The launch's priority (CU_LAUNCH_ATTRIBUTE_PRIORITY), used only when has_priority is
+     * true, since 0 is a priority too. Lower numbers run first, within the range that
+     * cushim_context_stream_priority_range gives. */
+    int priority;
+    /* The flags are one-bit fields so that a launch tests all three with one instruction; set
+     * them with true or 1 (.has_priority = true), not by address. */
+    bool has_priority : 1;
+    /* A cooperative launch (CU_LAUNCH_ATTRIBUTE_COOPERATIVE): cushim_launch then checks and
+     * launches as cushim_launch_cooperative does. */
+    bool cooperative : 1;
+    /* Programmatic dependent launch (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION):
+     * this kernel may start before the previous kernel in its stream has finished, once that
+     * kernel triggers it (griddepcontrol), on devices that support it. */
+    bool programmatic_serialization : 1;
 } cushim_launch_config;
 
 /* Launches f. params is what cuLaunchKernel takes: an array of pointers to each argument.
@@ -378,13 +404,27 @@ typedef struct cushim_launch_config {
  * refused before the driver is called, with CUDA_ERROR_INVALID_VALUE and a sentence (a kernel's
  * dynamic shared memory limit is read again first, so an opt-in made since is seen). f or cfg
  * NULL is CUDA_ERROR_INVALID_VALUE; a module function launched on a stream of another context is
- * CUDA_ERROR_INVALID_HANDLE. Otherwise CUDA_SUCCESS or the driver's code. */
+ * CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the driver, each with
+ * a sentence naming the limit:
+ *   - a driver without cuLaunchKernelEx: CUDA_ERROR_NOT_SUPPORTED;
+ *   - a cluster on a device before compute capability 9.0 or without
+ *     CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUDA_ERROR_NOT_SUPPORTED;
+ *   - a cluster with a zero dimension (but not all three), a grid not a multiple of the cluster,
+ *     or a cluster of more blocks than cuOccupancyMaxPotentialClusterSize allows for f with this
+ *     block and shared memory (kept per shape, and asked again before a refusal, so that an
+ *     opt-in to non-portable sizes made since is seen): CUDA_ERROR_INVALID_VALUE;
+ *   - a priority outside the range of f's context (cuCtxGetStreamPriorityRange, read once
+ *     per function and kept): CUDA_ERROR_INVALID_VALUE;
+ *   - cooperative: as cushim_launch_cooperative.
+ * Otherwise CUDA_SUCCESS or the driver's code. Thread-safe; f and the stream are only read. */
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params);
 /* As cushim_launch, for a grid whose blocks run at once. Also refused before the driver:
  * a device without cooperative launch (CUDA_ERROR_NOT_SUPPORTED) and a grid larger than fits
- * at once (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), each with a sentence. CUDA_SUCCESS or the
- * driver's code otherwise. */
+ * at once (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), each with a sentence. cfg->cooperative
+ * need not be set; with another attribute set the launch goes through cuLaunchKernelEx with
+ * CU_LAUNCH_ATTRIBUTE_COOPERATIVE, with cushim_launch's checks. CUDA_SUCCESS or the driver's
+ * code otherwise. */
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params);
 
@@ -417,6 +457,24 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
  * CUDA_ERROR_NOT_SUPPORTED; otherwise as cushim_occupancy_max_active_blocks. */
 CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
                                                           int block_size, size_t dynamic_smem);
+/* How many clusters of cfg->cluster, with cfg's block and shared memory, can be resident at once
+ * on the whole device (cuOccupancyMaxActiveClusters). cfg->grid is passed as given and
+ * cfg->stream is not used (the query runs in f's context). cfg NULL or without a cluster is
+ * CUDA_ERROR_INVALID_VALUE; a device without clusters (before compute capability 9.0, or
+ * CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0) is CUDA_ERROR_NOT_SUPPORTED; otherwise CUDA_SUCCESS or
+ * the driver's code. Thread-safe. */
+CUSHIM_API CUresult cushim_occupancy_max_active_clusters(int *clusters, const cushim_function *f,
+                                                         const cushim_launch_config *cfg);
+/* The most blocks a cluster of f may have with cfg's block and shared memory
+ * (cuOccupancyMaxPotentialClusterSize): 8 or fewer, the portable limit, unless f allows
+ * non-portable sizes (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), or what f's required
+ * cluster size says. The limit cushim_launch checks against. cfg->cluster is ignored, as by the
+ * driver, and cfg->stream is not used. cfg NULL is CUDA_ERROR_INVALID_VALUE; a device without
+ * clusters is CUDA_ERROR_NOT_SUPPORTED; otherwise CUDA_SUCCESS or the driver's code.
+ * Thread-safe. */
+CUSHIM_API CUresult cushim_occupancy_max_potential_cluster_size(int *cluster_size,
+                                                                const cushim_function *f,
+                                                                const cushim_launch_config *cfg);
 
 #ifdef __cplusplus
 }

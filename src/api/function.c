@@ -39,6 +39,8 @@ CUresult cushim__function_read_attributes(cushim_function *f, const char *fn) {
     f->max_threads = threads > 0 ? (unsigned)threads : 0u;
     atomic_init(&f->max_dynamic_smem, cushim__dynamic_smem_limit(l, value[0], value[2]));
     atomic_init(&f->coop_cache, 0);
+    atomic_init(&f->cluster_cache, 0);
+    atomic_init(&f->priority_range, 0);
     return CUDA_SUCCESS;
 }
 

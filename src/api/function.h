@@ -25,6 +25,11 @@ struct cushim_function {
      * launch asked the driver, packed so that one atomic word keeps key and answer together:
      * threads << 48 | smem << 16 | blocks; 0 is empty. */
     _Atomic uint64_t coop_cache;
+    /* The same for a cluster launch: (threads, smem) -> cuOccupancyMaxPotentialClusterSize. */
+    _Atomic uint64_t cluster_cache;
+    /* The stream priority range of the context, for launches with a priority: 1 << 32 |
+     * (uint16)least << 16 | (uint16)greatest once read; 0 before. */
+    _Atomic uint64_t priority_range;
 
     CUfunction fn;       /* a CUfunction in ctx, for attributes and occupancy (raw, for modules) */
     cushim_context *ctx; /* borrowed from the module, or retained for a library function */
@@ -34,28 +39,40 @@ struct cushim_function {
     char name[]; /* the kernel's name, for sentences */
 };
 
-/* The cooperative launch's cache: the answer for (threads, smem) when the last one asked was
- * that, packed in one word so that a reader never sees the key of one answer with another. */
-static inline bool cushim__coop_cache_get(const cushim_function *f, unsigned threads, unsigned smem,
-                                          int *blocks) {
-    uint64_t v = atomic_load_explicit(&f->coop_cache, memory_order_relaxed);
+/* The caches of answers by launch shape: the answer for (threads, smem) when the last one asked
+ * was that, packed in one word so that a reader never sees the key of one answer with another. */
+static inline bool cushim__shape_cache_get(const _Atomic uint64_t *cache, unsigned threads,
+                                           unsigned smem, int *answer) {
+    uint64_t v = atomic_load_explicit(cache, memory_order_relaxed);
     uint64_t key = ((uint64_t)threads << 48) | ((uint64_t)smem << 16);
     if (threads > 0xffffu || (v & ~(uint64_t)0xffffu) != key) return false;
-    *blocks = (int)(v & 0xffffu);
+    *answer = (int)(v & 0xffffu);
     return true;
+}
+
+/* The function is const to callers; its caches are the one thing a query may change, hence the
+ * cache pointer is not const. */
+static inline void cushim__shape_cache_put(_Atomic uint64_t *cache, unsigned threads, size_t smem,
+                                           int answer) {
+    /* An answer that does not pack empties the cache rather than leave an older one for the
+     * same key in place (found by the fuzzer with the mock's occupancy forced past 65535). */
+    uint64_t v = 0;
+    if (threads > 0 && threads <= 0xffffu && smem <= 0xffffffffu && answer >= 0 &&
+        answer <= 0xffff) {
+        v = ((uint64_t)threads << 48) | ((uint64_t)smem << 16) | (uint64_t)answer;
+    }
+    atomic_store_explicit(cache, v, memory_order_relaxed);
+}
+
+/* The cooperative launch's cache: active blocks per SM. */
+static inline bool cushim__coop_cache_get(const cushim_function *f, unsigned threads, unsigned smem,
+                                          int *blocks) {
+    return cushim__shape_cache_get(&f->coop_cache, threads, smem, blocks);
 }
 
 static inline void cushim__coop_cache_put(const cushim_function *f, unsigned threads, size_t smem,
                                           int blocks) {
-    /* An answer that does not pack empties the cache rather than leave an older one for the
-     * same key in place (found by the fuzzer with the mock's occupancy forced past 65535). */
-    uint64_t v = 0;
-    if (threads > 0 && threads <= 0xffffu && smem <= 0xffffffffu && blocks >= 0 &&
-        blocks <= 0xffff) {
-        v = ((uint64_t)threads << 48) | ((uint64_t)smem << 16) | (uint64_t)blocks;
-    }
-    /* The function is const to callers; the cache is the one thing a query may change. */
-    atomic_store_explicit(&((cushim_function *)f)->coop_cache, v, memory_order_relaxed);
+    cushim__shape_cache_put(&((cushim_function *)f)->coop_cache, threads, smem, blocks);
 }
 
 /* A function named `name`, zeroed but for the name (its tag is set by the caller once it is
@@ -78,5 +95,21 @@ void cushim__functions_free(cushim_function *f, bool owns_ctx);
  * (naming fn) on failure. In occupancy.c, beside the queries that ask the same. */
 CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, unsigned smem,
                                     int *per_sm, const char *fn);
+
+/* Whether a cooperative launch of c fits at once: CUDA_SUCCESS, or
+ * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (or cushim__cooperative_blocks' refusal) with the last
+ * error set, naming fn. c has passed the launch's dimension checks. In occupancy.c. */
+CUresult cushim__cooperative_fits(const cushim_function *f, const cushim_launch_config *c,
+                                  const char *fn);
+
+/* Whether f's device has thread-block clusters: CUDA_SUCCESS, or CUDA_ERROR_NOT_SUPPORTED with
+ * a sentence naming the compute capability or the attribute (naming fn). In cluster.c. */
+CUresult cushim__cluster_supported(const cushim_function *f, const char *fn);
+
+/* The most blocks a cluster of f may have with this block size and dynamic shared memory: from
+ * the cache (unless fresh), else asked of the driver (cuOccupancyMaxPotentialClusterSize, f's
+ * context current) and kept. Sets the last error (naming fn) on failure. In cluster.c. */
+CUresult cushim__cluster_max_size(const cushim_function *f, cushim_dim3 block, unsigned smem,
+                                  bool fresh, int *size, const char *fn);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "api/context_rule.h"
 #include "api/function.h"
+#include "api/launch_ex.h"
 #include "loader/loader.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -139,19 +140,6 @@ static CUSHIM__COLD CUresult launch_failed(CUresult r, const cushim_function *f,
                         c->block.z, c->shared_mem_bytes, cushim_error_name(r));
 }
 
-static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f,
-                                              const cushim_launch_config *c,
-                                              unsigned long long blocks, int per_sm,
-                                              const char *fn) {
-    return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
-                        "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
-                        "(%d per SM x %d SMs) for kernel '%s' with block (%u, %u, %u) and %u "
-                        "bytes of dynamic shared memory",
-                        fn, blocks, (unsigned long long)per_sm * (unsigned)f->limits->sm_count,
-                        per_sm, f->limits->sm_count, f->name, c->block.x, c->block.y, c->block.z,
-                        c->shared_mem_bytes);
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Launch                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
@@ -197,12 +185,38 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f,
     return CUDA_SUCCESS;
 }
 
+/* Everything off the common path: a refusal, a raised shared memory limit, launch attributes.
+ * The checks in full, then the launch. */
+static CUSHIM__NOINLINE CUresult launch_checked(const cushim_function *f,
+                                                const cushim_launch_config *cfg, void **params,
+                                                bool cooperative, const char *fn) {
+    if (!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg)) {
+        CUresult r = refuse_config(f, cfg, fn);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    const cushim_stream *s = cfg->stream;
+    if (s != NULL && !stream_ok(f, s)) return refuse_stream(f, s, fn);
+    if (cushim__has_attributes(cfg)) return cushim__launch_ex(f, cfg, params, cooperative, fn);
+    if (cooperative) {
+        CUresult r = cushim__cooperative_fits(f, cfg, fn);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    if (s == NULL) return launch_default(f, cfg, params, cooperative, fn);
+    CUresult r = driver_launch(f, cfg, s->raw, params, cooperative);
+    if (r != CUDA_SUCCESS) {
+        return launch_failed(r, f, cfg,
+                             cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", fn);
+    }
+    return CUDA_SUCCESS;
+}
+
 CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_config *cfg,
                                   void **params) {
+    /* A config with launch attributes leaves the common path for launch_checked(), at the cost
+     * of a few ORs and a branch here. */
     if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL ||
-                         !within_limits(f, cfg))) {
-        CUresult r = refuse_config(f, cfg, __func__);
-        if (r != CUDA_SUCCESS) return r;
+                         cushim__has_attributes(cfg) || !within_limits(f, cfg))) {
+        return launch_checked(f, cfg, params, false, __func__);
     }
     const cushim_stream *s = cfg->stream;
     if (s == NULL) return launch_default(f, cfg, params, false, __func__);
@@ -218,22 +232,14 @@ CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params) {
     if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL ||
-                         !within_limits(f, cfg))) {
-        CUresult r = refuse_config(f, cfg, __func__);
-        if (r != CUDA_SUCCESS) return r;
+                         cushim__has_attributes(cfg) || !within_limits(f, cfg))) {
+        return launch_checked(f, cfg, params, true, __func__);
     }
     const cushim_stream *s = cfg->stream;
     if (CUSHIM__UNLIKELY(s != NULL && !stream_ok(f, s))) return refuse_stream(f, s, __func__);
-    /* The grid must fit at once. The pre-checks bound the thread count by the device's limit. */
-    unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
-    int per_sm = 0;
-    CUresult r = cushim__cooperative_blocks(f, threads, cfg->shared_mem_bytes, &per_sm, __func__);
+    /* The grid must fit at once. */
+    CUresult r = cushim__cooperative_fits(f, cfg, __func__);
     if (r != CUDA_SUCCESS) return r;
-    const cushim__limits *l = f->limits;
-    unsigned long long blocks = (unsigned long long)cfg->grid.x * cfg->grid.y * cfg->grid.z;
-    if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)l->sm_count)) {
-        return refuse_too_large(f, cfg, blocks, per_sm, __func__);
-    }
     if (s == NULL) return launch_default(f, cfg, params, true, __func__);
     r = cushim__table.cuLaunchCooperativeKernel(f->raw, cfg->grid.x, cfg->grid.y, cfg->grid.z,
                                                 cfg->block.x, cfg->block.y, cfg->block.z,

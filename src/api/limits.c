@@ -38,10 +38,17 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal, const 
          "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"},
         {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT"},
         {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "COOPERATIVE_LAUNCH"},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR"},
+        {CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "CLUSTER_LAUNCH"},
     };
     int v[sizeof wanted / sizeof wanted[0]];
     for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
         CUresult r = cushim__table.cuDeviceGetAttribute(&v[i], wanted[i].attr, dev);
+        /* A driver older than CUDA 11.8 does not know the attribute, and has no clusters. */
+        if (r == CUDA_ERROR_INVALID_VALUE && wanted[i].attr == CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) {
+            v[i] = 0;
+            r = CUDA_SUCCESS;
+        }
         if (r != CUDA_SUCCESS) {
             return cushim__fail(r, "%s: device %d: reading CU_DEVICE_ATTRIBUTE_%s failed with %s",
                                 fn, ordinal, wanted[i].name, cushim_error_name(r));
@@ -57,6 +64,14 @@ static CUresult read_device(cushim__limits *l, CUdevice dev, int ordinal, const 
     l->max_smem_per_block_optin = v[8] > v[7] ? v[8] : v[7];
     l->sm_count = v[9];
     l->cooperative = v[10];
+    l->cc_major = v[11];
+    l->cluster_launch = v[12];
+    /* The library's own default-stream mode picks which of the two entries it calls. */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+    l->launch_ex = cushim_driver_has("cuLaunchKernelEx_ptsz");
+#else
+    l->launch_ex = cushim_driver_has("cuLaunchKernelEx");
+#endif
     return CUDA_SUCCESS;
 }
 

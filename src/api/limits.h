@@ -4,6 +4,8 @@
 #ifndef CUSHIM_API_LIMITS_H
 #define CUSHIM_API_LIMITS_H
 
+#include <stdbool.h>
+
 #include "cushim.h"
 
 typedef struct cushim__limits {
@@ -14,6 +16,9 @@ typedef struct cushim__limits {
     int max_smem_per_block_optin; /* with cuFuncSetAttribute opt-in */
     int sm_count;
     int cooperative;
+    int cc_major;       /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+    int cluster_launch; /* CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH; 0 where the driver predates it */
+    bool launch_ex;     /* the driver has cuLaunchKernelEx, which launch attributes need */
 } cushim__limits;
 
 /* The limits of device `dev` (ordinal `ordinal`), read from the driver on first use: CUDA_SUCCESS

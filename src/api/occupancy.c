@@ -47,6 +47,33 @@ CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, 
     return active_blocks(f, threads, smem, per_sm, fn);
 }
 
+static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f,
+                                              const cushim_launch_config *c,
+                                              unsigned long long blocks, int per_sm,
+                                              const char *fn) {
+    return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+                        "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
+                        "(%d per SM x %d SMs) for kernel '%s' with block (%u, %u, %u) and %u "
+                        "bytes of dynamic shared memory",
+                        fn, blocks, (unsigned long long)per_sm * (unsigned)f->limits->sm_count,
+                        per_sm, f->limits->sm_count, f->name, c->block.x, c->block.y, c->block.z,
+                        c->shared_mem_bytes);
+}
+
+CUresult cushim__cooperative_fits(const cushim_function *f, const cushim_launch_config *c,
+                                  const char *fn) {
+    /* The pre-checks bound the thread count by the device's limit. */
+    unsigned threads = c->block.x * c->block.y * c->block.z;
+    int per_sm = 0;
+    CUresult r = cushim__cooperative_blocks(f, threads, c->shared_mem_bytes, &per_sm, fn);
+    if (r != CUDA_SUCCESS) return r;
+    unsigned long long blocks = (unsigned long long)c->grid.x * c->grid.y * c->grid.z;
+    if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)f->limits->sm_count)) {
+        return refuse_too_large(f, c, blocks, per_sm, fn);
+    }
+    return CUDA_SUCCESS;
+}
+
 /* The checks the queries share: an output, a function, a block size. */
 static CUresult check_query(const void *out, const char *out_name, const cushim_function *f,
                             int block_size, const char *fn) {

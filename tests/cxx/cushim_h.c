@@ -5,13 +5,21 @@
 #include <cushim.h>
 
 #include <stddef.h>
+#include <string.h>
 
 static unsigned volume(cushim_dim3 d) { return d.x * d.y * d.z; }
 
 int main(void) {
     cushim_dim3 one = CUSHIM_DIM3(4);
     cushim_dim3 two = CUSHIM_DIM3(4, 2);
-    cushim_launch_config cfg = {CUSHIM_DIM3(8, 2, 3), CUSHIM_DIM3(128), 0, NULL};
+    /* C++ before C++20 has no designated initialisers, and a positional one that stops short
+     * of the launch attributes draws -Wmissing-field-initializers: zero it, then set fields. */
+    cushim_launch_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grid = CUSHIM_DIM3(8, 2, 3);
+    cfg.block = CUSHIM_DIM3(128);
+    cfg.cluster = CUSHIM_DIM3(2);
+    cfg.has_priority = true;
     CUresult (*init)(void) = &cushim_init;
     CUresult r = init();
     const cushim_driver_info *info = cushim_driver_get_info();

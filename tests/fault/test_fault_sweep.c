@@ -201,18 +201,68 @@ static CUresult op_library_function(fx *x) {
                                    "cushim_empty");
 }
 static CUresult op_launch(fx *x) {
-    cushim_launch_config c = {CUSHIM_DIM3(4), CUSHIM_DIM3(64), 0, x->s};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = x->s};
     return cushim_launch(x->f, &c, NULL);
 }
 static CUresult op_launch_default(fx *x) {
-    cushim_launch_config c = {CUSHIM_DIM3(4), CUSHIM_DIM3(64), 0, NULL};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = NULL};
     return cushim_launch(x->f, &c, NULL);
 }
 static CUresult op_launch_cooperative(fx *x) {
     unsigned long long slots = 0;
     void *params[] = {&slots};
-    cushim_launch_config c = {CUSHIM_DIM3(2), CUSHIM_DIM3(128), 0, x->s};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(2), .block = CUSHIM_DIM3(128), .shared_mem_bytes = 0, .stream = x->s};
     return cushim_launch_cooperative(x->fcoop, &c, params);
+}
+/* Every launch attribute at once: the cluster size query, the priority range (read once per
+ * device, so swept only where a run reads it first) and cuLaunchKernelEx. */
+static cushim_launch_config attributed(cushim_stream *s) {
+    cushim_launch_config c = {.grid = CUSHIM_DIM3(4, 2),
+                              .block = CUSHIM_DIM3(64),
+                              .stream = s,
+                              .cluster = CUSHIM_DIM3(2, 2),
+                              .priority = -1,
+                              .has_priority = true,
+                              .programmatic_serialization = true};
+    return c;
+}
+static CUresult op_launch_attributes(fx *x) {
+    cushim_launch_config c = attributed(x->s);
+    return cushim_launch(x->f, &c, NULL);
+}
+static CUresult op_launch_attributes_default(fx *x) {
+    cushim_launch_config c = attributed(NULL);
+    return cushim_launch(x->f, &c, NULL);
+}
+static CUresult op_launch_cooperative_attribute(fx *x) {
+    unsigned long long slots = 0;
+    void *params[] = {&slots};
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(2), .block = CUSHIM_DIM3(128), .stream = x->s, .cooperative = true};
+    return cushim_launch(x->fcoop, &c, params);
+}
+static CUresult op_launch_cooperative_cluster(fx *x) {
+    unsigned long long slots = 0;
+    void *params[] = {&slots};
+    cushim_launch_config c = {.grid = CUSHIM_DIM3(4),
+                              .block = CUSHIM_DIM3(128),
+                              .stream = x->s,
+                              .cluster = CUSHIM_DIM3(2)};
+    return cushim_launch_cooperative(x->fcoop, &c, params);
+}
+static CUresult op_occupancy_active_clusters(fx *x) {
+    int clusters = 0;
+    cushim_launch_config c = {
+        .grid = CUSHIM_DIM3(8), .block = CUSHIM_DIM3(128), .cluster = CUSHIM_DIM3(4)};
+    return cushim_occupancy_max_active_clusters(&clusters, x->f, &c);
+}
+static CUresult op_occupancy_cluster_size(fx *x) {
+    int size = 0;
+    cushim_launch_config c = {.grid = CUSHIM_DIM3(8), .block = CUSHIM_DIM3(128)};
+    return cushim_occupancy_max_potential_cluster_size(&size, x->f, &c);
 }
 static CUresult op_occupancy_blocks(fx *x) {
     int blocks = 0;
@@ -274,6 +324,18 @@ static const scenario scenarios[] = {
          op_launch_default),
     CALL("cushim_launch_cooperative", "", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false,
          op_launch_cooperative),
+    CALL("cushim_launch", "attributes", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false,
+         op_launch_attributes),
+    CALL("cushim_launch", "attributes, default stream",
+         NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC, false, op_launch_attributes_default),
+    CALL("cushim_launch", "cooperative attribute", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC,
+         false, op_launch_cooperative_attribute),
+    CALL("cushim_launch_cooperative", "cluster", NEED_CTX | NEED_STREAM | NEED_MODULE | NEED_FUNC,
+         false, op_launch_cooperative_cluster),
+    CALL("cushim_occupancy_max_active_clusters", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
+         op_occupancy_active_clusters),
+    CALL("cushim_occupancy_max_potential_cluster_size", "", NEED_CTX | NEED_MODULE | NEED_FUNC,
+         false, op_occupancy_cluster_size),
     CALL("cushim_occupancy_max_active_blocks", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
          op_occupancy_blocks),
     CALL("cushim_occupancy_max_potential_block_size", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,

@@ -72,7 +72,10 @@ static void child_after_init(void) {
     CHILD_CHECK(FORKED(cushim_event_record(parent.e, NULL)));
     CHILD_CHECK(FORKED(cushim_event_query(parent.e)));
     CHILD_CHECK(FORKED(cushim_context_synchronize(parent.ctx)));
-    cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, parent.s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                .block = CUSHIM_DIM3(32),
+                                .shared_mem_bytes = 0,
+                                .stream = parent.s};
     CHILD_CHECK(FORKED(cushim_launch(parent.f, &cfg, NULL)));
     int blocks = -1;
     CHILD_CHECK(FORKED(cushim_occupancy_max_active_blocks(&blocks, parent.f, 32, 0)));

@@ -377,6 +377,7 @@ static CUresult launch(const fz_handle *f, const fz_handle *s, const cushim_laun
 void fz_op_launch(fz_reader *r) {
     fz_handle f = fz_pick(r, FZ_KIND_FUNC);
     cushim_launch_config cfg;
+    memset(&cfg, 0, sizeof cfg); /* no launch attributes */
     cfg.grid = read_dim3(r);
     cfg.block = read_dim3(r);
     cfg.shared_mem_bytes = fz_pick_u32(r, smems, COUNT(smems));
@@ -491,7 +492,10 @@ void fz_op_coop_at_limit(fz_reader *r) {
     if (coop_grid(&f, block, smem, &grid, &c) != CUDA_SUCCESS) return;
     long long blocks = (long long)grid + delta;
     if (blocks <= 0 || block <= 0) return;
-    cushim_launch_config cfg = {{(unsigned)blocks, 1, 1}, {(unsigned)block, 1, 1}, smem, s.p};
+    cushim_launch_config cfg = {.grid = {(unsigned)blocks, 1, 1},
+                                .block = {(unsigned)block, 1, 1},
+                                .shared_mem_bytes = smem,
+                                .stream = s.p};
     CUresult res = launch(&f, &s, &cfg, true, false, &d);
     /* The grid cushim_occupancy_max_cooperative_grid gives launches; one block more does not. */
     if (c.faulted || d.faulted) return;

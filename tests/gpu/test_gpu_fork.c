@@ -10,7 +10,8 @@ static CUresult launch_once(cushim_context *ctx, cushim_function *f) {
     cushim_stream *s = NULL;
     CUresult r = cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0);
     if (r != CUDA_SUCCESS) return r;
-    cushim_launch_config cfg = {CUSHIM_DIM3(8), CUSHIM_DIM3(64), 0, s};
+    cushim_launch_config cfg = {
+        .grid = CUSHIM_DIM3(8), .block = CUSHIM_DIM3(64), .shared_mem_bytes = 0, .stream = s};
     r = cushim_launch(f, &cfg, NULL);
     if (r == CUDA_SUCCESS) r = cushim_stream_synchronize(s);
     cushim_stream_release(s);
@@ -45,7 +46,10 @@ static struct {
 static void child_after_init(void) {
     CHILD_CHECK(FORKED(cushim_init()));
     CHILD_CHECK(FORKED(cushim_stream_query(parent.s)));
-    cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, parent.s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                .block = CUSHIM_DIM3(32),
+                                .shared_mem_bytes = 0,
+                                .stream = parent.s};
     CHILD_CHECK(FORKED(cushim_launch(parent.f, &cfg, NULL)));
     cushim_context *ctx = NULL;
     CHILD_CHECK(FORKED(cushim_context_create(&ctx, 0, 0)) && ctx == NULL);

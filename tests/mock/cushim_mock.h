@@ -140,6 +140,14 @@ typedef struct cushim_mock_api {
      * min(max blocks per SM, max threads per SM / block, smem per SM / (static + dynamic smem))
      * from the device attributes; override forces a fixed answer (-1: use the model). */
     void (*set_occupancy_override)(int blocks_per_sm);
+    /* Clusters, on a device of compute capability 9.0 or later with
+     * CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH (the H200, not "ada"): cuOccupancyMaxPotentialClusterSize
+     * answers 8 (16 for a kernel with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), or
+     * active blocks per SM x 16 SMs where that is less (0: the block cannot run);
+     * cuOccupancyMaxActiveClusters answers active blocks per SM x SMs / cluster size. A launch
+     * whose grid is not a multiple of its cluster, or whose cluster is larger, fails with
+     * CUDA_ERROR_INVALID_CLUSTER_SIZE. On a device without clusters, both queries and a launch
+     * with a cluster answer CUDA_ERROR_NOT_SUPPORTED. Launch priorities are accepted as given. */
     /* Static shared memory and registers reported for every kernel (cuFuncGetAttribute). */
     void (*set_kernel_attributes)(int static_smem_bytes, int num_regs, int max_threads);
 

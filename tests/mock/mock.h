@@ -130,6 +130,10 @@
       PFN_cuOccupancyMaxPotentialBlockSize_v6050)                                                  \
     X(cuOccupancyMaxPotentialBlockSizeWithFlags, "cuOccupancyMaxPotentialBlockSizeWithFlags",      \
       7000, PFN_cuOccupancyMaxPotentialBlockSizeWithFlags_v7000)                                   \
+    X(cuOccupancyMaxPotentialClusterSize, "cuOccupancyMaxPotentialClusterSize", 11070,             \
+      PFN_cuOccupancyMaxPotentialClusterSize_v11070)                                               \
+    X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", 11070,                         \
+      PFN_cuOccupancyMaxActiveClusters_v11070)                                                     \
     MOCK_EXEC_ENTRIES(X)                                                                           \
     MOCK_MEMORY_ENTRIES(X)
 

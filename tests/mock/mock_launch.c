@@ -127,6 +127,105 @@ CUresult CUDAAPI mock_cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, i
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Clusters                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The portable cluster size, and the most a kernel that allows non-portable sizes gets (the
+ * H200's answers); a cluster's blocks share one GPC, of this many SMs in the model. */
+#define MOCK_CLUSTER_PORTABLE 8
+#define MOCK_CLUSTER_NON_PORTABLE 16
+#define MOCK_GPC_SMS 16
+
+static bool has_clusters(int dev) {
+    return mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9 &&
+           mock__attr(dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
+}
+
+/* The largest cluster of blocks of this shape: the portable (or non-portable) limit, or fewer
+ * where the blocks that fit on one GPC's SMs are fewer; 0 for a block that cannot run. */
+static int max_cluster(int dev, const mock_fattrs *a, const mock_occ *o, int threads, size_t smem) {
+    int limit = mock__func_attr(a, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, dev)
+                    ? MOCK_CLUSTER_NON_PORTABLE
+                    : MOCK_CLUSTER_PORTABLE;
+    long long fit = (long long)mock__occ_blocks(o, threads, smem) * MOCK_GPC_SMS;
+    return fit < limit ? (int)fit : limit;
+}
+
+/* The cluster attribute of a launch configuration, NULL when it has none. */
+static const CUlaunchAttribute *cluster_attr(const CUlaunchAttribute *attrs, unsigned n) {
+    for (unsigned i = 0; attrs != NULL && i < n; i++) {
+        if (attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) return &attrs[i];
+    }
+    return NULL;
+}
+
+/* A device without clusters answers CUDA_ERROR_NOT_SUPPORTED to both queries (the mock's
+ * choice; cushim refuses before asking). */
+static CUresult cluster_query(const char *entry, int *out, CUfunction f, const CUlaunchConfig *c,
+                              bool active) {
+    if (out == NULL || c == NULL || (c->numAttrs > 0 && c->attrs == NULL)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct CUctx_st *cur = NULL;
+    mock_kinfo k;
+    int dev = 0;
+    CUresult r = mock__need_current(entry, &cur);
+    if (r == CUDA_SUCCESS) r = mock__function(f, entry, &k);
+    if (r == CUDA_SUCCESS) r = mock__function_device(entry, &k, &dev);
+    if (r != CUDA_SUCCESS) return r;
+    if (!has_clusters(dev)) return CUDA_ERROR_NOT_SUPPORTED;
+    unsigned long long threads = (unsigned long long)c->blockDimX * c->blockDimY * c->blockDimZ;
+    if (threads == 0 || threads > 0x7fffffff) return CUDA_ERROR_INVALID_VALUE;
+    mock_occ o;
+    mock__occ_snapshot(dev, k.attrs, &o);
+    int max = max_cluster(dev, k.attrs, &o, (int)threads, c->sharedMemBytes);
+    if (!active) {
+        *out = max;
+        return CUDA_SUCCESS;
+    }
+    const CUlaunchAttribute *a = cluster_attr(c->attrs, c->numAttrs);
+    if (a == NULL) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    unsigned long long size =
+        (unsigned long long)a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z;
+    if (size == 0 || size > (unsigned long long)max) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    *out = (int)((unsigned long long)mock__occ_blocks(&o, (int)threads, c->sharedMemBytes) *
+                 (unsigned)o.sms / size);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuOccupancyMaxPotentialClusterSize(int *size, CUfunction f,
+                                                         const CUlaunchConfig *config) {
+    MOCK_ENTER(cuOccupancyMaxPotentialClusterSize);
+    return mock__leave(cluster_query("cuOccupancyMaxPotentialClusterSize", size, f, config, false));
+}
+
+CUresult CUDAAPI mock_cuOccupancyMaxActiveClusters(int *n, CUfunction f,
+                                                   const CUlaunchConfig *config) {
+    MOCK_ENTER(cuOccupancyMaxActiveClusters);
+    return mock__leave(cluster_query("cuOccupancyMaxActiveClusters", n, f, config, true));
+}
+
+/* A launch's cluster, checked as the driver does: a device with clusters, a grid of whole
+ * clusters, a cluster no larger than the kernel allows. */
+static CUresult check_cluster(int dev, const mock_kinfo *k, const mock_launch_in *a,
+                              unsigned long long threads) {
+    const CUlaunchAttribute *c = cluster_attr(a->attrs, a->nattrs);
+    if (c == NULL) return CUDA_SUCCESS;
+    if (!has_clusters(dev)) return CUDA_ERROR_NOT_SUPPORTED;
+    const unsigned d[3] = {c->value.clusterDim.x, c->value.clusterDim.y, c->value.clusterDim.z};
+    for (int i = 0; i < 3; i++) {
+        if (d[i] == 0 || a->grid[i] % d[i] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    }
+    mock_occ o;
+    mock__occ_snapshot(dev, k->attrs, &o);
+    unsigned long long size = (unsigned long long)d[0] * d[1] * d[2];
+    if (size > (unsigned long long)max_cluster(dev, k->attrs, &o, (int)threads, a->smem)) {
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Launch                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -163,6 +262,8 @@ static CUresult launch(const char *entry, CUfunction hf, const launch_args *a) {
     if (threads > (unsigned long long)max_threads) return CUDA_ERROR_INVALID_VALUE;
     int max_dyn = mock__func_attr(k.attrs, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dev);
     if (a->smem > (unsigned)max_dyn) return CUDA_ERROR_INVALID_VALUE;
+    r = check_cluster(dev, &k, a, threads);
+    if (r != CUDA_SUCCESS) return r;
     if (a->cooperative) {
         if (!mock__attr(dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)) {
             return CUDA_ERROR_NOT_SUPPORTED;

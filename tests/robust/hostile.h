@@ -243,7 +243,10 @@ static inline size_t CUDA_CB smem_per_block(int block_size) { return (size_t)blo
 
 static inline const cushim_launch_config *good_config(void) {
     static cushim_launch_config cfg;
-    cfg = (cushim_launch_config){CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, fx.stream};
+    cfg = (cushim_launch_config){.grid = CUSHIM_DIM3(1),
+                                 .block = CUSHIM_DIM3(32),
+                                 .shared_mem_bytes = 0,
+                                 .stream = fx.stream};
     return &cfg;
 }
 
@@ -282,7 +285,10 @@ static inline void test_everything_works_after_the_refusals(void **state) {
     assert_ok(cushim_event_create(&b, c, CU_EVENT_BLOCKING_SYNC));
     assert_ok(cushim_module_load_file(&m, c, fx.ptx_path));
     assert_ok(cushim_module_function(&f, m, KERNEL));
-    cushim_launch_config cfg = {CUSHIM_DIM3(2, 2), CUSHIM_DIM3(32, 2), 1024, s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(2, 2),
+                                .block = CUSHIM_DIM3(32, 2),
+                                .shared_mem_bytes = 1024,
+                                .stream = s};
     assert_ok(cushim_event_record(a, s));
     assert_ok(cushim_launch(f, &cfg, NULL));
     assert_ok(cushim_event_record(b, s));

@@ -58,7 +58,10 @@ static void test_launch_refuses_zero_and_huge_sizes(void **state) {
                 char label[160];
                 snprintf(label, sizeof label, "%s, %s, %s", launchers[l].name, c->what,
                          s ? "on a stream" : "on the default stream");
-                cushim_launch_config cfg = {c->grid, c->block, c->smem, s ? fx.stream : NULL};
+                cushim_launch_config cfg = {.grid = c->grid,
+                                            .block = c->block,
+                                            .shared_mem_bytes = c->smem,
+                                            .stream = s ? fx.stream : NULL};
                 snapshot before = start();
                 CUresult r = launchers[l].call(fx.fn, &cfg, NULL);
                 check_refusal(label, launchers[l].name, CUDA_ERROR_INVALID_VALUE, r, &before,
@@ -74,8 +77,10 @@ static void test_launch_refuses_zero_and_huge_sizes(void **state) {
                 char label[160];
                 snprintf(label, sizeof label, "%s with %u bytes of shared memory%s",
                          launchers[l].name, smems[i], s ? " on a stream" : "");
-                cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), smems[i],
-                                            s ? fx.stream : NULL};
+                cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                            .block = CUSHIM_DIM3(32),
+                                            .shared_mem_bytes = smems[i],
+                                            .stream = s ? fx.stream : NULL};
                 snapshot before = start();
                 int attr_calls = mock.calls("cuFuncGetAttribute");
                 CUresult r = launchers[l].call(fx.fn, &cfg, NULL);
@@ -101,7 +106,10 @@ static void test_launch_refuses_zero_and_huge_sizes(void **state) {
             char label[160];
             snprintf(label, sizeof label, "%s with %s as cfg->stream", launchers[l].name,
                      i < n ? what[i] : "a stream of another context");
-            cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, st};
+            cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                        .block = CUSHIM_DIM3(32),
+                                        .shared_mem_bytes = 0,
+                                        .stream = st};
             snapshot before = start();
             check_refusal(label, launchers[l].name, CUDA_ERROR_INVALID_HANDLE,
                           launchers[l].call(fx.fn, &cfg, NULL), &before, BEFORE_DRIVER);
@@ -109,7 +117,10 @@ static void test_launch_refuses_zero_and_huge_sizes(void **state) {
     }
     /* The largest grid the per-axis limits allow: about 2^63 blocks, which must not overflow
      * on the way to "does not fit at once". */
-    cushim_launch_config cfg = {CUSHIM_DIM3(INT_MAX, 65535, 65535), CUSHIM_DIM3(32), 0, NULL};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(INT_MAX, 65535, 65535),
+                                .block = CUSHIM_DIM3(32),
+                                .shared_mem_bytes = 0,
+                                .stream = NULL};
     snapshot before = start();
     check_refusal("cushim_launch_cooperative of the largest grid", "cushim_launch_cooperative",
                   CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,

@@ -211,8 +211,10 @@ static void op_launch(worker *w) {
     unsigned k = pick(w, 2);
     cushim_stream *s = any_stream(w);
     if (s != NULL && cushim_stream_context(s) != ctxs[k]) s = NULL;
-    cushim_launch_config cfg = {CUSHIM_DIM3(1 + pick(w, 4)), CUSHIM_DIM3(32 * (1 + pick(w, 8))), 0,
-                                s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1 + pick(w, 4)),
+                                .block = CUSHIM_DIM3(32 * (1 + pick(w, 8))),
+                                .shared_mem_bytes = 0,
+                                .stream = s};
     if (pick(w, 4) == 0) {
         expect_ok(w, "cushim_launch_cooperative", cushim_launch_cooperative(fns[k], &cfg, NULL));
     } else {

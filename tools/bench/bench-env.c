@@ -106,6 +106,7 @@ static int resolve_driver(bench_driver *d, char *err, size_t n) {
     } entries[] = {
         {"cuLaunchKernel", 4000, (void **)&d->launch_kernel},
         {"cuLaunchCooperativeKernel", 9000, (void **)&d->launch_cooperative_kernel},
+        {"cuLaunchKernelEx", 11060, (void **)&d->launch_kernel_ex},
         {"cuEventRecord", 2000, (void **)&d->event_record},
         {"cuStreamQuery", 2000, (void **)&d->stream_query},
         {"cuStreamSynchronize", 2000, (void **)&d->stream_synchronize},
@@ -160,6 +161,24 @@ static int open_device(bench_env *e, int ordinal, char *err, size_t n) {
     return BENCH_RC_OK;
 }
 
+/* Whether cushim_empty launches in clusters of 2 here; the reason in cluster_note when not. */
+static int open_cluster(bench_env *e, char *err, size_t n) {
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(2), .block = CUSHIM_DIM3(32)};
+    int max = 0;
+    CUresult r = cushim_occupancy_max_potential_cluster_size(&max, e->empty, &cfg);
+    if (r == CUDA_ERROR_NOT_SUPPORTED) {
+        snprintf(e->cluster_note, sizeof e->cluster_note, "%s", cushim_last_error());
+    } else if (r != CUDA_SUCCESS) {
+        return failed(err, n, "cushim_occupancy_max_potential_cluster_size", r);
+    } else if (max < 2) {
+        snprintf(e->cluster_note, sizeof e->cluster_note,
+                 "cushim_empty launches in clusters of at most %d block", max);
+    } else {
+        e->clusters = true;
+    }
+    return BENCH_RC_OK;
+}
+
 static int open_objects(bench_env *e, const char *ptx, char *err, size_t n) {
     CUresult r = cushim_stream_create(&e->stream, e->ctx, CU_STREAM_NON_BLOCKING, 0);
     if (r != CUDA_SUCCESS) return failed(err, n, "cushim_stream_create", r);
@@ -190,7 +209,7 @@ static int open_objects(bench_env *e, const char *ptx, char *err, size_t n) {
         snprintf(e->coop_note, sizeof e->coop_note,
                  "no block of cushim_empty fits for a cooperative launch");
     }
-    return BENCH_RC_OK;
+    return open_cluster(e, err, n);
 }
 
 int bench_env_open(bench_env *e, int ordinal, const char *ptx, char *err, size_t err_size) {

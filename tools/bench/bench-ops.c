@@ -33,7 +33,10 @@ static CUSHIM__NOINLINE CUresult direct_launch_empty(bench_env *e, int n) {
 }
 
 static CUSHIM__NOINLINE CUresult shim_launch_empty(bench_env *e, int n) {
-    const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     for (int i = 0; i < n; i++) {
         CHECK(cushim_launch(e->empty, &cfg, NULL));
     }
@@ -51,7 +54,10 @@ static CUSHIM__NOINLINE CUresult direct_launch_params(bench_env *e, int n) {
 }
 
 static CUSHIM__NOINLINE CUresult shim_launch_params(bench_env *e, int n) {
-    const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     bench_params p;
     bench_params_init(&p);
     for (int i = 0; i < n; i++) {
@@ -70,10 +76,49 @@ static CUSHIM__NOINLINE CUresult direct_launch_coop(bench_env *e, int n) {
 }
 
 static CUSHIM__NOINLINE CUresult shim_launch_coop(bench_env *e, int n) {
-    const cushim_launch_config cfg = {CUSHIM_DIM3((unsigned)e->coop_grid), CUSHIM_DIM3(32), 0,
-                                      e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3((unsigned)e->coop_grid),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     for (int i = 0; i < n; i++) {
         CHECK(cushim_launch_cooperative(e->empty, &cfg, NULL));
+    }
+    return CUDA_SUCCESS;
+}
+
+/* A cluster of 2 and a grid of 2: the same CUlaunchAttribute and CUlaunchConfig a careful
+ * program builds once and passes on each call, against cushim_launch with the config's cluster
+ * field set. */
+static CUSHIM__NOINLINE CUresult direct_launch_cluster(bench_env *e, int n) {
+    PFN_cuLaunchKernelEx_v11060 launch = e->d.launch_kernel_ex;
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = 2;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    const CUlaunchConfig cfg = {.gridDimX = 2,
+                                .gridDimY = 1,
+                                .gridDimZ = 1,
+                                .blockDimX = 32,
+                                .blockDimY = 1,
+                                .blockDimZ = 1,
+                                .hStream = e->raw_stream,
+                                .attrs = &attr,
+                                .numAttrs = 1};
+    for (int i = 0; i < n; i++) {
+        CHECK(launch(&cfg, e->raw_empty, NULL, NULL));
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUSHIM__NOINLINE CUresult shim_launch_cluster(bench_env *e, int n) {
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(2),
+                                      .block = CUSHIM_DIM3(32),
+                                      .stream = e->stream,
+                                      .cluster = CUSHIM_DIM3(2)};
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_launch(e->empty, &cfg, NULL));
     }
     return CUDA_SUCCESS;
 }
@@ -189,23 +234,27 @@ static CUSHIM__NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
 /* The table                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Fields: id, label, direct, shim, settle, needs_coop, needs_clusters. */
 const bench_op bench_ops[] = {
-    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false},
+    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false,
+     false},
     {"launch_dropin", "launch through the drop-in cuda.h", direct_launch_empty, bench_dropin_launch,
-     true, false},
+     true, false, false},
     {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
-     false},
+     false, false},
     {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop, shim_launch_coop,
-     true, true},
-    {"event_record", "event record", direct_event_record, shim_event_record, true, false},
+     true, true, false},
+    {"launch_cluster", "launch, cluster of 2", direct_launch_cluster, shim_launch_cluster, true,
+     false, true},
+    {"event_record", "event record", direct_event_record, shim_event_record, true, false, false},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
-     false},
+     false, false},
     {"stream_create_destroy", "stream create + destroy", direct_stream_create, shim_stream_create,
-     false, false},
+     false, false, false},
     {"event_create_destroy", "event create + destroy", direct_event_create, shim_event_create,
-     false, false},
+     false, false, false},
     {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
-     shim_stream_other, false, false},
+     shim_stream_other, false, false, false},
 };
 const size_t bench_op_count = sizeof bench_ops / sizeof bench_ops[0];
 
@@ -254,6 +303,11 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
     if (op->needs_coop && e->coop_grid == 0) {
         out->skipped = true;
         snprintf(out->note, sizeof out->note, "%s", e->coop_note);
+        return BENCH_RC_OK;
+    }
+    if (op->needs_clusters && !e->clusters) {
+        out->skipped = true;
+        snprintf(out->note, sizeof out->note, "%s", e->cluster_note);
         return BENCH_RC_OK;
     }
     double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);

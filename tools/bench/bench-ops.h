@@ -13,8 +13,9 @@ typedef struct bench_op {
     const char *id;    /* for --only and JSON: "launch_empty" */
     const char *label; /* for the table */
     bench_batch_fn direct, shim;
-    bool settle;     /* it queues work: synchronize the stream after each batch, untimed */
-    bool needs_coop; /* skipped where cooperative launch is not supported */
+    bool settle;         /* it queues work: synchronize the stream after each batch, untimed */
+    bool needs_coop;     /* skipped where cooperative launch is not supported */
+    bool needs_clusters; /* skipped where clusters are not supported */
 } bench_op;
 
 extern const bench_op bench_ops[];

@@ -29,6 +29,7 @@ typedef struct bench_driver {
     const char *path;
     PFN_cuLaunchKernel_v4000 launch_kernel;
     PFN_cuLaunchCooperativeKernel_v9000 launch_cooperative_kernel;
+    PFN_cuLaunchKernelEx_v11060 launch_kernel_ex;
     PFN_cuEventRecord_v2000 event_record;
     PFN_cuStreamQuery_v2000 stream_query;
     PFN_cuStreamSynchronize_v2000 stream_synchronize;
@@ -58,8 +59,10 @@ typedef struct bench_env {
     CUstream raw_stream, raw_idle;
     CUevent raw_event;
     CUfunction raw_empty, raw_empty2;
-    int coop_grid;       /* largest cooperative grid of 32-thread blocks; 0: unsupported */
-    char coop_note[160]; /* why there is no cooperative measurement, when coop_grid is 0 */
+    int coop_grid;          /* largest cooperative grid of 32-thread blocks; 0: unsupported */
+    char coop_note[160];    /* why there is no cooperative measurement, when coop_grid is 0 */
+    bool clusters;          /* the device launches clusters of 2 of cushim_empty */
+    char cluster_note[160]; /* why there is no cluster measurement, when clusters is false */
 } bench_env;
 
 /* The two parameters of cushim_empty2(u64, u32), as cuLaunchKernel takes them. */

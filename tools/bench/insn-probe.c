@@ -58,7 +58,10 @@ CUSHIM__NOINLINE CUresult loop_direct_dropin_launch(const bench_env *e, int k) {
 }
 
 CUSHIM__NOINLINE CUresult loop_cushim_launch(const bench_env *e, int k) {
-    const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     unsigned bad = 0;
     for (int i = 0; i < k; i++) {
         bad |= (unsigned)cushim_launch(e->empty, &cfg, NULL);
@@ -128,7 +131,10 @@ static int run_loop(const bench_env *e, probe_loop const *slot, const char *what
 /* One call of each side of each operation, written out here rather than through the loops,
  * whose every call callgrind counts. */
 static int warm_up(const bench_env *e) {
-    const cushim_launch_config cfg = {CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, e->stream};
+    const cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1),
+                                      .block = CUSHIM_DIM3(32),
+                                      .shared_mem_bytes = 0,
+                                      .stream = e->stream};
     CUresult r[7];
     /* In order: an initializer list would leave the order of the calls unspecified. */
     r[0] = e->d.launch_kernel(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL);

@@ -49,7 +49,10 @@ static inline unsigned run_grid_barrier(const cushim_function *f, unsigned block
     CUdeviceptr result = gpu_alloc_zeroed(sizeof(unsigned));
     unsigned long long spin_limit = 10000000ull;
     void *params[] = {&slots, &counter, &result, &spin_limit};
-    cushim_launch_config cfg = {CUSHIM_DIM3(blocks), CUSHIM_DIM3(threads), 0, s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(blocks),
+                                .block = CUSHIM_DIM3(threads),
+                                .shared_mem_bytes = 0,
+                                .stream = s};
     assert_ok(cushim_launch_cooperative(f, &cfg, params));
     if (s != NULL) {
         assert_ok(cushim_stream_synchronize(s));

@@ -30,7 +30,10 @@ static void test_grid_barrier_at_the_largest_cooperative_grid(void **state) {
     assert_int_equal(run_grid_barrier(f, (unsigned)blocks, THREADS, NULL), 0);
 
     /* One block more: refused by cushim, with its own sentence, before the driver. */
-    cushim_launch_config cfg = {CUSHIM_DIM3((unsigned)blocks + 1), CUSHIM_DIM3(THREADS), 0, s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3((unsigned)blocks + 1),
+                                .block = CUSHIM_DIM3(THREADS),
+                                .shared_mem_bytes = 0,
+                                .stream = s};
     assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(f, &cfg, NULL));
     char says[96];
     snprintf(says, sizeof says, "cooperative launch of %d blocks exceeds the %d that fit at once",

@@ -55,7 +55,10 @@ static void saxpy(bool on_stream) {
     unsigned n = ELEMENTS;
     void *params[] = {&n, &a, &dx, &dy};
     unsigned grid = (ELEMENTS + (unsigned)block - 1) / (unsigned)block;
-    cushim_launch_config cfg = {CUSHIM_DIM3(grid), CUSHIM_DIM3((unsigned)block), 0, s};
+    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(grid),
+                                .block = CUSHIM_DIM3((unsigned)block),
+                                .shared_mem_bytes = 0,
+                                .stream = s};
     assert_ok(cushim_launch(f, &cfg, params));
     if (s != NULL) {
         assert_ok(cushim_stream_synchronize(s));

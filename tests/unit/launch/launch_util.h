@@ -74,8 +74,37 @@ static inline void mock_fail(const char *entry, int nth, CUresult code) {
 
 static inline cushim_launch_config config(cushim_dim3 grid, cushim_dim3 block, unsigned smem,
                                           cushim_stream *s) {
-    cushim_launch_config c = {grid, block, smem, s};
+    cushim_launch_config c = {.grid = grid, .block = block, .shared_mem_bytes = smem, .stream = s};
     return c;
+}
+
+/* The mock's stream priority range (tests/mock/mock.h). */
+#define LEAST 0
+#define GREATEST (-5)
+
+/* For the launch attribute tests. */
+static inline cushim_launch_config cluster_config(cushim_dim3 grid, cushim_dim3 cluster) {
+    cushim_launch_config c = {
+        .grid = grid, .block = CUSHIM_DIM3(64), .stream = fx.stream, .cluster = cluster};
+    return c;
+}
+
+/* The recorded launch's attribute with this id, failing the test when it has none. */
+static inline const CUlaunchAttribute *attr_of(const cushim_mock_launch *l,
+                                               CUlaunchAttributeID id) {
+    for (unsigned i = 0; i < l->attr_count; i++) {
+        if (l->attrs[i].id == id) return &l->attrs[i];
+    }
+    fail_msg("the launch has no attribute %d among its %u", (int)id, l->attr_count);
+    return NULL;
+}
+
+/* Nothing reached the driver's launch entries. */
+static inline void assert_no_launch(void) {
+    assert_int_equal(mock.launch_count(), 0);
+    assert_int_equal(mock.calls("cuLaunchKernelEx"), 0);
+    assert_int_equal(mock.calls("cuLaunchKernel"), 0);
+    assert_int_equal(mock.calls("cuLaunchCooperativeKernel"), 0);
 }
 
 /* Asserts that the last error holds `text`, printing it when not. */

@@ -7,13 +7,6 @@ static int setup(void **state) { return fixture_setup(state); }
 
 static int teardown(void **state) { return fixture_teardown(state); }
 
-static void assert_no_launch(void) {
-    assert_int_equal(mock.calls("cuLaunchKernel"), 0);
-    assert_int_equal(mock.calls("cuLaunchCooperativeKernel"), 0);
-    assert_int_equal(mock.calls("cuLaunchKernelEx"), 0);
-    assert_int_equal(mock.launch_count(), 0);
-}
-
 static void test_launch_on_a_stream_passes_the_config(void **state) {
     (void)state;
     float a = 2.0f;
