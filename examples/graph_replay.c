@@ -41,8 +41,8 @@ static void queue_step(const step *st) {
     float a = 1.0f;
     CUdeviceptr x = st->x, y = st->y;
     void *params[] = {&n, &a, &x, &y};
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(N / BLOCK), .block = CUSHIM_DIM3(BLOCK),
-                                .stream = st->s};
+    cushim_launch_config cfg = {
+        .grid = CUSHIM_DIM3(N / BLOCK), .block = CUSHIM_DIM3(BLOCK), .stream = st->s};
     for (int k = 0; k < KERNELS; k++) CHECK(cushim_launch(st->saxpy, &cfg, params));
 }
 
@@ -128,7 +128,8 @@ int main(void) {
     CHECK(cushim_event_elapsed_ms(&graph_ms, start, stop));
     failed |= check(&st, hx, hy0, "as a graph");
 
-    double direct_us = (double)direct_ms * 1000.0 / STEPS, graph_us = (double)graph_ms * 1000.0 / STEPS;
+    double direct_us = (double)direct_ms * 1000.0 / STEPS,
+           graph_us = (double)graph_ms * 1000.0 / STEPS;
     printf("a step of %d kernels and a copy, %d steps:\n", KERNELS, STEPS);
     printf("  call by call: %8.2f us per step\n", direct_us);
     printf("  as a graph:   %8.2f us per step (%.2fx)\n", graph_us, direct_us / graph_us);

@@ -61,8 +61,7 @@ static CUSHIM__COLD CUresult end_failed(CUresult r, const cushim_stream *s, cons
                             "%s: the capture on stream %p began on another thread, in a mode "
                             "other than CU_STREAM_CAPTURE_MODE_RELAXED: end it on that thread",
                             fn, h);
-    case CUDA_ERROR_ILLEGAL_STATE:
-        return cushim__fail(r, "%s: stream %p is not capturing", fn, h);
+    case CUDA_ERROR_ILLEGAL_STATE: return cushim__fail(r, "%s: stream %p is not capturing", fn, h);
     default:
         return cushim__fail(r, "%s: cuStreamEndCapture on stream %p failed with %s", fn, h,
                             cushim_error_name(r));

@@ -49,8 +49,8 @@ static CUSHIM__COLD CUresult instantiate_failed(CUresult r, const cushim_graph *
     char result[256], node[160];
     cushim__describe_instantiate_result(result, sizeof result, p->result_out);
     cushim__describe_node(node, sizeof node, ", at ", p->hErrNode_out, "");
-    return cushim__fail(r, "%s: instantiating graph %p with flags 0x%llx failed with %s: %s%s",
-                        fn, (void *)g->raw, flags, cushim_error_name(r), result, node);
+    return cushim__fail(r, "%s: instantiating graph %p with flags 0x%llx failed with %s: %s%s", fn,
+                        (void *)g->raw, flags, cushim_error_name(r), result, node);
 }
 
 /* The driver's instantiate, in the current context. */

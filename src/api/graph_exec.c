@@ -80,9 +80,9 @@ static CUSHIM__NOINLINE CUresult on_stream_slow(cushim_graph_exec *x, cushim_str
 CUSHIM_API CUresult cushim_graph_exec_launch(cushim_graph_exec *x, cushim_stream *s) {
     if (CUSHIM__LIKELY(cushim__is(x, CUSHIM__GRAPH_EXEC) && cushim__is(s, CUSHIM__STREAM))) {
         CUresult r = cushim__table.cuGraphLaunch(x->raw, s->raw);
-        return CUSHIM__LIKELY(r == CUDA_SUCCESS) ? r
-                                                 : on_stream_failed(r, x, s, "cuGraphLaunch",
-                                                                    __func__);
+        return CUSHIM__LIKELY(r == CUDA_SUCCESS)
+                   ? r
+                   : on_stream_failed(r, x, s, "cuGraphLaunch", __func__);
     }
     return on_stream_slow(x, s, cushim__table.cuGraphLaunch, "cuGraphLaunch", __func__);
 }
@@ -100,8 +100,8 @@ static CUSHIM__COLD CUresult update_failed(CUresult r, const cushim_graph_exec *
                                            const CUgraphExecUpdateResultInfo *info,
                                            const char *fn) {
     if (r != CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) {
-        return cushim__fail(r, "%s: updating graph executable %p from graph %p failed with %s",
-                            fn, (void *)x->raw, (void *)g->raw, cushim_error_name(r));
+        return cushim__fail(r, "%s: updating graph executable %p from graph %p failed with %s", fn,
+                            (void *)x->raw, (void *)g->raw, cushim_error_name(r));
     }
     char result[256], node[160];
     cushim__describe_update_result(result, sizeof result, info->result);

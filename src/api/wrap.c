@@ -108,8 +108,8 @@ CUSHIM_API CUresult cushim_stream_wrap(cushim_stream **out, cushim_context *ctx,
     }
     if (owner != ctx->raw) {
         return cushim__fail(CUDA_ERROR_INVALID_CONTEXT,
-                            "%s: stream %p belongs to context %p, not to ctx's context %p", __func__,
-                            (void *)raw, (void *)owner, (void *)ctx->raw);
+                            "%s: stream %p belongs to context %p, not to ctx's context %p",
+                            __func__, (void *)raw, (void *)owner, (void *)ctx->raw);
     }
     cushim_stream *s = cushim__alloc_block(__func__);
     if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -132,8 +132,8 @@ CUSHIM_API CUresult cushim_event_wrap(cushim_event **out, cushim_context *ctx, C
      * event from a destroyed one, without waiting for it. */
     r = cushim__table.cuEventQuery(raw);
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY && r != CUDA_ERROR_CAPTURED_EVENT) {
-        return cushim__fail(r, "%s: cuEventQuery of event %p failed with %s", __func__,
-                            (void *)raw, cushim_error_name(r));
+        return cushim__fail(r, "%s: cuEventQuery of event %p failed with %s", __func__, (void *)raw,
+                            cushim_error_name(r));
     }
     cushim_event *e = cushim__alloc_block(__func__);
     if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;

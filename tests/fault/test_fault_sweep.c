@@ -367,13 +367,13 @@ static const scenario scenarios[] = {
 /* Public functions that never call the driver (beyond cushim_init, swept on its own): their
  * failures are argument checks, covered by the hostile-input tests. */
 static const char *const driverless[] = {
-    "cushim_error_name",      "cushim_error_string",   "cushim_last_error",
-    "cushim_set_log_handler", "cushim_context_retain", "cushim_context_raw",
-    "cushim_context_device",  "cushim_stream_retain",  "cushim_stream_same_queue",
-    "cushim_stream_context",  "cushim_stream_raw",     "cushim_event_retain",
-    "cushim_event_context",   "cushim_event_raw",      "cushim_module_retain",
-    "cushim_library_retain",  "cushim_function_raw",   "cushim_testing_reinit",
-    "cushim_graph_retain",    "cushim_graph_raw",      "cushim_graph_context",
+    "cushim_error_name",        "cushim_error_string",   "cushim_last_error",
+    "cushim_set_log_handler",   "cushim_context_retain", "cushim_context_raw",
+    "cushim_context_device",    "cushim_stream_retain",  "cushim_stream_same_queue",
+    "cushim_stream_context",    "cushim_stream_raw",     "cushim_event_retain",
+    "cushim_event_context",     "cushim_event_raw",      "cushim_module_retain",
+    "cushim_library_retain",    "cushim_function_raw",   "cushim_testing_reinit",
+    "cushim_graph_retain",      "cushim_graph_raw",      "cushim_graph_context",
     "cushim_graph_exec_retain", "cushim_graph_exec_raw", "cushim_graph_exec_context",
 };
 /* Swept in forked children by test_init_sweep. */

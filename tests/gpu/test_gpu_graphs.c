@@ -195,7 +195,7 @@ static void test_host_functions_in_stream_order(void **state) {
     assert_ok(t->cuMemcpyDtoHAsync(w.pinned_out, buf, N * sizeof(float), raw));
     assert_ok(cushim_stream_host_func(s, see_first, &w));
     assert_ok(t->cuMemcpyHtoDAsync(buf, w.pinned_in, N * sizeof(float), raw)); /* 5, if after */
-    launch_saxpy(s, 1.0f, ones, buf);                                         /* 6 */
+    launch_saxpy(s, 1.0f, ones, buf);                                          /* 6 */
     assert_ok(t->cuMemcpyDtoHAsync(w.pinned_out, buf, N * sizeof(float), raw));
     assert_ok(cushim_stream_host_func(s, see_second, &w));
     assert_ok(cushim_stream_synchronize(s));

@@ -19,7 +19,8 @@ static float host[N], out[N];
 static void expect_times(const float *got, float factor) {
     for (int i = 0; i < N; i++) {
         if (got[i] != host[i] * factor) {
-            fail_msg("element %d is %g, expected %g", i, (double)got[i], (double)(host[i] * factor));
+            fail_msg("element %d is %g, expected %g", i, (double)got[i],
+                     (double)(host[i] * factor));
         }
     }
 }

@@ -297,8 +297,7 @@ static void test_bad_handles(void **state) {
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_graph_exec_launch(NULL, s));
     assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_graph_exec_launch(not_x, s));
     ASSERT_SAID("not a graph executable");
-    assert_cu(CUDA_ERROR_INVALID_HANDLE,
-              cushim_graph_exec_launch(x, (cushim_stream *)(void *)ctx));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_graph_exec_launch(x, (cushim_stream *)(void *)ctx));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_graph_exec_upload(NULL, s));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_graph_exec_update(x, NULL));
     assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_graph_exec_update(not_x, g));

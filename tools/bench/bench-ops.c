@@ -220,14 +220,16 @@ static CUSHIM__NOINLINE CUresult direct_graph_kernels(bench_env *e, int n) {
 /* ------------------------------------------------------------------------------------------ */
 
 const bench_op bench_ops[] = {
-    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false, false, 0, 0},
+    {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false,
+     false, 0, 0},
     {"launch_dropin", "launch through the drop-in cuda.h", direct_launch_empty, bench_dropin_launch,
      true, false, false, 0, 0},
     {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
      false, false, 0, 0},
     {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop, shim_launch_coop,
      true, true, false, 0, 0},
-    {"event_record", "event record", direct_event_record, shim_event_record, true, false, false, 0, 0},
+    {"event_record", "event record", direct_event_record, shim_event_record, true, false, false, 0,
+     0},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
      false, false, 0, 0},
     {"stream_create_destroy", "stream create + destroy", direct_stream_create, shim_stream_create,
