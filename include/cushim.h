@@ -213,7 +213,8 @@ CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal);
 CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, unsigned flags);
 /* Returns ctx with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx);
-/* Drops a reference; the last destroys the context (a primary one is released to the driver). */
+/* Drops a reference; the last destroys the context (a primary one is released to the driver,
+ * a wrapped one is left to its owner). */
 CUSHIM_API void cushim_context_release(cushim_context *ctx);
 /* Waits for all work in ctx. CUDA_SUCCESS, or the driver's code, such as an earlier
  * asynchronous error (CUDA_ERROR_LAUNCH_FAILED, ...). */
@@ -240,10 +241,12 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
                                          int priority);
 /* Returns s with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s);
-/* Drops a reference; the last destroys the stream and releases its context. */
+/* Drops a reference; the last destroys the stream (a wrapped one is left to its owner) and
+ * releases its context. */
 CUSHIM_API void cushim_stream_release(cushim_stream *s);
 /* Waits for all work queued in s. CUDA_SUCCESS, or the driver's code (an earlier asynchronous
- * error of that work). */
+ * error of that work; CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, which invalidates
+ * the capture). */
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s);
 /* CUDA_SUCCESS when all work is done, CUDA_ERROR_NOT_READY while some is pending (which sets no
  * error), or the driver's code. */
@@ -267,7 +270,8 @@ CUSHIM_API CUstream cushim_stream_raw(const cushim_stream *s);
 CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx, unsigned flags);
 /* Returns e with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e);
-/* Drops a reference; the last destroys the event and releases its context. */
+/* Drops a reference; the last destroys the event (a wrapped one is left to its owner) and
+ * releases its context. */
 CUSHIM_API void cushim_event_release(cushim_event *e);
 /* Records e on s; s NULL: the default stream of e's context. An event records only on a stream
  * of its own context: another is CUDA_ERROR_INVALID_HANDLE. Otherwise CUDA_SUCCESS or the
@@ -288,6 +292,36 @@ CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cush
 CUSHIM_API cushim_context *cushim_event_context(const cushim_event *e);
 /* The driver's event, owned by e; NULL for a bad handle. */
 CUSHIM_API CUevent cushim_event_raw(const cushim_event *e);
+
+/* Borrowed objects. A program that uses cushim beside the CUDA runtime, cuBLAS or a framework
+ * has contexts, streams and events that cushim did not make. A wrap makes a cushim object of
+ * one, refcounted like the others and taken by every cushim function, that never destroys,
+ * releases or reuses the driver handle: its last release frees only cushim's object. The owner
+ * (the runtime, cuBLAS, ...) keeps the handle alive until the last release of every cushim
+ * object that uses it, which includes the streams, events, modules and graphs made in a wrapped
+ * context. The accessors return the wrapped handle, which stays the owner's. */
+
+/* Wraps a context that another library made: raw, or with raw NULL the calling thread's current
+ * context (the one the CUDA runtime made current, for instance). The current context is left as
+ * it was. The driver must name the context's device (cuCtxGetDevice, with raw current for the
+ * call), so a destroyed context fails here. CUDA_SUCCESS; cushim_init()'s result without a
+ * driver; CUDA_ERROR_INVALID_CONTEXT for raw NULL with no context current; the driver's code from
+ * cuCtxGetCurrent, cuCtxSetCurrent, cuCtxGetDevice or cuDeviceGet; CUDA_ERROR_INVALID_VALUE for
+ * out NULL. */
+CUSHIM_API CUresult cushim_context_wrap(cushim_context **out, CUcontext raw);
+/* Wraps a stream that another library made in ctx (the runtime's cudaStream_t is a CUstream).
+ * The driver must say that raw belongs to ctx (cuStreamGetCtx): another context is
+ * CUDA_ERROR_INVALID_CONTEXT. A NULL raw, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are
+ * CUDA_ERROR_INVALID_VALUE: cushim's functions take a NULL stream for a default stream.
+ * Otherwise CUDA_SUCCESS or the driver's code from cuStreamGetCtx. */
+CUSHIM_API CUresult cushim_stream_wrap(cushim_stream **out, cushim_context *ctx, CUstream raw);
+/* Wraps an event that another library made in ctx. The driver cannot say which context an event
+ * belongs to, so that is the caller's word; a query, which does not wait, must accept the
+ * handle, or its code is returned (CUDA_ERROR_INVALID_HANDLE, ...). raw NULL is
+ * CUDA_ERROR_INVALID_VALUE. cushim cannot read a wrapped event's flags, so
+ * cushim_event_elapsed_ms leaves it to the driver to refuse a timing-disabled one. CUDA_SUCCESS
+ * otherwise. */
+CUSHIM_API CUresult cushim_event_wrap(cushim_event **out, cushim_context *ctx, CUevent raw);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Modules, libraries and functions                                                           */
@@ -475,6 +509,97 @@ CUSHIM_API CUresult cushim_occupancy_max_active_clusters(int *clusters, const cu
 CUSHIM_API CUresult cushim_occupancy_max_potential_cluster_size(int *cluster_size,
                                                                 const cushim_function *f,
                                                                 const cushim_launch_config *cfg);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Graphs and host functions                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+/* A stream's work captured once into a cushim_graph is instantiated into a cushim_graph_exec,
+ * which is launched as often as wanted for a fraction of the cost of queuing the same work call
+ * by call. Both are refcounted and hold a reference to the context of the stream the capture
+ * was made on; instantiate, update and the destroys run with that context current, and capture,
+ * launch and upload need none. An executable keeps what it needs of its graph, which may be
+ * released first.
+ * Threads: unlike cushim's other objects, one graph or executable must not be used by two
+ * threads at once (retain and release excepted), because the driver's graph objects are not
+ * thread-safe (cuda.h, "graph object thread safety"). */
+
+typedef struct cushim_graph cushim_graph;
+typedef struct cushim_graph_exec cushim_graph_exec;
+
+/* Starts capturing s: until cushim_stream_end_capture, the work queued on s (launches, copies,
+ * sets, host functions, event waits), and on the streams that join the capture by waiting on an
+ * event recorded in it, is recorded into a graph instead of run. mode is
+ * CU_STREAM_CAPTURE_MODE_GLOBAL (calls unsafe during a capture are refused on every thread),
+ * THREAD_LOCAL (on this thread) or RELAXED (on none); another value is CUDA_ERROR_INVALID_VALUE.
+ * A call that the driver does not allow during a capture (a synchronize or query of s or of its
+ * context) fails and invalidates the capture. s NULL is CUDA_ERROR_INVALID_VALUE: the legacy
+ * default stream cannot be captured. A stream that captures already is
+ * CUDA_ERROR_ILLEGAL_STATE; otherwise CUDA_SUCCESS or the driver's code. */
+CUSHIM_API CUresult cushim_stream_begin_capture(cushim_stream *s, CUstreamCaptureMode mode);
+/* Ends the capture that s began, and gives what it recorded as a new graph in *out, bound to s's
+ * context. A capture that broke a rule of capture ends with no graph, the driver's code and a
+ * sentence naming the rule: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (a call not allowed during a
+ * capture was made; the capture is over), CUDA_ERROR_STREAM_CAPTURE_UNMATCHED (s joined a
+ * capture that another stream began, which alone can end it; the capture is now invalidated),
+ * CUDA_ERROR_STREAM_CAPTURE_UNJOINED (a stream that joined has work that s does not wait for),
+ * CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD (a global or thread-local capture begun on another
+ * thread), CUDA_ERROR_ILLEGAL_STATE (s is not capturing). CUDA_ERROR_OUT_OF_MEMORY from cushim
+ * itself leaves the capture going. CUDA_SUCCESS otherwise. */
+CUSHIM_API CUresult cushim_stream_end_capture(cushim_stream *s, cushim_graph **out);
+/* Returns g with one more reference, or NULL for a bad handle. */
+CUSHIM_API cushim_graph *cushim_graph_retain(cushim_graph *g);
+/* Drops a reference; the last destroys the graph and releases its context. The executables made
+ * from it are not affected. */
+CUSHIM_API void cushim_graph_release(cushim_graph *g);
+/* The driver's graph, owned by g; NULL for a bad handle. */
+CUSHIM_API CUgraph cushim_graph_raw(const cushim_graph *g);
+/* The graph's context: a borrowed reference, valid while g lives; NULL for a bad handle. */
+CUSHIM_API cushim_context *cushim_graph_context(const cushim_graph *g);
+
+/* Instantiates g into a new executable in *out, bound to g's context. flags are
+ * cuGraphInstantiateWithFlags' (CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, _DEVICE_LAUNCH,
+ * _USE_NODE_PRIORITY); CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, which needs a stream, is
+ * CUDA_ERROR_INVALID_VALUE (upload with cushim_graph_exec_upload). A refusal returns the
+ * driver's code (CUDA_ERROR_INVALID_VALUE, ...); where the driver says more (CUDA 12.0 on, whose
+ * cuGraphInstantiateWithParams cushim uses), the sentence names its CUgraphInstantiateResult and
+ * the node it blames, with the node's type. CUDA_SUCCESS otherwise. */
+CUSHIM_API CUresult cushim_graph_instantiate(cushim_graph_exec **out, cushim_graph *g,
+                                             unsigned long long flags);
+/* Returns x with one more reference, or NULL for a bad handle. */
+CUSHIM_API cushim_graph_exec *cushim_graph_exec_retain(cushim_graph_exec *x);
+/* Drops a reference; the last destroys the executable (launches already queued run to the end)
+ * and releases its context. */
+CUSHIM_API void cushim_graph_exec_release(cushim_graph_exec *x);
+/* The driver's executable, owned by x; NULL for a bad handle. */
+CUSHIM_API CUgraphExec cushim_graph_exec_raw(const cushim_graph_exec *x);
+/* The executable's context: a borrowed reference, valid while x lives; NULL for a bad handle. */
+CUSHIM_API cushim_context *cushim_graph_exec_context(const cushim_graph_exec *x);
+/* Launches x on s: its work is queued after what s holds, and runs in the graph's order; launches
+ * of one executable run one after another, whatever their streams. s NULL: the default stream of
+ * x's context. A stream of another context is for the driver to refuse, and the sentence then
+ * names both contexts. x NULL is CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the
+ * driver's code. */
+CUSHIM_API CUresult cushim_graph_exec_launch(cushim_graph_exec *x, cushim_stream *s);
+/* Uploads x's work to the device in s's order, so that its first launch does not pay for that.
+ * s NULL: the default stream of x's context. CUDA_SUCCESS or the driver's code. */
+CUSHIM_API CUresult cushim_graph_exec_upload(cushim_graph_exec *x, cushim_stream *s);
+/* Gives x the parameters of g, without instantiating again: g has x's topology and kinds of
+ * node, typically a new capture of the same code with other arguments. The driver's refusal is
+ * CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, and the sentence names its CUgraphExecUpdateResult
+ * (CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, ...) and the node of g it blames, with the node's
+ * type; x is then as it was. Uses CUDA 12.0's cuGraphExecUpdate: an older driver answers
+ * CUDA_ERROR_NOT_SUPPORTED. CUDA_SUCCESS or the driver's code otherwise. */
+CUSHIM_API CUresult cushim_graph_exec_update(cushim_graph_exec *x, cushim_graph *g);
+
+/* Queues fn(user) on s: the driver calls it on a thread of its own once the work before it on s
+ * is done, and the work queued after it waits until it returns. fn must make no CUDA call,
+ * neither cushim's nor the driver's (cuda.h: such a call may fail with CUDA_ERROR_NOT_PERMITTED,
+ * or worse), nor wait for CUDA work that is not ordered before it; it holds up s while it runs.
+ * It is not called when the context has met an error. During a capture of s it becomes a host
+ * node of the graph, called at each launch. s NULL is CUDA_ERROR_INVALID_VALUE (a host function
+ * needs a stream: cushim_stream_create, or cushim_stream_wrap of another library's), as is fn
+ * NULL; otherwise CUDA_SUCCESS or the driver's code. */
+CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user);
 
 #ifdef __cplusplus
 }

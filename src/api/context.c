@@ -86,8 +86,11 @@ CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
 
 CUSHIM_API void cushim_context_release(cushim_context *ctx) {
     if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", __func__)) return;
-    CUresult r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device)
-                              : cushim__table.cuCtxDestroy(ctx->raw);
+    CUresult r = CUDA_SUCCESS;
+    if (!ctx->borrowed) {
+        r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device)
+                         : cushim__table.cuCtxDestroy(ctx->raw);
+    }
     if (r != CUDA_SUCCESS) {
         cushim__destroy_refused(__func__, ctx->primary ? "primary context" : "context",
                                 (void *)ctx->raw, r);

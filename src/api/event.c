@@ -56,7 +56,9 @@ CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e) {
 
 CUSHIM_API void cushim_event_release(cushim_event *e) {
     if (!cushim__release_checked(e, CUSHIM__EVENT, "e", __func__)) return;
-    CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
+    if (!e->borrowed) {
+        CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
+    }
     cushim_context_release(e->ctx);
     cushim__free_block(e);
 }

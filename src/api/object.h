@@ -30,6 +30,8 @@ typedef enum cushim__tag {
     CUSHIM__MODULE = 0x6d6f6431,
     CUSHIM__LIBRARY = 0x6c696231,
     CUSHIM__FUNCTION = 0x666e6331,
+    CUSHIM__GRAPH = 0x67726631,
+    CUSHIM__GRAPH_EXEC = 0x67657831,
 } cushim__tag;
 
 typedef struct cushim__object {
@@ -37,12 +39,16 @@ typedef struct cushim__object {
     atomic_uint refs;
 } cushim__object;
 
+/* A borrowed object (cushim_*_wrap) holds a driver handle that another library made and keeps
+ * alive: its last release frees only cushim's memory and never destroys, recycles or releases
+ * the handle. */
 struct cushim_context {
     cushim__object obj;
     CUcontext raw;
     CUdevice device;
     int ordinal;
     bool primary;
+    bool borrowed;
 };
 
 /* Streams and events keep their context's raw handle beside the reference to it, so the
@@ -52,6 +58,7 @@ struct cushim_stream {
     cushim_context *ctx;
     CUcontext ctx_raw;
     CUstream raw;
+    bool borrowed;
 };
 
 struct cushim_event {
@@ -59,7 +66,8 @@ struct cushim_event {
     cushim_context *ctx;
     CUcontext ctx_raw;
     CUevent raw;
-    unsigned flags;
+    unsigned flags; /* 0 for a borrowed event, whose flags cushim cannot read */
+    bool borrowed;
 };
 
 static inline void cushim__object_init(cushim__object *o, cushim__tag tag) {

@@ -68,7 +68,9 @@ CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s) {
 
 CUSHIM_API void cushim_stream_release(cushim_stream *s) {
     if (!cushim__release_checked(s, CUSHIM__STREAM, "s", __func__)) return;
-    CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
+    if (!s->borrowed) {
+        CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
+    }
     cushim_context_release(s->ctx);
     cushim__free_block(s);
 }
@@ -118,6 +120,18 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
         r = cushim__table.cuStreamWaitEvent(s->raw, e->raw, flags);
     }
     if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user) {
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
+    if (r != CUDA_SUCCESS) return r;
+    if (fn == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: fn is NULL", __func__);
+    r = cushim__table.cuLaunchHostFunc(s->raw, fn, user);
+    if (r != CUDA_SUCCESS) {
+        return cushim__fail(r, "%s: cuLaunchHostFunc on stream %p failed with %s", __func__,
+                            (void *)s->raw, cushim_error_name(r));
+    }
     return CUDA_SUCCESS;
 }
 

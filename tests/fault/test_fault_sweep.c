@@ -80,6 +80,9 @@ enum {
     NEED_FUNC = 1 << 4,    /* cushim_empty and cushim_grid_barrier of the module */
     NEED_LIBRARY = 1 << 5, /* a library of `ptx` */
     NEED_PRIMARY = 1 << 6, /* device 0's primary context */
+    NEED_GRAPH = 1 << 7,   /* a graph captured on the stream: a host function */
+    NEED_EXEC = 1 << 8,    /* that graph instantiated */
+    NEED_CAPTURE = 1 << 9, /* the stream capturing, a host function queued */
 };
 
 typedef struct fx {
@@ -89,6 +92,8 @@ typedef struct fx {
     cushim_module *m;
     cushim_library *lib;
     cushim_function *f, *fcoop;
+    cushim_graph *g;
+    cushim_graph_exec *x;
     /* What the call under test made, and how to drop it. */
     void *out;
     void (*release_out)(void *);
@@ -116,6 +121,15 @@ static void release_event(void *p) { cushim_event_release(p); }
 static void release_module(void *p) { cushim_module_release(p); }
 static void release_library(void *p) { cushim_library_release(p); }
 static void release_nothing(void *p) { (void)p; } /* functions belong to their module */
+static void release_graph(void *p) { cushim_graph_release(p); }
+static void release_exec(void *p) { cushim_graph_exec_release(p); }
+/* A capture the call under test began: ended, and its graph dropped. */
+static void end_capture(void *p) {
+    cushim_graph *g = NULL;
+    cushim_stream_end_capture(p, &g);
+    cushim_graph_release(g);
+}
+static void host_nothing(void *user) { (void)user; }
 
 #define OUT(fx, type, rel) ((fx)->release_out = (rel), (type **)&(fx)->out)
 
@@ -282,6 +296,50 @@ static CUresult op_occupancy_coop_grid(fx *x) {
     return cushim_occupancy_max_cooperative_grid(&blocks, x->fcoop, 128, 0);
 }
 
+static CUresult op_begin_capture(fx *x) {
+    CUresult r = cushim_stream_begin_capture(x->s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    if (r == CUDA_SUCCESS) {
+        x->out = x->s;
+        x->release_out = end_capture;
+    }
+    return r;
+}
+static CUresult op_end_capture(fx *x) {
+    return cushim_stream_end_capture(x->s, OUT(x, cushim_graph, release_graph));
+}
+static CUresult op_graph_release(fx *x) {
+    x->released_by_op = true;
+    cushim_graph_release(x->g);
+    return CUDA_SUCCESS;
+}
+static CUresult op_instantiate(fx *x) {
+    return cushim_graph_instantiate(OUT(x, cushim_graph_exec, release_exec), x->g, 0);
+}
+static CUresult op_exec_release(fx *x) {
+    x->released_by_op = true;
+    cushim_graph_exec_release(x->x);
+    return CUDA_SUCCESS;
+}
+static CUresult op_exec_launch(fx *x) { return cushim_graph_exec_launch(x->x, x->s); }
+static CUresult op_exec_launch_default(fx *x) { return cushim_graph_exec_launch(x->x, NULL); }
+static CUresult op_exec_upload(fx *x) { return cushim_graph_exec_upload(x->x, x->s); }
+static CUresult op_exec_upload_default(fx *x) { return cushim_graph_exec_upload(x->x, NULL); }
+static CUresult op_exec_update(fx *x) { return cushim_graph_exec_update(x->x, x->g); }
+static CUresult op_host_func(fx *x) { return cushim_stream_host_func(x->s, host_nothing, NULL); }
+static CUresult op_stream_wrap(fx *x) {
+    return cushim_stream_wrap(OUT(x, cushim_stream, release_stream), x->ctx,
+                              cushim_stream_raw(x->s));
+}
+static CUresult op_event_wrap(fx *x) {
+    return cushim_event_wrap(OUT(x, cushim_event, release_event), x->ctx, cushim_event_raw(x->e1));
+}
+static CUresult op_context_wrap(fx *x) {
+    return cushim_context_wrap(OUT(x, cushim_context, release_context), cushim_context_raw(x->ctx));
+}
+static CUresult op_context_wrap_current(fx *x) {
+    return cushim_context_wrap(OUT(x, cushim_context, release_context), NULL);
+}
+
 #define CALL(fn, variant, needs, out, op)                                                          \
     { fn, variant, needs, out, false, -1, op }
 #define RELEASE(fn, needs, kind, op)                                                               \
@@ -344,18 +402,42 @@ static const scenario scenarios[] = {
          false, op_occupancy_block_size_fn),
     CALL("cushim_occupancy_max_cooperative_grid", "", NEED_CTX | NEED_MODULE | NEED_FUNC, false,
          op_occupancy_coop_grid),
+    CALL("cushim_stream_begin_capture", "", NEED_CTX | NEED_STREAM, false, op_begin_capture),
+    CALL("cushim_stream_end_capture", "", NEED_CTX | NEED_STREAM | NEED_CAPTURE, true,
+         op_end_capture),
+    RELEASE("cushim_graph_release", NEED_CTX | NEED_STREAM | NEED_GRAPH, -1, op_graph_release),
+    CALL("cushim_graph_instantiate", "", NEED_CTX | NEED_STREAM | NEED_GRAPH, true, op_instantiate),
+    RELEASE("cushim_graph_exec_release", NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, -1,
+            op_exec_release),
+    CALL("cushim_graph_exec_launch", "", NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false,
+         op_exec_launch),
+    CALL("cushim_graph_exec_launch", "default stream",
+         NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false, op_exec_launch_default),
+    CALL("cushim_graph_exec_upload", "", NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false,
+         op_exec_upload),
+    CALL("cushim_graph_exec_upload", "default stream",
+         NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false, op_exec_upload_default),
+    CALL("cushim_graph_exec_update", "", NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false,
+         op_exec_update),
+    CALL("cushim_stream_host_func", "", NEED_CTX | NEED_STREAM, false, op_host_func),
+    CALL("cushim_stream_wrap", "", NEED_CTX | NEED_STREAM, true, op_stream_wrap),
+    CALL("cushim_event_wrap", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, true, op_event_wrap),
+    CALL("cushim_context_wrap", "", NEED_CTX, true, op_context_wrap),
+    CALL("cushim_context_wrap", "current context", NEED_CTX, true, op_context_wrap_current),
 };
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
 /* Public functions that never call the driver (beyond cushim_init, swept on its own): their
  * failures are argument checks, covered by the hostile-input tests. */
 static const char *const driverless[] = {
-    "cushim_error_name",      "cushim_error_string",   "cushim_last_error",
-    "cushim_set_log_handler", "cushim_context_retain", "cushim_context_raw",
-    "cushim_context_device",  "cushim_stream_retain",  "cushim_stream_same_queue",
-    "cushim_stream_context",  "cushim_stream_raw",     "cushim_event_retain",
-    "cushim_event_context",   "cushim_event_raw",      "cushim_module_retain",
-    "cushim_library_retain",  "cushim_function_raw",   "cushim_testing_reinit",
+    "cushim_error_name",        "cushim_error_string",   "cushim_last_error",
+    "cushim_set_log_handler",   "cushim_context_retain", "cushim_context_raw",
+    "cushim_context_device",    "cushim_stream_retain",  "cushim_stream_same_queue",
+    "cushim_stream_context",    "cushim_stream_raw",     "cushim_event_retain",
+    "cushim_event_context",     "cushim_event_raw",      "cushim_module_retain",
+    "cushim_library_retain",    "cushim_function_raw",   "cushim_testing_reinit",
+    "cushim_graph_retain",      "cushim_graph_raw",      "cushim_graph_context",
+    "cushim_graph_exec_retain", "cushim_graph_exec_raw", "cushim_graph_exec_context",
 };
 /* Swept in forked children by test_init_sweep. */
 static const char *const init_functions[] = {
@@ -421,6 +503,18 @@ static bool make(fx *x, unsigned needs) {
     if ((needs & NEED_LIBRARY) && cushim_library_load_data(&x->lib, ptx) != CUDA_SUCCESS) {
         return false;
     }
+    if (needs & (NEED_GRAPH | NEED_CAPTURE)) {
+        if (cushim_stream_begin_capture(x->s, CU_STREAM_CAPTURE_MODE_GLOBAL) != CUDA_SUCCESS ||
+            cushim_stream_host_func(x->s, host_nothing, NULL) != CUDA_SUCCESS) {
+            return false;
+        }
+    }
+    if ((needs & NEED_GRAPH) && cushim_stream_end_capture(x->s, &x->g) != CUDA_SUCCESS) {
+        return false;
+    }
+    if ((needs & NEED_EXEC) && cushim_graph_instantiate(&x->x, x->g, 0) != CUDA_SUCCESS) {
+        return false;
+    }
     x->target = x->ctx ? cushim_context_raw(x->ctx) : NULL;
     return true;
 }
@@ -428,6 +522,8 @@ static bool make(fx *x, unsigned needs) {
 static void drop(fx *x, const scenario *sc) {
     if (x->out) x->release_out(x->out);
     bool by_op = x->released_by_op;
+    if (!(by_op && sc->op == op_exec_release)) cushim_graph_exec_release(x->x);
+    if (!(by_op && sc->op == op_graph_release)) cushim_graph_release(x->g);
     if (!(by_op && sc->op == op_event_release)) cushim_event_release(x->e1);
     cushim_event_release(x->e2);
     if (!(by_op && sc->op == op_stream_release)) cushim_stream_release(x->s);
@@ -578,6 +674,7 @@ static void sweep_scenario(const scenario *sc, size_t index) {
          * current context" needs one. */
         if (current == CURRENT_OWN && !(sc->needs & NEED_CTX)) continue;
         if (sc->op == op_device_synchronize && current != CURRENT_OWN) continue;
+        if (sc->op == op_context_wrap_current && current != CURRENT_OWN) continue;
         recording rec;
         if (!record(sc, current, &rec)) {
             fail_msg("%s %s (%s): recording: %s", sc->function, sc->variant, current_names[current],

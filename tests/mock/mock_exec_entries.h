@@ -27,6 +27,7 @@
     X(cuGraphExecUpdate_v2, "cuGraphExecUpdate", 12000, PFN_cuGraphExecUpdate_v12000)              \
     X(cuGraphDestroy, "cuGraphDestroy", 10000, PFN_cuGraphDestroy_v10000)                          \
     X(cuGraphExecDestroy, "cuGraphExecDestroy", 10000, PFN_cuGraphExecDestroy_v10000)              \
+    X(cuGraphNodeGetType, "cuGraphNodeGetType", 10000, PFN_cuGraphNodeGetType_v10000)              \
     X(cuModuleGetGlobal, "cuModuleGetGlobal", 3020, PFN_cuModuleGetGlobal_v3020)                   \
     X(cuModuleGetFunctionCount, "cuModuleGetFunctionCount", 12040,                                 \
       PFN_cuModuleGetFunctionCount_v12040)

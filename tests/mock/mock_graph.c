@@ -4,7 +4,13 @@
  * Update rules: an executable takes a graph's parameters when the graph has as many nodes as
  * it, of the same kinds in the same order; otherwise the update fails with
  * CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED (another count) or _NODE_TYPE_CHANGED (another
- * kind, naming the graph's node), and the executable is left as it was. */
+ * kind, naming the graph's node), and the executable is left as it was.
+ *
+ * Instantiate rules: a graph for device launch (CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) may
+ * hold only kernel, copy and set nodes, and at least one, as cuda.h documents: another node is
+ * refused with CUDA_ERROR_INVALID_VALUE and CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED,
+ * naming it; the flag with AUTO_FREE_ON_LAUNCH, or an empty graph, with
+ * CUDA_GRAPH_INSTANTIATE_ERROR. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,14 +58,37 @@ static CUresult graph_arg(CUgraph hg, const char *entry, struct CUgraph_st **out
 /* Instantiate, destroy                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Why a graph cannot be launched from the device: CUDA_SUCCESS, or the refusal with the result
+ * and the node to blame. */
+static CUresult device_launch_refusal(const struct CUgraph_st *g, unsigned long long flags,
+                                      CUgraphInstantiateResult *result, CUgraphNode *node) {
+    if (!(flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return CUDA_SUCCESS;
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) || g->nodes.n == 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (size_t i = 0; i < g->nodes.n; i++) {
+        mock_node_kind k = g->nodes.v[i]->kind;
+        if (k != MOCK_NODE_KERNEL && k != MOCK_NODE_MEMCPY && k != MOCK_NODE_MEMSET) {
+            *result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+            *node = g->nodes.v[i];
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
 static CUresult instantiate(const char *entry, CUgraphExec *pe, CUgraph hg,
-                            unsigned long long flags) {
+                            unsigned long long flags, CUgraphInstantiateResult *result,
+                            CUgraphNode *node) {
     const unsigned long long known =
         CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
         CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    *result = CUDA_GRAPH_INSTANTIATE_ERROR;
+    *node = NULL;
     if (pe == NULL || (flags & ~known)) return CUDA_ERROR_INVALID_VALUE;
     struct CUgraph_st *g;
     CUresult r = graph_arg(hg, entry, &g);
+    if (r == CUDA_SUCCESS) r = device_launch_refusal(g, flags, result, node);
     if (r != CUDA_SUCCESS) return r;
     struct CUgraphExec_st *x = mock__new(sizeof *x, CUSHIM_MOCK_GRAPH_EXEC, g->h.ctx);
     if (x == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -72,20 +101,25 @@ static CUresult instantiate(const char *entry, CUgraphExec *pe, CUgraph hg,
         }
     }
     *pe = x;
+    *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI mock_cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg,
                                                   unsigned long long flags) {
     MOCK_ENTER(cuGraphInstantiateWithFlags);
-    return mock__leave(instantiate("cuGraphInstantiateWithFlags", pe, hg, flags));
+    CUgraphInstantiateResult result;
+    CUgraphNode node;
+    return mock__leave(instantiate("cuGraphInstantiateWithFlags", pe, hg, flags, &result, &node));
 }
 
 CUresult CUDAAPI mock_cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph hg,
                                                    CUDA_GRAPH_INSTANTIATE_PARAMS *p) {
     MOCK_ENTER(cuGraphInstantiateWithParams);
     if (p == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    CUresult r = instantiate("cuGraphInstantiateWithParams", pe, hg, p->flags);
+    CUgraphInstantiateResult result;
+    CUgraphNode node;
+    CUresult r = instantiate("cuGraphInstantiateWithParams", pe, hg, p->flags, &result, &node);
     if (r == CUDA_SUCCESS && (p->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)) {
         struct CUstream_st *s; /* the upload itself is free: only the stream is checked */
         r = mock__stream(p->hUploadStream, "cuGraphInstantiateWithParams", &s);
@@ -94,10 +128,27 @@ CUresult CUDAAPI mock_cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph hg,
             *pe = NULL;
         }
     }
-    p->hErrNode_out = NULL;
-    p->result_out =
-        r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+    p->hErrNode_out = r == CUDA_SUCCESS ? NULL : node;
+    p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : result;
     return mock__leave(r);
+}
+
+/* Nodes carry no handle header, so a node handle is taken on trust: the ones the mock hands out
+ * (capture info, update and instantiate results) live as long as their graph. */
+CUresult CUDAAPI mock_cuGraphNodeGetType(CUgraphNode hn, CUgraphNodeType *type) {
+    MOCK_ENTER(cuGraphNodeGetType);
+    if (hn == NULL || type == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    static const CUgraphNodeType types[] = {
+        [MOCK_NODE_KERNEL] = CU_GRAPH_NODE_TYPE_KERNEL,
+        [MOCK_NODE_MEMCPY] = CU_GRAPH_NODE_TYPE_MEMCPY,
+        [MOCK_NODE_MEMSET] = CU_GRAPH_NODE_TYPE_MEMSET,
+        [MOCK_NODE_HOST] = CU_GRAPH_NODE_TYPE_HOST,
+        [MOCK_NODE_EVENT_RECORD] = CU_GRAPH_NODE_TYPE_EVENT_RECORD,
+        [MOCK_NODE_WAIT_EVENT] = CU_GRAPH_NODE_TYPE_WAIT_EVENT,
+        [MOCK_NODE_EMPTY] = CU_GRAPH_NODE_TYPE_EMPTY,
+    };
+    *type = types[hn->kind];
+    return mock__leave(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI mock_cuGraphDestroy(CUgraph hg) {

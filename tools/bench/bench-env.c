@@ -116,6 +116,7 @@ static int resolve_driver(bench_driver *d, char *err, size_t n) {
         {"cuEventDestroy", 4000, (void **)&d->event_destroy},
         {"cuCtxGetCurrent", 4000, (void **)&d->ctx_get_current},
         {"cuCtxSetCurrent", 4000, (void **)&d->ctx_set_current},
+        {"cuGraphLaunch", 10000, (void **)&d->graph_launch},
     };
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
         int rc = resolve_one(gpa, entries[i].name, entries[i].version, entries[i].slot, err, n);
@@ -212,6 +213,36 @@ static int open_objects(bench_env *e, const char *ptx, char *err, size_t n) {
     return open_cluster(e, err, n);
 }
 
+/* The graph both sides of the graph rows launch: captured through cushim on the launch stream.
+ * A driver that cannot capture leaves the rows skipped, with its reason. */
+static int open_graph(bench_env *e, char *err, size_t n) {
+    CUresult r = cushim_stream_begin_capture(e->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (r != CUDA_SUCCESS) {
+        snprintf(e->graph_note, sizeof e->graph_note, "%s", cushim_last_error());
+        return BENCH_RC_OK;
+    }
+    const cushim_launch_config cfg = {
+        .grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .stream = e->stream};
+    for (int i = 0; i < BENCH_GRAPH_KERNELS && r == CUDA_SUCCESS; i++) {
+        r = cushim_launch(e->empty, &cfg, NULL);
+    }
+    cushim_graph *g = NULL;
+    CUresult end = cushim_stream_end_capture(e->stream, &g);
+    if (r != CUDA_SUCCESS) {
+        cushim_graph_release(g);
+        return failed(err, n, "cushim_launch (into the graph)", r);
+    }
+    if (end != CUDA_SUCCESS) return failed(err, n, "cushim_stream_end_capture", end);
+    r = cushim_graph_instantiate(&e->graph, g, 0);
+    cushim_graph_release(g);
+    if (r != CUDA_SUCCESS) return failed(err, n, "cushim_graph_instantiate", r);
+    r = cushim_graph_exec_upload(e->graph, e->stream);
+    if (r == CUDA_SUCCESS) r = cushim_stream_synchronize(e->stream);
+    if (r != CUDA_SUCCESS) return failed(err, n, "cushim_graph_exec_upload", r);
+    e->raw_graph = cushim_graph_exec_raw(e->graph);
+    return BENCH_RC_OK;
+}
+
 int bench_env_open(bench_env *e, int ordinal, const char *ptx, char *err, size_t err_size) {
     memset(e, 0, sizeof *e);
     e->ordinal = ordinal;
@@ -227,12 +258,15 @@ int bench_env_open(bench_env *e, int ordinal, const char *ptx, char *err, size_t
     int rc = resolve_driver(&e->d, err, err_size);
     if (rc == BENCH_RC_OK) rc = open_device(e, ordinal, err, err_size);
     if (rc == BENCH_RC_OK) rc = open_objects(e, ptx, err, err_size);
+    if (rc == BENCH_RC_OK) rc = open_graph(e, err, err_size);
     if (rc != BENCH_RC_OK) bench_env_close(e);
     return rc;
 }
 
 void bench_env_close(bench_env *e) {
     if (e->stream != NULL) cushim_stream_synchronize(e->stream);
+    cushim_graph_exec_release(e->graph);
+    e->graph = NULL;
     cushim_module_release(e->module);
     cushim_event_release(e->event);
     cushim_stream_release(e->idle);

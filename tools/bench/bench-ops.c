@@ -231,30 +231,67 @@ static CUSHIM__NOINLINE CUresult shim_stream_other(bench_env *e, int n) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Graphs                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static CUSHIM__NOINLINE CUresult direct_graph_launch(bench_env *e, int n) {
+    PFN_cuGraphLaunch_v10000 launch = e->d.graph_launch;
+    for (int i = 0; i < n; i++) {
+        CHECK(launch(e->raw_graph, e->raw_stream));
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUSHIM__NOINLINE CUresult shim_graph_launch(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        CHECK(cushim_graph_exec_launch(e->graph, e->stream));
+    }
+    return CUDA_SUCCESS;
+}
+
+/* The graph's kernels launched one by one, directly: what the graph replaces. */
+static CUSHIM__NOINLINE CUresult direct_graph_kernels(bench_env *e, int n) {
+    PFN_cuLaunchKernel_v4000 launch = e->d.launch_kernel;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < BENCH_GRAPH_KERNELS; k++) {
+            CHECK(launch(e->raw_empty, 1, 1, 1, 32, 1, 1, 0, e->raw_stream, NULL, NULL));
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* The table                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
 /* Fields: id, label, direct, shim, settle, needs_coop, needs_clusters. */
 const bench_op bench_ops[] = {
     {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false,
-     false},
+     false, false, 0, 0},
     {"launch_dropin", "launch through the drop-in cuda.h", direct_launch_empty, bench_dropin_launch,
-     true, false, false},
+     true, false, false, false, 0, 0},
     {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
-     false, false},
+     false, false, false, 0, 0},
     {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop, shim_launch_coop,
-     true, true, false},
+     true, true, false, false, 0, 0},
     {"launch_cluster", "launch, cluster of 2", direct_launch_cluster, shim_launch_cluster, true,
-     false, true},
-    {"event_record", "event record", direct_event_record, shim_event_record, true, false, false},
+     false, true, false, 0, 0},
+    {"event_record", "event record", direct_event_record, shim_event_record, true, false, false,
+     false, 0, 0},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
-     false, false},
+     false, false, false, 0, 0},
     {"stream_create_destroy", "stream create + destroy", direct_stream_create, shim_stream_create,
-     false, false, false},
+     false, false, false, false, 0, 0},
     {"event_create_destroy", "event create + destroy", direct_event_create, shim_event_create,
-     false, false, false},
+     false, false, false, false, 0, 0},
     {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
-     shim_stream_other, false, false, false},
+     shim_stream_other, false, false, false, false, 0, 0},
+    /* A batch of graph launches is kept short, so that it measures the submission and not a
+     * launch queue that the GPU drains (64 kernels a launch). */
+    {"graph_launch", "graph launch, 64 kernels", direct_graph_launch, shim_graph_launch, true,
+     false, false, true, 16, 1},
+    {"graph_vs_launches", "graph vs 64 launches, per kernel", direct_graph_kernels,
+     shim_graph_launch, true, false, false, true, 16, BENCH_GRAPH_KERNELS},
 };
 const size_t bench_op_count = sizeof bench_ops / sizeof bench_ops[0];
 
@@ -276,7 +313,7 @@ static CUresult run_batch(bench_env *e, const bench_op *op, bench_batch_fn fn, i
     CUresult r = fn(e, n);
     int64_t t1 = now_ns();
     if (r == CUDA_SUCCESS && op->settle) r = cushim_stream_synchronize(e->stream);
-    *ns_per_op = (double)(t1 - t0) / n;
+    *ns_per_op = (double)(t1 - t0) / n / (op->per > 0 ? op->per : 1);
     return r;
 }
 
@@ -310,20 +347,26 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
         snprintf(out->note, sizeof out->note, "%s", e->cluster_note);
         return BENCH_RC_OK;
     }
+    if (op->needs_graph && e->graph == NULL) {
+        out->skipped = true;
+        snprintf(out->note, sizeof out->note, "%s", e->graph_note);
+        return BENCH_RC_OK;
+    }
+    const int ops = op->max_ops > 0 && op->max_ops < s->ops ? op->max_ops : s->ops;
     double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);
     if (v == NULL) return BENCH_RC_FAILED;
     double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs, *delta = v + 3 * s->pairs;
     double ignored;
     for (int i = 0; i < s->warmup; i++) {
-        if (failed_pair(out, run_batch(e, op, op->direct, s->ops, &ignored), "direct") ||
-            failed_pair(out, run_batch(e, op, op->shim, s->ops, &ignored), "cushim")) {
+        if (failed_pair(out, run_batch(e, op, op->direct, ops, &ignored), "direct") ||
+            failed_pair(out, run_batch(e, op, op->shim, ops, &ignored), "cushim")) {
             free(v);
             return BENCH_RC_FAILED;
         }
     }
     for (int i = 0; i < s->pairs; i++) {
-        if (failed_pair(out, run_batch(e, op, op->direct, s->ops, &direct[i]), "direct") ||
-            failed_pair(out, run_batch(e, op, op->shim, s->ops, &shim[i]), "cushim")) {
+        if (failed_pair(out, run_batch(e, op, op->direct, ops, &direct[i]), "direct") ||
+            failed_pair(out, run_batch(e, op, op->shim, ops, &shim[i]), "cushim")) {
             free(v);
             return BENCH_RC_FAILED;
         }

@@ -16,6 +16,9 @@ typedef struct bench_op {
     bool settle;         /* it queues work: synchronize the stream after each batch, untimed */
     bool needs_coop;     /* skipped where cooperative launch is not supported */
     bool needs_clusters; /* skipped where clusters are not supported */
+    bool needs_graph;    /* skipped where the driver could not make the benchmark's graph */
+    int max_ops;         /* at most this many operations per batch (0: no limit) */
+    int per;             /* figures are per 1/per of an operation: per kernel of a graph (0: 1) */
 } bench_op;
 
 extern const bench_op bench_ops[];

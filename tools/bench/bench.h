@@ -39,6 +39,7 @@ typedef struct bench_driver {
     PFN_cuEventDestroy_v4000 event_destroy;
     PFN_cuCtxGetCurrent_v4000 ctx_get_current;
     PFN_cuCtxSetCurrent_v4000 ctx_set_current;
+    PFN_cuGraphLaunch_v10000 graph_launch;
 } bench_driver;
 
 /* What every measurement runs on. The raw handles are those of the cushim objects, so both
@@ -63,7 +64,15 @@ typedef struct bench_env {
     char coop_note[160];    /* why there is no cooperative measurement, when coop_grid is 0 */
     bool clusters;          /* the device launches clusters of 2 of cushim_empty */
     char cluster_note[160]; /* why there is no cluster measurement, when clusters is false */
+    /* BENCH_GRAPH_KERNELS launches of cushim_empty (1x1x1 blocks of 32 threads) on `stream`,
+     * captured and instantiated; NULL where the driver cannot, with the reason in graph_note. */
+    cushim_graph_exec *graph;
+    CUgraphExec raw_graph;
+    char graph_note[160];
 } bench_env;
+
+/* The kernels of the benchmark's graph. */
+#define BENCH_GRAPH_KERNELS 64
 
 /* The two parameters of cushim_empty2(u64, u32), as cuLaunchKernel takes them. */
 typedef struct bench_params {

@@ -219,6 +219,12 @@ static void print_table(const bench_env *e, const options *o, const bench_result
                "(cushim_occupancy_max_cooperative_grid)\n",
                e->coop_grid);
     }
+    if (e->graph != NULL) {
+        printf("the graph rows launch a captured graph of %d empty kernels, in batches of at most "
+               "16; \"per kernel\" divides both sides by %d (direct: that many cuLaunchKernel "
+               "calls)\n",
+               BENCH_GRAPH_KERNELS, BENCH_GRAPH_KERNELS);
+    }
 }
 
 static void print_json(const bench_env *e, const options *o, const bench_result *res, size_t n) {
@@ -234,6 +240,8 @@ static void print_json(const bench_env *e, const options *o, const bench_result 
         const bench_result *r = &res[i];
         printf("%s\n    {\"id\": \"%s\", \"label\": ", i ? "," : "", r->op->id);
         bench_json_string(stdout, r->op->label);
+        if (r->op->max_ops > 0) printf(", \"max_ops_per_batch\": %d", r->op->max_ops);
+        if (r->op->per > 1) printf(", \"figures_divided_by\": %d", r->op->per);
         if (r->skipped) {
             printf(", \"status\": \"skipped\", \"note\": ");
             bench_json_string(stdout, r->note);
