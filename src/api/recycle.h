@@ -5,6 +5,7 @@
 #define CUSHIM_API_RECYCLE_H
 
 #include "api/object.h"
+#include "loader/fork.h"
 
 /* The bounds, per context. An event cache holds up to 64 events per flags value (256 in all):
  * enough for the patterns that create events per iteration (a timing pair per step, an event per
@@ -18,7 +19,9 @@
 /* Whether e may have a record, as far as cushim knows (see the field's comment in object.h).
  * Every cushim function that has the driver record an event marks it after a successful call. */
 static inline bool cushim__event_maybe_recorded(const cushim_event *e) {
-    return atomic_load_explicit(&e->recorded, memory_order_relaxed);
+    /* In a child forked after init the driver refuses everything, and so must these answers:
+     * the flag is read first, so the common case pays nothing for that. */
+    return atomic_load_explicit(&e->recorded, memory_order_relaxed) || cushim__forked;
 }
 static inline void cushim__event_mark_recorded(cushim_event *e) {
     atomic_store_explicit(&e->recorded, true, memory_order_relaxed);
