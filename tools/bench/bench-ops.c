@@ -137,6 +137,15 @@ static CUSHIM__NOINLINE CUresult shim_stream_create(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
+static CUSHIM__NOINLINE CUresult shim_stream_create_off(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_stream *s;
+        CHECK(cushim_stream_create(&s, e->unrecycled, CU_STREAM_NON_BLOCKING, 0));
+        cushim_stream_release(s);
+    }
+    return CUDA_SUCCESS;
+}
+
 static CUSHIM__NOINLINE CUresult direct_event_create(bench_env *e, int n) {
     const bench_driver *d = &e->d;
     for (int i = 0; i < n; i++) {
@@ -151,6 +160,15 @@ static CUSHIM__NOINLINE CUresult shim_event_create(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         cushim_event *ev;
         CHECK(cushim_event_create(&ev, e->ctx, CU_EVENT_DISABLE_TIMING));
+        cushim_event_release(ev);
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUSHIM__NOINLINE CUresult shim_event_create_off(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_event *ev;
+        CHECK(cushim_event_create(&ev, e->unrecycled, CU_EVENT_DISABLE_TIMING));
         cushim_event_release(ev);
     }
     return CUDA_SUCCESS;
@@ -200,10 +218,14 @@ const bench_op bench_ops[] = {
     {"event_record", "event record", direct_event_record, shim_event_record, true, false},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
      false},
-    {"stream_create_destroy", "stream create + destroy", direct_stream_create, shim_stream_create,
-     false, false},
-    {"event_create_destroy", "event create + destroy", direct_event_create, shim_event_create,
-     false, false},
+    {"stream_create_destroy", "stream create+destroy, recycled", direct_stream_create,
+     shim_stream_create, false, false},
+    {"stream_create_destroy_off", "stream create+destroy, no recycling", direct_stream_create,
+     shim_stream_create_off, false, false},
+    {"event_create_destroy", "event create+destroy, recycled", direct_event_create,
+     shim_event_create, false, false},
+    {"event_create_destroy_off", "event create+destroy, no recycling", direct_event_create,
+     shim_event_create_off, false, false},
     {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
      shim_stream_other, false, false},
 };
