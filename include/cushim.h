@@ -169,10 +169,11 @@ CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_
  * Ownership. Objects are opaque and refcounted. A create or load returns a new reference in *out,
  * which the caller releases. *_retain returns its argument, with one more reference; the last
  * *_release destroys the object exactly once (or, for an event or stream, may hand it to its
- * context's cache for a later create: see "Recycling" below). Every object holds a reference to its context, so
- * a context is destroyed last. The accessors (*_raw, *_context, *_device) return borrowed values,
- * valid while the object lives: a context from *_context is retained to be kept longer, and a
- * driver handle from *_raw belongs to its cushim object and must not be destroyed by the caller.
+ * context's cache for a later create: see "Recycling" below). Every object holds a reference to its
+ * context, so a context is destroyed last. The accessors (*_raw, *_context, *_device) return
+ * borrowed values, valid while the object lives: a context from *_context is retained to be kept
+ * longer, and a driver handle from *_raw belongs to its cushim object and must not be destroyed by
+ * the caller.
  *
  * Threads. Every function is thread-safe: a handle may be used from any thread, and by several
  * at once; retain and release are atomic. As with free(), releasing the last reference while
@@ -269,11 +270,11 @@ CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx);
  * reference to their context. All of this is thread-safe (a lock per context). */
 
 typedef struct cushim_recycling {
-    bool events, streams;       /* whether released events / streams are kept */
-    unsigned events_held;       /* events kept now, all flags together */
-    unsigned streams_held;      /* streams kept now */
-    unsigned events_max;        /* the bound on kept events, per flags value */
-    unsigned streams_max;       /* the bound on kept streams, per context */
+    bool events, streams;  /* whether released events / streams are kept */
+    unsigned events_held;  /* events kept now, all flags together */
+    unsigned streams_held; /* streams kept now */
+    unsigned events_max;   /* the bound on kept events, per flags value */
+    unsigned streams_max;  /* the bound on kept streams, per context */
 } cushim_recycling;
 
 /* Turns recycling of events and of streams on or off for ctx; what the cache of a kind turned

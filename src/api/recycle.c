@@ -239,8 +239,7 @@ CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx) {
     return r == CUDA_SUCCESS ? r : drain_failed(r, __func__);
 }
 
-CUSHIM_API CUresult cushim_context_set_recycling(cushim_context *ctx, bool events,
-                                                 bool streams) {
+CUSHIM_API CUresult cushim_context_set_recycling(cushim_context *ctx, bool events, bool streams) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     taken t = {NULL, NULL};

@@ -292,8 +292,8 @@ static const scenario scenarios[] = {
     CALL("cushim_event_create", "recycled", NEED_CTX | NEED_CACHED, true, op_event_create),
     RELEASE("cushim_event_release", "kept", NEED_CTX | NEED_STREAM | NEED_EVENTS, -1, NULL, false,
             op_event_release),
-    RELEASE("cushim_event_release", "recycling off", NEED_CTX | NEED_STREAM | NEED_EVENTS, -1,
-            NULL, false, op_event_release_unkept),
+    RELEASE("cushim_event_release", "recycling off", NEED_CTX | NEED_STREAM | NEED_EVENTS, -1, NULL,
+            false, op_event_release_unkept),
     CALL("cushim_event_record", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, false, op_event_record),
     CALL("cushim_event_record", "default stream", NEED_CTX | NEED_STREAM | NEED_EVENTS, false,
          op_event_record_default),
@@ -330,12 +330,24 @@ static const scenario scenarios[] = {
 /* Public functions that never call the driver (beyond cushim_init, swept on its own): their
  * failures are argument checks, covered by the hostile-input tests. */
 static const char *const driverless[] = {
-    "cushim_error_name",      "cushim_error_string",   "cushim_last_error",
-    "cushim_set_log_handler", "cushim_context_retain", "cushim_context_raw",
-    "cushim_context_device",  "cushim_stream_retain",  "cushim_stream_same_queue",
-    "cushim_stream_context",  "cushim_stream_raw",     "cushim_event_retain",
-    "cushim_event_context",   "cushim_event_raw",      "cushim_module_retain",
-    "cushim_library_retain",  "cushim_function_raw",   "cushim_testing_reinit",
+    "cushim_error_name",
+    "cushim_error_string",
+    "cushim_last_error",
+    "cushim_set_log_handler",
+    "cushim_context_retain",
+    "cushim_context_raw",
+    "cushim_context_device",
+    "cushim_stream_retain",
+    "cushim_stream_same_queue",
+    "cushim_stream_context",
+    "cushim_stream_raw",
+    "cushim_event_retain",
+    "cushim_event_context",
+    "cushim_event_raw",
+    "cushim_module_retain",
+    "cushim_library_retain",
+    "cushim_function_raw",
+    "cushim_testing_reinit",
     "cushim_context_get_recycling",
 };
 /* Swept in forked children by test_init_sweep. */
@@ -555,8 +567,8 @@ static bool faulted(const scenario *sc, int current, const recording *rec, int k
     drop(&x, sc);
     /* A release whose destroy the fault refused leaves that one object with the driver; every
      * other run leaves nothing. */
-    bool refused_destroy = sc->is_void && code && sc->kept >= 0 &&
-                           strcmp(rec->calls[k - 1], sc->kept_by) == 0;
+    bool refused_destroy =
+        sc->is_void && code && sc->kept >= 0 && strcmp(rec->calls[k - 1], sc->kept_by) == 0;
     for (int kind = 0; kind < CUSHIM_MOCK_KIND_COUNT; kind++) {
         int want = (kind == CUSHIM_MOCK_CONTEXT && other_context) ? 1 : 0;
         if (refused_destroy && kind == sc->kept) want++;

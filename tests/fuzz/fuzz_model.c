@@ -3,8 +3,8 @@
  * Streams, events, modules and libraries are held by the harness's slots alone, so one of them
  * is alive exactly while a slot holds it, or, for a stream or an event, while its context's
  * cache keeps it (cushim_context_get_recycling says how many; the driver must hold exactly
- * those more, and a context's death must take them along). A context is also held by every stream, event and
- * module made in it, and by every function a library made for it; the model follows those
+ * those more, and a context's death must take them along). A context is also held by every stream,
+ * event and module made in it, and by every function a library made for it; the model follows those
  * references too, which is what lets it predict the driver's live counts after every
  * instruction, rather than only at the end, where a leak would no longer say where it began.
  */
@@ -156,8 +156,7 @@ static void cached(int *streams, int *events) {
 void fz_model_check_counts(void) {
     int streams = 0, events = 0;
     cached(&streams, &events);
-    expect_live(CUSHIM_MOCK_STREAM, "streams",
-                distinct_stream(fz_m.stream, FZ_N_STREAM) + streams);
+    expect_live(CUSHIM_MOCK_STREAM, "streams", distinct_stream(fz_m.stream, FZ_N_STREAM) + streams);
     expect_live(CUSHIM_MOCK_EVENT, "events", distinct_event(fz_m.event, FZ_N_EVENT) + events);
     expect_live(CUSHIM_MOCK_MODULE, "modules", fz_m.nmodules);
     expect_live(CUSHIM_MOCK_LIBRARY, "libraries", fz_m.nlibraries);
@@ -212,7 +211,7 @@ void fz_model_check_new(const void *p) {
 /* Only the odd slots are checked against the driver through their raw handles: asking for a
  * stream's handle keeps it from being recycled, and an event's makes cushim ask the driver about
  * it, so the even slots are left alone for the caches and the no-record answers to be fuzzed. */
-#define FZ_RAW_CHECKED(slot) (((slot) & 1) != 0)
+#define FZ_RAW_CHECKED(slot) (((slot)&1) != 0)
 
 void fz_model_check(void) {
     for (int i = 0; i < fz_m.nctxs; i++) check_context(&fz_m.ctxs[i]);

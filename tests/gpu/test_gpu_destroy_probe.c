@@ -30,9 +30,9 @@ static int teardown(void **state) {
 }
 
 typedef enum kind { EVENT, STREAM, MODULE, LIBRARY, GRAPH, GRAPH_EXEC, KINDS } kind;
-static const char *const kind_names[] = {"cuEventDestroy",   "cuStreamDestroy",
-                                         "cuModuleUnload",   "cuLibraryUnload",
-                                         "cuGraphDestroy",   "cuGraphExecDestroy"};
+static const char *const kind_names[] = {"cuEventDestroy", "cuStreamDestroy",
+                                         "cuModuleUnload", "cuLibraryUnload",
+                                         "cuGraphDestroy", "cuGraphExecDestroy"};
 static const char *const state_names[] = {"no context current", "another context current"};
 
 /* Makes one object of kind k in A, used once (recorded, given work, launched), with A current;
@@ -138,8 +138,7 @@ static void test_which_destroys_need_their_context(void **state) {
             CUcontext now = (CUcontext)&now;
             assert_ok(t->cuCtxGetCurrent(&now));
             assert_ptr_equal(now, want); /* a destroy never changes the current context */
-            printf("# %-20s with %-24s: %s\n", kind_names[k], state_names[s],
-                   cushim_error_name(r));
+            printf("# %-20s with %-24s: %s\n", kind_names[k], state_names[s], cushim_error_name(r));
             needed[k][s] = r != CUDA_SUCCESS;
             if (r != CUDA_SUCCESS) {
                 assert_ok(t->cuCtxSetCurrent(rawA));
@@ -149,7 +148,7 @@ static void test_which_destroys_need_their_context(void **state) {
     }
     for (int k = 0; k < KINDS; k++) {
         printf("# destroy probe: %s %s\n", kind_names[k],
-               !provided[k]                 ? "not provided"
+               !provided[k]                   ? "not provided"
                : needed[k][0] || needed[k][1] ? "NEEDS its context current"
                                               : "needs no context current");
     }

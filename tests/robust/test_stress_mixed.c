@@ -288,11 +288,10 @@ static void op_recycling(worker *w) {
 }
 
 static void (*const ops[])(worker *) = {
-    op_create_stream, op_create_event, op_record,         op_record,  op_query,
-    op_query,         op_wait,         op_synchronize,    op_retain,  op_publish,
-    op_borrow,        op_borrow,       op_launch,         op_kernel_queries,
-    op_primary,       op_elapsed,      op_release,        op_create_event,
-    op_release,       op_recycling,
+    op_create_stream, op_create_event, op_record,       op_record,         op_query,
+    op_query,         op_wait,         op_synchronize,  op_retain,         op_publish,
+    op_borrow,        op_borrow,       op_launch,       op_kernel_queries, op_primary,
+    op_elapsed,       op_release,      op_create_event, op_release,        op_recycling,
 };
 
 /* ------------------------------------------------------------------------------------------ */
