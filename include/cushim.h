@@ -168,10 +168,12 @@ CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_
  *
  * Ownership. Objects are opaque and refcounted. A create or load returns a new reference in *out,
  * which the caller releases. *_retain returns its argument, with one more reference; the last
- * *_release destroys the object exactly once. Every object holds a reference to its context, so
- * a context is destroyed last. The accessors (*_raw, *_context, *_device) return borrowed values,
- * valid while the object lives: a context from *_context is retained to be kept longer, and a
- * driver handle from *_raw belongs to its cushim object and must not be destroyed by the caller.
+ * *_release destroys the object exactly once (or, for an event or stream, may hand it to its
+ * context's cache for a later create: see "Recycling" below). Every object holds a reference to its
+ * context, so a context is destroyed last. The accessors (*_raw, *_context, *_device) return
+ * borrowed values, valid while the object lives: a context from *_context is retained to be kept
+ * longer, and a driver handle from *_raw belongs to its cushim object and must not be destroyed by
+ * the caller.
  *
  * Threads. Every function is thread-safe: a handle may be used from any thread, and by several
  * at once; retain and release are atomic. As with free(), releasing the last reference while
@@ -234,15 +236,72 @@ CUSHIM_API CUcontext cushim_context_raw(const cushim_context *ctx);
 /* The context's device; CU_DEVICE_INVALID for a bad handle. */
 CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx);
 
+/* Recycling. A released event or stream may be kept by its context and handed out again by a
+ * later cushim_event_create with the same flags, or cushim_stream_create with the same flags
+ * and priority, instead of a destroy and a create in the driver (on an H200 a driver event
+ * create + destroy costs 160-390 ns, a stream's 6-9 us; a kept one costs a lock). Through every
+ * cushim function a recycled object is indistinguishable from a new one: an event that has had
+ * no record since its create answers cushim_event_query and cushim_event_synchronize with
+ * CUDA_SUCCESS, cushim_event_elapsed_ms with CUDA_ERROR_INVALID_HANDLE and makes
+ * cushim_stream_wait_event a no-op, as the driver does for an event never recorded, whether it
+ * is new or recycled.
+ *
+ * What is kept: an event not created with CU_EVENT_INTERPROCESS; a stream whose work is all done
+ * at its last release (cuStreamQuery answers CUDA_SUCCESS; otherwise it is destroyed at once, as
+ * without recycling) and whose raw handle was never asked for (cushim_stream_raw), since
+ * attributes set through that handle (cuStreamSetAttribute) would pass to the next owner. At
+ * most 64 events per flags value and 16 streams per context are kept; more are destroyed.
+ *
+ * Default: on for both, in every context. CUSHIM_RECYCLE, read once at the first context,
+ * changes that for the whole process: 0, off or none: neither; events or streams: that kind only;
+ * 1, on or all: both. cushim_context_set_recycling changes it for one context.
+ *
+ * What a raw handle shows. Streams are on by default because a recycled stream's handle was never
+ * handed out, so nothing was set on it outside cushim; its work is done; and its flags and
+ * priority are those asked for. What still differs, only through the handle: cuStreamGetId
+ * gives the id an earlier cushim stream had, and tools that show streams by id (profilers) show
+ * the two as one. For events, the handle from cushim_event_raw may carry an earlier owner's
+ * record: cuEventQuery, cuEventSynchronize and cuEventElapsedTime on it answer for that record
+ * until the event is recorded again. Since a record made through the raw handle is out of
+ * cushim's sight, after cushim_event_raw cushim asks the driver about that event, so it too sees
+ * the earlier record.
+ *
+ * The caches are emptied when the context's last reference is released (before the context is
+ * destroyed), by cushim_context_trim, and for a kind turned off. Cached objects hold no
+ * reference to their context. All of this is thread-safe (a lock per context). */
+
+typedef struct cushim_recycling {
+    bool events, streams;  /* whether released events / streams are kept */
+    unsigned events_held;  /* events kept now, all flags together */
+    unsigned streams_held; /* streams kept now */
+    unsigned events_max;   /* the bound on kept events, per flags value */
+    unsigned streams_max;  /* the bound on kept streams, per context */
+} cushim_recycling;
+
+/* Turns recycling of events and of streams on or off for ctx; what the cache of a kind turned
+ * off holds is destroyed now. Objects already handed out are not affected. CUDA_SUCCESS, or the
+ * driver's code when it refused to destroy a cached object (the rest are destroyed all the same,
+ * and each refusal is logged at warn). Thread-safe. */
+CUSHIM_API CUresult cushim_context_set_recycling(cushim_context *ctx, bool events, bool streams);
+/* Destroys every event and stream ctx's caches hold, keeping the switches as they are (a program
+ * about to need the memory, or a test counting the driver's objects). CUDA_SUCCESS, or the
+ * driver's code when it refused a destroy (as for cushim_context_set_recycling). Thread-safe. */
+CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx);
+/* The switches and counts of ctx's caches, into *out (zeroed on failure). out NULL is
+ * CUDA_ERROR_INVALID_VALUE; CUDA_SUCCESS otherwise. Makes no driver call; thread-safe, and a
+ * count may be out of date as soon as it is read when other threads create and release. */
+CUSHIM_API CUresult cushim_context_get_recycling(cushim_context *ctx, cushim_recycling *out);
+
 /* Creates a stream in ctx with CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING and a priority
- * within cushim_context_stream_priority_range (0 is the default). Other flags, and a priority
- * outside the range, are CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
+ * within cushim_context_stream_priority_range (0 is the default), or hands out a recycled one
+ * with the same flags and priority (see "Recycling"). Other flags, and a priority outside the
+ * range, are CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ctx, unsigned flags,
                                          int priority);
 /* Returns s with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s);
-/* Drops a reference; the last destroys the stream (a wrapped one is left to its owner) and
- * releases its context. */
+/* Drops a reference; the last destroys the stream (no context switch is needed) or keeps it for
+ * recycling (a wrapped one is left to its owner), and releases its context. */
 CUSHIM_API void cushim_stream_release(cushim_stream *s);
 /* Waits for all work queued in s. CUDA_SUCCESS, or the driver's code (an earlier asynchronous
  * error of that work; CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, which invalidates
@@ -252,7 +311,9 @@ CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s);
  * error), or the driver's code. */
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s);
 /* Makes future work in s wait for the last record of e; flags are cuStreamWaitEvent's. s NULL:
- * the default stream of e's context; s and e may belong to different contexts. e NULL is
+ * the default stream of e's context; s and e may belong to different contexts. An event with no
+ * record since its create makes this a no-op, as the driver does (flags other than
+ * CU_EVENT_WAIT_DEFAULT and CU_EVENT_WAIT_EXTERNAL are still CUDA_ERROR_INVALID_VALUE). e NULL is
  * CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, unsigned flags);
 /* True when a and b submit to the same queue (the same driver stream); false when either is a
@@ -260,37 +321,42 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
 CUSHIM_API bool cushim_stream_same_queue(const cushim_stream *a, const cushim_stream *b);
 /* The stream's context: a borrowed reference, valid while s lives; NULL for a bad handle. */
 CUSHIM_API cushim_context *cushim_stream_context(const cushim_stream *s);
-/* The driver's stream, owned by s; NULL for a bad handle. */
+/* The driver's stream, owned by s; NULL for a bad handle. A stream whose raw handle was asked
+ * for is never recycled (see "Recycling"). */
 CUSHIM_API CUstream cushim_stream_raw(const cushim_stream *s);
 
 /* Creates an event in ctx with CU_EVENT_DEFAULT, CU_EVENT_BLOCKING_SYNC,
- * CU_EVENT_DISABLE_TIMING and CU_EVENT_INTERPROCESS (which needs DISABLE_TIMING). Other flags,
- * and INTERPROCESS alone, are CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's
- * code. */
+ * CU_EVENT_DISABLE_TIMING and CU_EVENT_INTERPROCESS (which needs DISABLE_TIMING), or hands out
+ * a recycled one with exactly the same flags (see "Recycling"). Other flags, and INTERPROCESS
+ * alone, are CUDA_ERROR_INVALID_VALUE; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx, unsigned flags);
 /* Returns e with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e);
-/* Drops a reference; the last destroys the event (a wrapped one is left to its owner) and
- * releases its context. */
+/* Drops a reference; the last destroys the event (no context switch is needed) or keeps it for
+ * recycling (a wrapped one is left to its owner), and releases its context. */
 CUSHIM_API void cushim_event_release(cushim_event *e);
 /* Records e on s; s NULL: the default stream of e's context. An event records only on a stream
  * of its own context: another is CUDA_ERROR_INVALID_HANDLE. Otherwise CUDA_SUCCESS or the
  * driver's code. */
 CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s);
-/* Waits until the work before e's last record is done. CUDA_SUCCESS or the driver's code. */
+/* Waits until the work before e's last record is done; with no record since e's create, returns
+ * at once. CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e);
-/* CUDA_SUCCESS when the work before e's last record is done, CUDA_ERROR_NOT_READY while some
- * is pending (which sets no error), or the driver's code. */
+/* CUDA_SUCCESS when the work before e's last record is done (or e has had no record since its
+ * create), CUDA_ERROR_NOT_READY while some is pending (which sets no error), or the driver's
+ * code. */
 CUSHIM_API CUresult cushim_event_query(cushim_event *e);
 /* Milliseconds between two completed records, into *ms (written only on CUDA_SUCCESS). A
  * timing-disabled event is refused with CUDA_ERROR_INVALID_HANDLE and a sentence saying so; ms
  * NULL is CUDA_ERROR_INVALID_VALUE. The driver's codes pass through: CUDA_ERROR_NOT_READY while
- * a record is pending (which sets no error), CUDA_ERROR_INVALID_HANDLE for an event never
- * recorded. */
+ * a record is pending (which sets no error). An event with no record since its create is
+ * CUDA_ERROR_INVALID_HANDLE, the driver's code for an event never recorded, with a sentence. */
 CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cushim_event *end);
 /* The event's context: a borrowed reference, valid while e lives; NULL for a bad handle. */
 CUSHIM_API cushim_context *cushim_event_context(const cushim_event *e);
-/* The driver's event, owned by e; NULL for a bad handle. */
+/* The driver's event, owned by e; NULL for a bad handle. The handle of a recycled event may
+ * carry an earlier owner's record, and from this call on cushim asks the driver about e (see
+ * "Recycling"). */
 CUSHIM_API CUevent cushim_event_raw(const cushim_event *e);
 
 /* Borrowed objects. A program that uses cushim beside the CUDA runtime, cuBLAS or a framework

@@ -2,6 +2,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/object.h"
+#include "api/recycle.h"
 #include "loader/loader.h"
 
 static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
@@ -29,10 +30,17 @@ static CUresult new_context(cushim_context **c, cushim_context **out, int ordina
     *c = cushim__alloc(sizeof **c, fn);
     if (*c == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__object_init(&(*c)->obj, CUSHIM__CONTEXT);
+    cushim__recycler_init(*c);
     (*c)->device = dev;
     (*c)->ordinal = ordinal;
     (*c)->primary = primary;
     return CUDA_SUCCESS;
+}
+
+/* A context that never became live: its caches are empty, only their lock goes. */
+static void free_unborn(cushim_context *c, const char *fn) {
+    cushim__recycler_fini(c, fn);
+    cushim__free(c);
 }
 
 CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
@@ -41,7 +49,7 @@ CUSHIM_API CUresult cushim_context_primary(cushim_context **out, int ordinal) {
     if (r != CUDA_SUCCESS) return r;
     r = cushim__table.cuDevicePrimaryCtxRetain(&c->raw, c->device);
     if (r != CUDA_SUCCESS) {
-        cushim__free(c);
+        free_unborn(c, __func__);
         return cushim__fail(r, "%s: retaining the primary context of device %d failed with %s",
                             __func__, ordinal, cushim_error_name(r));
     }
@@ -61,7 +69,7 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
     CUctxCreateParams params = {0};
     r = cushim__table.cuCtxCreate(&c->raw, &params, flags, c->device);
     if (r != CUDA_SUCCESS) {
-        cushim__free(c);
+        free_unborn(c, __func__);
         return cushim__fail(r, "%s: cuCtxCreate on device %d with flags 0x%x failed with %s",
                             __func__, ordinal, flags, cushim_error_name(r));
     }
@@ -71,7 +79,7 @@ CUSHIM_API CUresult cushim_context_create(cushim_context **out, int ordinal, uns
         /* Destroying a context current to this thread pops it too. */
         CUresult d = cushim__table.cuCtxDestroy(c->raw);
         if (d != CUDA_SUCCESS) cushim__destroy_refused(__func__, "context", (void *)c->raw, d);
-        cushim__free(c);
+        free_unborn(c, __func__);
         return cushim__fail(r, "%s: restoring the previous current context failed with %s",
                             __func__, cushim_error_name(r));
     }
@@ -86,6 +94,8 @@ CUSHIM_API cushim_context *cushim_context_retain(cushim_context *ctx) {
 
 CUSHIM_API void cushim_context_release(cushim_context *ctx) {
     if (!cushim__release_checked(ctx, CUSHIM__CONTEXT, "ctx", __func__)) return;
+    /* What the caches keep goes first, while the driver's context still exists. */
+    cushim__recycler_fini(ctx, __func__);
     CUresult r = CUDA_SUCCESS;
     if (!ctx->borrowed) {
         r = ctx->primary ? cushim__table.cuDevicePrimaryCtxRelease(ctx->device)

@@ -1,7 +1,9 @@
-/* Events: created and destroyed with their context current; refcounted. */
+/* Events: created with their context current, destroyed without a switch; refcounted, and
+ * recycled through their context's cache (api/recycle.c). */
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/object.h"
+#include "api/recycle.h"
 #include "loader/loader.h"
 
 static const unsigned event_flags =
@@ -23,7 +25,13 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
                             "%s: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING too",
                             __func__);
     }
-    cushim_event *e = cushim__alloc_block(__func__);
+    cushim_event *e = cushim__recycled_event(ctx, flags);
+    if (e != NULL) {
+        cushim__retain(&ctx->obj);
+        *out = e;
+        return CUDA_SUCCESS;
+    }
+    e = cushim__alloc_block(__func__);
     if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g, __func__);
@@ -56,11 +64,14 @@ CUSHIM_API cushim_event *cushim_event_retain(cushim_event *e) {
 
 CUSHIM_API void cushim_event_release(cushim_event *e) {
     if (!cushim__release_checked(e, CUSHIM__EVENT, "e", __func__)) return;
-    if (!e->borrowed) {
-        CUSHIM__DESTROY_IN(e->ctx_raw, "event", e->raw, cushim__table.cuEventDestroy(e->raw));
+    cushim_context *ctx = e->ctx;
+    /* A borrowed event is its owner's: cushim frees only its own object. */
+    if (e->borrowed) {
+        cushim__free_block(e);
+    } else if (!cushim__keep_event(e)) {
+        cushim__event_destroy(e, __func__);
     }
-    cushim_context_release(e->ctx);
-    cushim__free_block(e);
+    cushim_context_release(ctx);
 }
 
 static CUSHIM__COLD CUresult record_failed(CUresult r, const char *fn) {
@@ -87,6 +98,7 @@ static CUSHIM__NOINLINE CUresult record_slow(cushim_event *e, cushim_stream *s, 
         if (r != CUDA_SUCCESS) return r;
         r = cushim__table.cuEventRecord(e->raw, CUSHIM__DEFAULT_STREAM);
         CUresult l = cushim__leave(&g, fn);
+        if (r == CUDA_SUCCESS) cushim__event_mark_recorded(e);
         if (r == CUDA_SUCCESS && l != CUDA_SUCCESS) {
             /* Not a record that failed: one that happened, in a thread left in another state. */
             return cushim__fail(l,
@@ -96,16 +108,22 @@ static CUSHIM__NOINLINE CUresult record_slow(cushim_event *e, cushim_stream *s, 
                                 fn, cushim_error_name(l));
         }
     }
-    return r == CUDA_SUCCESS ? r : record_failed(r, fn);
+    if (r != CUDA_SUCCESS) return record_failed(r, fn);
+    cushim__event_mark_recorded(e);
+    return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
     /* The common case, a live event and a live stream of its context, checked in one test so
-     * that this path keeps no registers and makes one call: it runs once per recorded event. */
+     * that this path makes one call and keeps only e across it: it runs once per recorded
+     * event. */
     if (CUSHIM__LIKELY(cushim__is(e, CUSHIM__EVENT) && cushim__is(s, CUSHIM__STREAM) &&
                        s->ctx_raw == e->ctx_raw)) {
         CUresult r = cushim__table.cuEventRecord(e->raw, s->raw);
-        return CUSHIM__LIKELY(r == CUDA_SUCCESS) ? r : record_failed(r, __func__);
+        if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) return record_failed(r, __func__);
+        /* After the call, not before: a record the driver refused leaves the event as it was. */
+        cushim__event_mark_recorded(e);
+        return CUDA_SUCCESS;
     }
     return record_slow(e, s, __func__);
 }
@@ -113,6 +131,8 @@ CUSHIM_API CUresult cushim_event_record(cushim_event *e, cushim_stream *s) {
 CUSHIM_API CUresult cushim_event_synchronize(cushim_event *e) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", __func__);
     if (r != CUDA_SUCCESS) return r;
+    /* No record: nothing to wait for, as the driver answers for an event never recorded. */
+    if (!cushim__event_maybe_recorded(e)) return CUDA_SUCCESS;
     r = cushim__table.cuEventSynchronize(e->raw);
     if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
     return CUDA_SUCCESS;
@@ -125,6 +145,7 @@ static CUSHIM__COLD CUresult query_failed(CUresult r, const char *fn) {
 CUSHIM_API CUresult cushim_event_query(cushim_event *e) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (!cushim__event_maybe_recorded(e)) return CUDA_SUCCESS; /* as for an event never recorded */
     r = cushim__table.cuEventQuery(e->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
     if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
@@ -142,6 +163,13 @@ CUSHIM_API CUresult cushim_event_elapsed_ms(float *ms, cushim_event *start, cush
                             "CU_EVENT_DISABLE_TIMING, so it records no time",
                             __func__, (start->flags & CU_EVENT_DISABLE_TIMING) ? "start" : "end");
     }
+    /* The driver's answer for an event never recorded, given here, where a recycled event's
+     * handle may still carry an earlier owner's record. */
+    if (!cushim__event_maybe_recorded(start) || !cushim__event_maybe_recorded(end)) {
+        return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
+                            "%s: the %s event has not been recorded since it was created", __func__,
+                            !cushim__event_maybe_recorded(start) ? "start" : "end");
+    }
     r = cushim__table.cuEventElapsedTime(ms, start->raw, end->raw);
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) {
         return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
@@ -154,5 +182,10 @@ CUSHIM_API cushim_context *cushim_event_context(const cushim_event *e) {
 }
 
 CUSHIM_API CUevent cushim_event_raw(const cushim_event *e) {
-    return cushim__is(e, CUSHIM__EVENT) ? e->raw : NULL;
+    if (!cushim__is(e, CUSHIM__EVENT)) return NULL;
+    /* The caller may record the handle itself, out of cushim's sight: from now on cushim asks
+     * the driver about this event. The object is never const (cushim made it), so writing the
+     * flag through the cast is sound; the load first spares the cache line a write. */
+    if (!cushim__event_maybe_recorded(e)) cushim__event_mark_recorded((cushim_event *)e);
+    return e->raw;
 }

@@ -4,6 +4,7 @@
 #ifndef CUSHIM_API_OBJECT_H
 #define CUSHIM_API_OBJECT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,6 +43,24 @@ typedef struct cushim__object {
 /* A borrowed object (cushim_*_wrap) holds a driver handle that another library made and keeps
  * alive: its last release frees only cushim's memory and never destroys, recycles or releases
  * the handle. */
+
+/* The events a context keeps are sorted by their flags: BLOCKING_SYNC and DISABLE_TIMING make
+ * four values (INTERPROCESS events are never kept). */
+#define CUSHIM__EVENT_KEYS 4
+
+/* A context's caches of released events and streams (api/recycle.c). The objects are linked
+ * through their `next` fields; they hold no reference to the context, which empties the caches
+ * when its last reference goes. The switches are read without the lock on the create paths, and
+ * written and read again under it. */
+typedef struct cushim__recycler {
+    pthread_mutex_t lock;
+    atomic_bool events_on, streams_on;
+    cushim_event *events[CUSHIM__EVENT_KEYS];
+    unsigned nevents[CUSHIM__EVENT_KEYS];
+    cushim_stream *streams;
+    unsigned nstreams;
+} cushim__recycler;
+
 struct cushim_context {
     cushim__object obj;
     CUcontext raw;
@@ -49,6 +68,7 @@ struct cushim_context {
     int ordinal;
     bool primary;
     bool borrowed;
+    cushim__recycler cache;
 };
 
 /* Streams and events keep their context's raw handle beside the reference to it, so the
@@ -59,6 +79,12 @@ struct cushim_stream {
     CUcontext ctx_raw;
     CUstream raw;
     bool borrowed;
+    unsigned flags; /* as created: with priority, what a recycled stream must match */
+    int priority;
+    /* The raw handle was handed out (cushim_stream_raw): someone outside cushim may have set
+     * attributes on the stream, so it is destroyed at release rather than kept. */
+    atomic_bool exported;
+    cushim_stream *next; /* in its context's cache */
 };
 
 struct cushim_event {
@@ -68,6 +94,13 @@ struct cushim_event {
     CUevent raw;
     unsigned flags; /* 0 for a borrowed event, whose flags cushim cannot read */
     bool borrowed;
+    /* False while the event has had no record since its create, as far as cushim knows: then
+     * query, synchronize, elapsed time and a wait answer as the driver does for an event never
+     * recorded, without asking it, so that a recycled event (whose driver handle may carry an
+     * earlier owner's record) answers exactly as a new one. Set by a successful record, and by
+     * cushim_event_raw (a record through the raw handle is out of cushim's sight). */
+    atomic_bool recorded;
+    cushim_event *next; /* in its context's cache */
 };
 
 static inline void cushim__object_init(cushim__object *o, cushim__tag tag) {

@@ -1,7 +1,9 @@
-/* Streams: created and destroyed with their context current; refcounted. */
+/* Streams: created with their context current, destroyed without a switch; refcounted, and
+ * recycled through their context's cache (api/recycle.c). */
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/object.h"
+#include "api/recycle.h"
 #include "loader/loader.h"
 
 static CUresult check_priority(int priority, const char *fn) {
@@ -33,7 +35,15 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
                             "CU_STREAM_NON_BLOCKING are stream flags",
                             __func__, flags);
     }
-    cushim_stream *s = cushim__alloc_block(__func__);
+    /* A kept stream with this priority was made in this context, so the priority is in its
+     * range: no need to ask the driver again. */
+    cushim_stream *s = cushim__recycled_stream(ctx, flags, priority);
+    if (s != NULL) {
+        cushim__retain(&ctx->obj);
+        *out = s;
+        return CUDA_SUCCESS;
+    }
+    s = cushim__alloc_block(__func__);
     if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g, __func__);
@@ -58,6 +68,8 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
     cushim__retain(&ctx->obj); /* ctx was checked above */
     s->ctx = ctx;
     s->ctx_raw = ctx->raw;
+    s->flags = flags;
+    s->priority = priority;
     *out = s;
     return CUDA_SUCCESS;
 }
@@ -68,11 +80,14 @@ CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s) {
 
 CUSHIM_API void cushim_stream_release(cushim_stream *s) {
     if (!cushim__release_checked(s, CUSHIM__STREAM, "s", __func__)) return;
-    if (!s->borrowed) {
-        CUSHIM__DESTROY_IN(s->ctx_raw, "stream", s->raw, cushim__table.cuStreamDestroy(s->raw));
+    cushim_context *ctx = s->ctx;
+    /* A borrowed stream is its owner's: cushim frees only its own object. */
+    if (s->borrowed) {
+        cushim__free_block(s);
+    } else if (!cushim__keep_stream(s)) {
+        cushim__stream_destroy(s, __func__);
     }
-    cushim_context_release(s->ctx);
-    cushim__free_block(s);
+    cushim_context_release(ctx);
 }
 
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
@@ -96,9 +111,27 @@ CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
     return query_failed(r, __func__);
 }
 
+/* A wait for an event with no record is a no-op, as the driver makes it (and a recycled event's
+ * handle may carry an earlier owner's record, which must not be waited for). The arguments are
+ * still checked as the driver would. */
+static CUresult wait_no_record(cushim_stream *s, unsigned flags, const char *fn) {
+    if (s != NULL) {
+        CUresult r = cushim__check(s, CUSHIM__STREAM, "s", fn);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    if ((flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) != 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: flags 0x%x: the wait flags are CU_EVENT_WAIT_DEFAULT and "
+                            "CU_EVENT_WAIT_EXTERNAL",
+                            fn, flags);
+    }
+    return CUDA_SUCCESS;
+}
+
 CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, unsigned flags) {
     CUresult r = cushim__check(e, CUSHIM__EVENT, "e", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (!cushim__event_maybe_recorded(e)) return wait_no_record(s, flags, __func__);
     if (s == NULL) {
         /* The default stream of the event's context: it must be current to be named. */
         cushim__guard g;
@@ -144,5 +177,12 @@ CUSHIM_API cushim_context *cushim_stream_context(const cushim_stream *s) {
 }
 
 CUSHIM_API CUstream cushim_stream_raw(const cushim_stream *s) {
-    return cushim__is(s, CUSHIM__STREAM) ? s->raw : NULL;
+    if (!cushim__is(s, CUSHIM__STREAM)) return NULL;
+    /* The caller may set attributes through the handle, which a later owner would inherit: the
+     * stream is destroyed at release, not kept. cushim made the object, so it is not const
+     * underneath; the load first spares the cache line a write. */
+    if (!atomic_load_explicit(&s->exported, memory_order_relaxed)) {
+        atomic_store_explicit(&((cushim_stream *)s)->exported, true, memory_order_relaxed);
+    }
+    return s->raw;
 }

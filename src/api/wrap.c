@@ -6,6 +6,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/object.h"
+#include "api/recycle.h"
 #include "loader/loader.h"
 
 /* The ordinal of a device handle. Every driver so far numbers its devices so that the handle is
@@ -84,6 +85,8 @@ CUSHIM_API CUresult cushim_context_wrap(cushim_context **out, CUcontext raw) {
     c->device = dev;
     c->ordinal = ordinal;
     c->borrowed = true;
+    /* Objects created in a borrowed context are cushim's own, and are recycled as in any. */
+    cushim__recycler_init(c);
     atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     *out = c;
     return CUDA_SUCCESS;
@@ -118,6 +121,7 @@ CUSHIM_API CUresult cushim_stream_wrap(cushim_stream **out, cushim_context *ctx,
     s->ctx_raw = ctx->raw;
     s->raw = raw;
     s->borrowed = true;
+    atomic_store_explicit(&s->exported, true, memory_order_relaxed); /* its handle is not ours */
     *out = s;
     return CUDA_SUCCESS;
 }
@@ -142,6 +146,8 @@ CUSHIM_API CUresult cushim_event_wrap(cushim_event **out, cushim_context *ctx, C
     e->ctx_raw = ctx->raw;
     e->raw = raw;
     e->borrowed = true;
+    /* Its owner may have recorded it: every question about it goes to the driver. */
+    atomic_store_explicit(&e->recorded, true, memory_order_relaxed);
     *out = e;
     return CUDA_SUCCESS;
 }

@@ -12,7 +12,10 @@ static inline int two_contexts_setup(void **state) {
     if (mock_setup(state) != 0) return -1;
     if (cushim_context_create(&X, 0, 0) != CUDA_SUCCESS) return -1;
     if (cushim_context_create(&Y, 0, 0) != CUDA_SUCCESS) return -1;
-    return 0;
+    /* These tests follow the driver's destroys; recycling would keep the objects instead
+     * (test_recycle.c tests that). */
+    if (cushim_context_set_recycling(X, false, false) != CUDA_SUCCESS) return -1;
+    return cushim_context_set_recycling(Y, false, false) == CUDA_SUCCESS ? 0 : -1;
 }
 
 /* Releases both and fails the test when the driver still holds a context or a module. Other

@@ -323,6 +323,8 @@ typedef struct fz_model {
 extern fz_model fz_m;
 
 void fz_model_clear(void);
+/* Fails when a create's new stream or event is already held by a slot. */
+void fz_model_check_new(const void *p);
 /* A context cushim just made; the ops check that there is room first. */
 void fz_ctx_add(cushim_context *p, int ordinal, bool primary);
 fz_owner_rec *fz_module_find(const void *p);

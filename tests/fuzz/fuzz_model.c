@@ -1,8 +1,10 @@
 /* What the harness knows is alive, and the invariants that follow from it.
  *
  * Streams, events, modules and libraries are held by the harness's slots alone, so one of them
- * is alive exactly while a slot holds it. A context is also held by every stream, event and
- * module made in it, and by every function a library made for it; the model follows those
+ * is alive exactly while a slot holds it, or, for a stream or an event, while its context's
+ * cache keeps it (cushim_context_get_recycling says how many; the driver must hold exactly
+ * those more, and a context's death must take them along). A context is also held by every stream,
+ * event and module made in it, and by every function a library made for it; the model follows those
  * references too, which is what lets it predict the driver's live counts after every
  * instruction, rather than only at the end, where a leak would no longer say where it began.
  */
@@ -131,9 +133,31 @@ static void expect_live(cushim_mock_kind kind, const char *what, int expected) {
     }
 }
 
+/* What the caches of the live contexts keep, each within its bounds. */
+static void cached(int *streams, int *events) {
+    *streams = *events = 0;
+    for (int i = 0; i < fz_m.nctxs; i++) {
+        cushim_recycling info;
+        CUresult r = cushim_context_get_recycling(fz_m.ctxs[i].p, &info);
+        if (r != CUDA_SUCCESS) {
+            fz_fail("cushim_context_get_recycling on a live context: %s", cushim_error_name(r));
+        }
+        if (info.streams_held > info.streams_max || info.events_held > 4 * info.events_max ||
+            (!info.streams && info.streams_held) || (!info.events && info.events_held)) {
+            fz_fail("context %p keeps %u streams and %u events (recycling %s/%s)",
+                    (void *)fz_m.ctxs[i].p, info.streams_held, info.events_held,
+                    info.streams ? "on" : "off", info.events ? "on" : "off");
+        }
+        *streams += (int)info.streams_held;
+        *events += (int)info.events_held;
+    }
+}
+
 void fz_model_check_counts(void) {
-    expect_live(CUSHIM_MOCK_STREAM, "streams", distinct_stream(fz_m.stream, FZ_N_STREAM));
-    expect_live(CUSHIM_MOCK_EVENT, "events", distinct_event(fz_m.event, FZ_N_EVENT));
+    int streams = 0, events = 0;
+    cached(&streams, &events);
+    expect_live(CUSHIM_MOCK_STREAM, "streams", distinct_stream(fz_m.stream, FZ_N_STREAM) + streams);
+    expect_live(CUSHIM_MOCK_EVENT, "events", distinct_event(fz_m.event, FZ_N_EVENT) + events);
     expect_live(CUSHIM_MOCK_MODULE, "modules", fz_m.nmodules);
     expect_live(CUSHIM_MOCK_LIBRARY, "libraries", fz_m.nlibraries);
     expect_live(CUSHIM_MOCK_MEMORY, "allocations", 0);
@@ -176,11 +200,31 @@ static void check_context(const fz_ctx_rec *c) {
     }
 }
 
+/* A create's new object must be held by no slot already: otherwise cushim handed one object,
+ * from its cache or the allocator, to two owners. */
+void fz_model_check_new(const void *p) {
+    if (in_stream(fz_m.stream, FZ_N_STREAM, p) || in_event(fz_m.event, FZ_N_EVENT, p)) {
+        fz_fail("a new object %p is already held by a slot: handed out twice", p);
+    }
+}
+
+/* Only the odd slots are checked against the driver through their raw handles: asking for a
+ * stream's handle keeps it from being recycled, and an event's makes cushim ask the driver about
+ * it, so the even slots are left alone for the caches and the no-record answers to be fuzzed. */
+#define FZ_RAW_CHECKED(slot) (((slot)&1) != 0)
+
 void fz_model_check(void) {
     for (int i = 0; i < fz_m.nctxs; i++) check_context(&fz_m.ctxs[i]);
     for (int i = 0; i < FZ_N_STREAM; i++) {
         cushim_stream *s = fz_m.stream[i];
         if (s == NULL) continue;
+        if (!FZ_RAW_CHECKED(i)) {
+            if (cushim_stream_context(s) != fz_m.stream_ctx[i]) {
+                fz_fail("stream %p: its context is %p, made in %p", (void *)s,
+                        (void *)cushim_stream_context(s), (void *)fz_m.stream_ctx[i]);
+            }
+            continue;
+        }
         CUstream raw = cushim_stream_raw(s);
         if (cushim_stream_context(s) != fz_m.stream_ctx[i] || raw == NULL ||
             fz_mock.stream_context(raw) != cushim_context_raw(fz_m.stream_ctx[i])) {
@@ -192,6 +236,13 @@ void fz_model_check(void) {
     for (int i = 0; i < FZ_N_EVENT; i++) {
         cushim_event *e = fz_m.event[i];
         if (e == NULL) continue;
+        if (!FZ_RAW_CHECKED(i)) {
+            if (cushim_event_context(e) != fz_m.event_ctx[i]) {
+                fz_fail("event %p: its context is %p, made in %p", (void *)e,
+                        (void *)cushim_event_context(e), (void *)fz_m.event_ctx[i]);
+            }
+            continue;
+        }
         CUevent raw = cushim_event_raw(e);
         if (cushim_event_context(e) != fz_m.event_ctx[i] || raw == NULL ||
             fz_mock.event_context(raw) != cushim_context_raw(fz_m.event_ctx[i])) {

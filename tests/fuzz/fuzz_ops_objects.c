@@ -178,6 +178,7 @@ void fz_op_stream_create(fz_reader *r) {
     if (out_null) return;
     fz_check_out(&c, res, s);
     if (res != CUDA_SUCCESS) return;
+    fz_model_check_new(s);
     fz_m.stream[slot] = s;
     fz_m.stream_ctx[slot] = h.p;
 }
@@ -253,6 +254,7 @@ void fz_op_event_create(fz_reader *r) {
     if (out_null) return;
     fz_check_out(&c, res, e);
     if (res != CUDA_SUCCESS) return;
+    fz_model_check_new(e);
     fz_m.event[slot] = e;
     fz_m.event_ctx[slot] = h.p;
     fz_m.event_flags[slot] = flags;

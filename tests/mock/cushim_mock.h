@@ -239,12 +239,13 @@ typedef struct cushim_mock_api {
  *   cushim_context_stream_priority_range  cuCtxGetStreamPriorityRange
  *   cushim_stream_create                  cuStreamCreateWithPriority (and, for a priority other
  *                                         than 0, cuCtxGetStreamPriorityRange)
- *   cushim_stream_release                 cuStreamDestroy
+ *   cushim_stream_release                 cuStreamQuery, then cuStreamDestroy or nothing (kept
+ *                                         for recycling)
  *   cushim_stream_synchronize             cuStreamSynchronize
  *   cushim_stream_query                   cuStreamQuery
  *   cushim_stream_wait_event              cuStreamWaitEvent
  *   cushim_event_create                   cuEventCreate
- *   cushim_event_release                  cuEventDestroy
+ *   cushim_event_release                  cuEventDestroy, or nothing (kept for recycling)
  *   cushim_event_record                   cuEventRecord
  *   cushim_event_synchronize              cuEventSynchronize
  *   cushim_event_query                    cuEventQuery
@@ -267,6 +268,10 @@ typedef struct cushim_mock_api {
  *   cushim_occupancy_max_cooperative_grid cuOccupancyMaxActiveBlocksPerMultiprocessor
  *   cushim_occupancy_max_potential_block_size(_fn)  cuOccupancyMaxPotentialBlockSize
  *   cushim_init                           cuInit, cuDriverGetVersion, cuGetProcAddress
+ *
+ * Recycling: cushim_stream_create and cushim_event_create may hand out an object a release kept,
+ * with no driver call at all. A test that faults creates turns it off: CUSHIM_RECYCLE=0, or
+ * cushim_context_set_recycling(ctx, false, false).
  */
 
 /* Fills *api from the mock at `path` (NULL: $CUSHIM_DRIVER). Returns false, with the reason

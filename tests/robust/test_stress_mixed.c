@@ -1,6 +1,7 @@
 /* A mixed workload for ThreadSanitizer: 8 threads, two contexts (one created, one primary), for
- * a bounded time. Each thread, with its own seed, creates streams and events on either context,
- * retains, records, queries, waits, synchronizes, launches and releases; some objects pass
+ * a bounded time. Each thread, with its own seed, creates streams and events on either context
+ * (through the contexts' caches, which threads also trim and switch off and on), retains,
+ * records, queries, waits, synchronizes, launches and releases; some objects pass
  * between threads through a small shared array (a thread takes a reference under the lock, uses
  * the object outside it, and releases it). At the end every count is back where it started,
  * each thread's current context is the one it set, and nothing was logged. */
@@ -273,10 +274,26 @@ static void op_release(worker *w) {
     }
 }
 
+/* The caches under the others' feet: a trim, or a switch of either kind (mostly on, so that the
+ * caches keep working). */
+static void op_recycling(worker *w) {
+    cushim_context *c = ctxs[pick(w, 2)];
+    if (pick(w, 2)) {
+        expect_ok(w, "cushim_context_trim", cushim_context_trim(c));
+    } else {
+        expect_ok(w, "cushim_context_set_recycling",
+                  cushim_context_set_recycling(c, pick(w, 4) != 0, pick(w, 4) != 0));
+    }
+    cushim_recycling info;
+    expect_ok(w, "cushim_context_get_recycling", cushim_context_get_recycling(c, &info));
+    if (info.streams_held > info.streams_max) unexpected(w, "a stream cache past its bound", 0);
+}
+
 static void (*const ops[])(worker *) = {
-    op_create_stream, op_create_event,   op_record,  op_record,  op_query,   op_query,
-    op_wait,          op_synchronize,    op_retain,  op_publish, op_borrow,  op_borrow,
-    op_launch,        op_kernel_queries, op_primary, op_elapsed, op_release,
+    op_create_stream, op_create_event, op_record,       op_record,         op_query,
+    op_query,         op_wait,         op_synchronize,  op_retain,         op_publish,
+    op_borrow,        op_borrow,       op_launch,       op_kernel_queries, op_primary,
+    op_elapsed,       op_release,      op_create_event, op_release,        op_recycling,
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -378,7 +395,21 @@ static void test_mixed_workload_from_8_threads(void **state) {
     printf("# %ld operations from %d threads, %d launches\n", total, THREADS, mock.launch_count());
     if (atomic_load(&logged) != 0) printf("# logged: %s\n", first_logged);
     assert_int_equal(atomic_load(&logged), 0);
-    /* Every object the threads made is gone; the contexts and modules are as they were. */
+    /* Every object the threads made is gone or kept in a cache, and a trim destroys those; the
+     * contexts and modules are as they were. */
+    unsigned held_streams = 0, held_events = 0;
+    for (int k = 0; k < 2; k++) {
+        cushim_recycling info;
+        assert_ok(cushim_context_get_recycling(ctxs[k], &info));
+        assert_in_range(info.streams_held, 0, info.streams_max);
+        assert_in_range(info.events_held, 0, 4 * info.events_max);
+        held_streams += info.streams_held;
+        held_events += info.events_held;
+    }
+    printf("# kept at the end: %u streams, %u events\n", held_streams, held_events);
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), held_streams);
+    assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), held_events);
+    for (int k = 0; k < 2; k++) assert_ok(cushim_context_trim(ctxs[k]));
     assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_CONTEXT), contexts);

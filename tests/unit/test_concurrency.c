@@ -1,5 +1,5 @@
-/* Retain and release from many threads at once, and threads creating and releasing streams on a
- * shared context. Run under ThreadSanitizer in CI. */
+/* Retain and release from many threads at once, and threads creating and releasing streams and
+ * events on a shared context, through its caches. Run under ThreadSanitizer in CI. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -27,6 +27,8 @@ static void *retain_release(void *arg) {
 static void test_retain_release_from_8_threads(void **state) {
     (void)state;
     assert_ok(cushim_context_create(&ctx, 0, 0));
+    /* This test counts destroys: the objects must not be kept. */
+    assert_ok(cushim_context_set_recycling(ctx, false, false));
     assert_ok(cushim_stream_create(&shared_stream, ctx, 0, 0));
     assert_ok(cushim_event_create(&shared_event, ctx, 0));
     pthread_t t[THREADS];
@@ -60,6 +62,9 @@ static void *create_release(void *arg) {
         if (cushim_event_create(&e, ctx, 0) == CUDA_SUCCESS) {
             cushim_event_record(e, s);
             cushim_stream_query(s);
+            /* Every other stream ends idle, and may be kept; the rest have work pending (the
+             * mock keeps it so until a synchronize), and must be destroyed. */
+            if (i % 2) cushim_stream_synchronize(s);
             cushim_event_release(e);
         } else {
             atomic_fetch_add(&create_failures, 1);
@@ -78,8 +83,21 @@ static void test_streams_created_and_released_on_a_shared_context(void **state) 
     for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
     pthread_barrier_destroy(&start);
     assert_int_equal(atomic_load(&create_failures), 0);
-    assert_int_equal(mock.calls("cuStreamCreateWithPriority"), THREADS * CREATES);
-    assert_int_equal(mock.calls("cuStreamDestroy"), THREADS * CREATES);
+    /* What the driver made and did not destroy is exactly what the caches hold, within their
+     * bounds; the caches saved creates; a trim leaves nothing. */
+    cushim_recycling info;
+    assert_ok(cushim_context_get_recycling(ctx, &info));
+    int streams = mock.calls("cuStreamCreateWithPriority");
+    int events = mock.calls("cuEventCreate");
+    assert_int_equal(streams - mock.calls("cuStreamDestroy"), info.streams_held);
+    assert_int_equal(events - mock.calls("cuEventDestroy"), info.events_held);
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), info.streams_held);
+    assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), info.events_held);
+    assert_in_range(info.streams_held, 1, info.streams_max);
+    assert_in_range(info.events_held, 1, info.events_max);
+    assert_true(streams < THREADS * CREATES && streams > THREADS * CREATES / 2 - THREADS);
+    assert_true(events < THREADS * CREATES / 4);
+    assert_ok(cushim_context_trim(ctx));
     assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
     assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), 0);
     cushim_context_release(ctx);

@@ -255,6 +255,8 @@ static void test_stream_create_faults_by_its_entry(void **state) {
     cushim_context *ctx = NULL;
     cushim_stream *s = NULL;
     assert_ok(cushim_context_primary(&ctx, 0));
+    /* With recycling, the second create would come from the context's cache: no driver call. */
+    assert_ok(cushim_context_set_recycling(ctx, false, false));
     /* cushim_stream_create calls cuStreamCreateWithPriority: a fault on cuStreamCreate, another
      * entry, stays armed. */
     mock.fail_call("cuStreamCreate", 1, CUDA_ERROR_OUT_OF_MEMORY);

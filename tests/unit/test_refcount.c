@@ -6,7 +6,10 @@ static cushim_context *ctx;
 
 static int setup(void **state) {
     if (mock_setup(state) != 0) return -1;
-    return cushim_context_create(&ctx, 0, 0) == CUDA_SUCCESS ? 0 : -1;
+    if (cushim_context_create(&ctx, 0, 0) != CUDA_SUCCESS) return -1;
+    /* These tests count the driver's destroys; recycling would keep the objects instead
+     * (test_recycle.c tests that). */
+    return cushim_context_set_recycling(ctx, false, false) == CUDA_SUCCESS ? 0 : -1;
 }
 
 static int teardown(void **state) {

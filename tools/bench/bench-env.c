@@ -159,6 +159,12 @@ static int open_device(bench_env *e, int ordinal, char *err, size_t n) {
     r = cushim_context_create(&e->other, ordinal, 0);
     if (r != CUDA_SUCCESS) return failed(err, n, "cushim_context_create", r);
     e->raw_other = cushim_context_raw(e->other);
+    /* The other-context row measures the switch around a driver create, as before recycling. */
+    r = cushim_context_set_recycling(e->other, false, false);
+    if (r != CUDA_SUCCESS) return failed(err, n, "cushim_context_set_recycling", r);
+    r = cushim_context_primary(&e->unrecycled, ordinal);
+    if (r == CUDA_SUCCESS) r = cushim_context_set_recycling(e->unrecycled, false, false);
+    if (r != CUDA_SUCCESS) return failed(err, n, "cushim_context_primary (recycling off)", r);
     return BENCH_RC_OK;
 }
 
@@ -272,10 +278,11 @@ void bench_env_close(bench_env *e) {
     cushim_stream_release(e->idle);
     cushim_stream_release(e->stream);
     cushim_context_release(e->other);
+    cushim_context_release(e->unrecycled);
     if (e->ctx != NULL && e->d.ctx_set_current != NULL) e->d.ctx_set_current(NULL);
     cushim_context_release(e->ctx);
     e->module = NULL;
     e->event = NULL;
     e->idle = e->stream = NULL;
-    e->other = e->ctx = NULL;
+    e->other = e->ctx = e->unrecycled = NULL;
 }

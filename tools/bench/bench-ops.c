@@ -182,6 +182,15 @@ static CUSHIM__NOINLINE CUresult shim_stream_create(bench_env *e, int n) {
     return CUDA_SUCCESS;
 }
 
+static CUSHIM__NOINLINE CUresult shim_stream_create_off(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_stream *s;
+        CHECK(cushim_stream_create(&s, e->unrecycled, CU_STREAM_NON_BLOCKING, 0));
+        cushim_stream_release(s);
+    }
+    return CUDA_SUCCESS;
+}
+
 static CUSHIM__NOINLINE CUresult direct_event_create(bench_env *e, int n) {
     const bench_driver *d = &e->d;
     for (int i = 0; i < n; i++) {
@@ -196,6 +205,15 @@ static CUSHIM__NOINLINE CUresult shim_event_create(bench_env *e, int n) {
     for (int i = 0; i < n; i++) {
         cushim_event *ev;
         CHECK(cushim_event_create(&ev, e->ctx, CU_EVENT_DISABLE_TIMING));
+        cushim_event_release(ev);
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUSHIM__NOINLINE CUresult shim_event_create_off(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        cushim_event *ev;
+        CHECK(cushim_event_create(&ev, e->unrecycled, CU_EVENT_DISABLE_TIMING));
         cushim_event_release(ev);
     }
     return CUDA_SUCCESS;
@@ -280,10 +298,14 @@ const bench_op bench_ops[] = {
      false, 0, 0},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
      false, false, false, 0, 0},
-    {"stream_create_destroy", "stream create + destroy", direct_stream_create, shim_stream_create,
-     false, false, false, false, 0, 0},
-    {"event_create_destroy", "event create + destroy", direct_event_create, shim_event_create,
-     false, false, false, false, 0, 0},
+    {"stream_create_destroy", "stream create+destroy, recycled", direct_stream_create,
+     shim_stream_create, false, false, false, false, 0, 0},
+    {"stream_create_destroy_off", "stream create+destroy, no recycling", direct_stream_create,
+     shim_stream_create_off, false, false, false, false, 0, 0},
+    {"event_create_destroy", "event create+destroy, recycled", direct_event_create,
+     shim_event_create, false, false, false, false, 0, 0},
+    {"event_create_destroy_off", "event create+destroy, no recycling", direct_event_create,
+     shim_event_create_off, false, false, false, false, 0, 0},
     {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
      shim_stream_other, false, false, false, false, 0, 0},
     /* A batch of graph launches is kept short, so that it measures the submission and not a

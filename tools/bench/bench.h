@@ -51,6 +51,9 @@ typedef struct bench_env {
     int driver_version;
     cushim_context *ctx;   /* the device's primary context, made current on this thread */
     cushim_context *other; /* a dedicated context on the same device, never left current */
+    /* The primary context again, as a second cushim object with recycling off: the create +
+     * release rows measure both ways on the same current context. */
+    cushim_context *unrecycled;
     cushim_stream *stream; /* non-blocking, in ctx: launches and records go here */
     cushim_stream *idle;   /* non-blocking, in ctx: never given work, for stream query */
     cushim_event *event;   /* CU_EVENT_DISABLE_TIMING, in ctx: what is recorded */
