@@ -1,0 +1,101 @@
+/* cushim-bench's measurement: batches alternate, direct then cushim, pair after pair, and the
+ * figures are medians over the pairs. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench-ops.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* The measurement                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* One batch: only the n calls are timed. A batch that queued work is followed by a
+ * synchronize outside the timed region, so that no batch meets a queue the last one filled. */
+static CUresult run_batch(bench_env *e, const bench_op *op, bench_batch_fn fn, int n,
+                          double *ns_per_op) {
+    int64_t t0 = now_ns();
+    CUresult r = fn(e, n);
+    int64_t t1 = now_ns();
+    if (r == CUDA_SUCCESS && op->settle) r = cushim_stream_synchronize(e->stream);
+    *ns_per_op = (double)(t1 - t0) / n / (op->per > 0 ? op->per : 1);
+    return r;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool failed_pair(bench_result *out, CUresult r, const char *side) {
+    if (r == CUDA_SUCCESS) return false;
+    out->error = r;
+    out->error_side = side;
+    return true;
+}
+
+int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, bench_result *out) {
+    memset(out, 0, sizeof *out);
+    out->op = op;
+    if (op->needs_coop && e->coop_grid == 0) {
+        out->skipped = true;
+        snprintf(out->note, sizeof out->note, "%s", e->coop_note);
+        return BENCH_RC_OK;
+    }
+    if (op->needs_clusters && !e->clusters) {
+        out->skipped = true;
+        snprintf(out->note, sizeof out->note, "%s", e->cluster_note);
+        return BENCH_RC_OK;
+    }
+    if (op->needs_graph && e->graph == NULL) {
+        out->skipped = true;
+        snprintf(out->note, sizeof out->note, "%s", e->graph_note);
+        return BENCH_RC_OK;
+    }
+    const int ops = op->max_ops > 0 && op->max_ops < s->ops ? op->max_ops : s->ops;
+    double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);
+    if (v == NULL) return BENCH_RC_FAILED;
+    double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs, *delta = v + 3 * s->pairs;
+    double ignored;
+    for (int i = 0; i < s->warmup; i++) {
+        if (failed_pair(out, run_batch(e, op, op->direct, ops, &ignored), "direct") ||
+            failed_pair(out, run_batch(e, op, op->shim, ops, &ignored), "cushim")) {
+            free(v);
+            return BENCH_RC_FAILED;
+        }
+    }
+    for (int i = 0; i < s->pairs; i++) {
+        if (failed_pair(out, run_batch(e, op, op->direct, ops, &direct[i]), "direct") ||
+            failed_pair(out, run_batch(e, op, op->shim, ops, &shim[i]), "cushim")) {
+            free(v);
+            return BENCH_RC_FAILED;
+        }
+        ratio[i] = shim[i] / direct[i];
+        delta[i] = shim[i] - direct[i];
+    }
+    out->ratio_min = out->ratio_max = ratio[0];
+    for (int i = 1; i < s->pairs; i++) {
+        if (ratio[i] < out->ratio_min) out->ratio_min = ratio[i];
+        if (ratio[i] > out->ratio_max) out->ratio_max = ratio[i];
+    }
+    out->direct_ns = bench_median(direct, s->pairs);
+    out->cushim_ns = bench_median(shim, s->pairs);
+    out->direct_min = direct[0]; /* bench_median sorted them */
+    out->cushim_min = shim[0];
+    out->ratio = bench_median(ratio, s->pairs);
+    out->delta_ns = bench_median(delta, s->pairs);
+    free(v);
+    return BENCH_RC_OK;
+}
