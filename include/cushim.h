@@ -194,7 +194,9 @@ CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_
  *
  * Contexts. A function that needs a context current makes the object's context current for the
  * call and puts the thread's previous one (or none) back afterwards, on success and on failure.
- * A NULL stream means the default stream of the object's context. */
+ * Releases make no switch: the driver destroys events, streams, modules, libraries, graphs and
+ * graph executables with any context current or none (checked on an H200, driver 580). A NULL
+ * stream means the default stream of the object's context. */
 
 typedef struct cushim_context cushim_context;
 typedef struct cushim_stream cushim_stream;
@@ -582,8 +584,8 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_cluster_size(int *cluster_siz
 /* A stream's work captured once into a cushim_graph is instantiated into a cushim_graph_exec,
  * which is launched as often as wanted for a fraction of the cost of queuing the same work call
  * by call. Both are refcounted and hold a reference to the context of the stream the capture
- * was made on; instantiate, update and the destroys run with that context current, and capture,
- * launch and upload need none. An executable keeps what it needs of its graph, which may be
+ * was made on; instantiate and update run with that context current, and capture, launch,
+ * upload and the destroys need none. An executable keeps what it needs of its graph, which may be
  * released first.
  * Threads: unlike cushim's other objects, one graph or executable must not be used by two
  * threads at once (retain and release excepted), because the driver's graph objects are not

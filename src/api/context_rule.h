@@ -28,24 +28,15 @@ static inline CUresult cushim__leave(const cushim__guard *g, const char *fn) {
 /* Logs a destroy the driver refused, at warn, with fn, its code and the handle. */
 void cushim__destroy_refused(const char *fn, const char *what, const void *handle, CUresult r);
 
-/* The destroy half of the context rule, shared by every object that belongs to a context:
- * `call` (the driver's destroy of `handle`) runs with `ctx` current, the previous context is put
- * back, and any refusal is logged at warn, naming the calling function. A macro because each
- * driver call has its own type. */
-#define CUSHIM__DESTROY_IN(ctx, what, handle, call)                                                \
+/* Destroys need no context current: on the H200 (driver 580), cuEventDestroy, cuStreamDestroy,
+ * cuModuleUnload, cuLibraryUnload, cuGraphDestroy and cuGraphExecDestroy all succeed with no
+ * context current and with another one current (tests/gpu/test_gpu_destroy_probe.c), so cushim
+ * makes no switch for them. `call` is the driver's destroy of `handle`; a refusal is logged at
+ * warn, naming the calling function. A macro because each driver call has its own type. */
+#define CUSHIM__DESTROY(what, handle, call)                                                        \
     do {                                                                                           \
-        cushim__guard g_;                                                                          \
-        CUresult r_ = cushim__enter((ctx), &g_, __func__);                                         \
-        if (r_ == CUDA_SUCCESS) {                                                                  \
-            r_ = (call);                                                                           \
-            CUresult l_ = cushim__leave(&g_, __func__);                                            \
-            if (r_ != CUDA_SUCCESS) {                                                              \
-                cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                   \
-            }                                                                                      \
-            if (l_ != CUDA_SUCCESS) cushim__log(CUSHIM_LOG_WARN, "%s", cushim_last_error());       \
-        } else {                                                                                   \
-            cushim__destroy_refused(__func__, (what), (void *)(handle), r_);                       \
-        }                                                                                          \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) cushim__destroy_refused(__func__, (what), (void *)(handle), r_);   \
     } while (0)
 
 /* The create half of the context rule: leaves the context entered with `g`, putting the

@@ -17,9 +17,7 @@ CUSHIM_API cushim_graph *cushim_graph_retain(cushim_graph *g) {
 
 CUSHIM_API void cushim_graph_release(cushim_graph *g) {
     if (!cushim__release_checked(g, CUSHIM__GRAPH, "g", __func__)) return;
-    /* cuda.h names no context for cuGraphDestroy; until a run on the driver shows that it
-     * needs none, a graph goes as everything else does: in its context. */
-    CUSHIM__DESTROY_IN(g->ctx->raw, "graph", g->raw, cushim__table.cuGraphDestroy(g->raw));
+    CUSHIM__DESTROY("graph", g->raw, cushim__table.cuGraphDestroy(g->raw));
     cushim_context_release(g->ctx);
     cushim__free(g);
 }

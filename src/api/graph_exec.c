@@ -14,8 +14,7 @@ CUSHIM_API cushim_graph_exec *cushim_graph_exec_retain(cushim_graph_exec *x) {
 
 CUSHIM_API void cushim_graph_exec_release(cushim_graph_exec *x) {
     if (!cushim__release_checked(x, CUSHIM__GRAPH_EXEC, "x", __func__)) return;
-    CUSHIM__DESTROY_IN(x->ctx_raw, "graph executable", x->raw,
-                       cushim__table.cuGraphExecDestroy(x->raw));
+    CUSHIM__DESTROY("graph executable", x->raw, cushim__table.cuGraphExecDestroy(x->raw));
     cushim_context_release(x->ctx);
     cushim__free(x);
 }

@@ -122,7 +122,7 @@ CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
 
 CUSHIM_API void cushim_module_release(cushim_module *m) {
     if (!cushim__release_checked(m, CUSHIM__MODULE, "m", __func__)) return;
-    CUSHIM__DESTROY_IN(m->ctx->raw, "module", m->raw, cushim__table.cuModuleUnload(m->raw));
+    CUSHIM__DESTROY("module", m->raw, cushim__table.cuModuleUnload(m->raw));
     cushim__functions_free(m->functions, false);
     pthread_mutex_destroy(&m->lock);
     cushim_context_release(m->ctx);
