@@ -6,6 +6,7 @@
 
 #include "api/context_rule.h"
 #include "api/function.h"
+#include "api/launch_ex.h"
 #include "loader/loader.h"
 
 CUresult cushim__cluster_supported(const cushim_function *f, const char *fn) {
@@ -27,16 +28,7 @@ CUresult cushim__cluster_supported(const cushim_function *f, const char *fn) {
  * context is current), and the cluster attribute when cluster is not NULL. */
 static void query_config(CUlaunchConfig *lc, CUlaunchAttribute *attr, const cushim_launch_config *c,
                          const cushim_dim3 *cluster) {
-    *lc = (CUlaunchConfig){
-        .gridDimX = c->grid.x,
-        .gridDimY = c->grid.y,
-        .gridDimZ = c->grid.z,
-        .blockDimX = c->block.x,
-        .blockDimY = c->block.y,
-        .blockDimZ = c->block.z,
-        .sharedMemBytes = c->shared_mem_bytes,
-        .hStream = NULL,
-    };
+    *lc = cushim__ex_config(c);
     if (cluster != NULL) {
         memset(attr, 0, sizeof *attr);
         attr->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;

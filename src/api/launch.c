@@ -174,15 +174,16 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f,
         return launch_failed(r, f, c, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
                              fn);
     }
-    if (l != CUDA_SUCCESS) {
-        /* The error stands (the caller's context is not what it was), but a caller must not
-         * take it for a launch that did not happen and launch again. */
-        return cushim__fail(l,
-                            "%s: kernel '%s' was launched, but restoring the previous current "
-                            "context failed with %s, so it is still current",
-                            fn, f->name, cushim_error_name(l));
-    }
+    if (l != CUDA_SUCCESS) return cushim__launched_not_restored(l, f, fn);
     return CUDA_SUCCESS;
+}
+
+CUSHIM__COLD CUresult cushim__launched_not_restored(CUresult l, const cushim_function *f,
+                                                    const char *fn) {
+    return cushim__fail(l,
+                        "%s: kernel '%s' was launched, but restoring the previous current "
+                        "context failed with %s, so it is still current",
+                        fn, f->name, cushim_error_name(l));
 }
 
 /* Everything off the common path: a refusal, a raised shared memory limit, launch attributes.

@@ -187,17 +187,9 @@ CUresult cushim__launch_ex(const cushim_function *f, const cushim_launch_config 
         if (r != CUDA_SUCCESS) return r;
     }
     CUlaunchAttribute a[MAX_ATTRS];
-    CUlaunchConfig lc = {
-        .gridDimX = c->grid.x,
-        .gridDimY = c->grid.y,
-        .gridDimZ = c->grid.z,
-        .blockDimX = c->block.x,
-        .blockDimY = c->block.y,
-        .blockDimZ = c->block.z,
-        .sharedMemBytes = c->shared_mem_bytes,
-        .attrs = a,
-        .numAttrs = attributes(c, cooperative, a),
-    };
+    CUlaunchConfig lc = cushim__ex_config(c);
+    lc.attrs = a;
+    lc.numAttrs = attributes(c, cooperative, a);
     if (c->stream != NULL) {
         lc.hStream = c->stream->raw;
         r = cushim__table.cuLaunchKernelEx(&lc, f->raw, params, NULL);
@@ -212,12 +204,6 @@ CUresult cushim__launch_ex(const cushim_function *f, const cushim_launch_config 
     r = cushim__table.cuLaunchKernelEx(&lc, f->raw, params, NULL);
     CUresult l = cushim__leave(&g, fn);
     if (r != CUDA_SUCCESS) return launch_failed(r, f, c, cooperative, fn);
-    if (l != CUDA_SUCCESS) {
-        /* As in launch.c: the launch happened, and the caller must not launch again. */
-        return cushim__fail(l,
-                            "%s: kernel '%s' was launched, but restoring the previous current "
-                            "context failed with %s, so it is still current",
-                            fn, f->name, cushim_error_name(l));
-    }
+    if (l != CUDA_SUCCESS) return cushim__launched_not_restored(l, f, fn);
     return CUDA_SUCCESS;
 }
