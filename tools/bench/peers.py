@@ -21,9 +21,7 @@ import argparse
 import ctypes
 import json
 import os
-import statistics
 import sys
-import time
 import traceback
 
 OPS = [
@@ -40,30 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_PTX = os.path.normpath(os.path.join(HERE, "..", "..", "ptx", "empty.ptx"))
 
 
-def measure(batch, settle, batches, ops):
-    """Median ns per operation of batch(ops), over `batches` timed batches after one warm-up;
-    settle() (untimed) after each batch when given."""
-    times = []
-    for i in range(batches + 1):
-        t0 = time.perf_counter_ns()
-        batch(ops)
-        t1 = time.perf_counter_ns()
-        if settle is not None:
-            settle()
-        if i > 0:
-            times.append((t1 - t0) / ops)
-    return statistics.median(times)
-
-
-def python_baseline(batches, ops):
-    def batch(n):
-        for _ in range(n):
-            pass
-    return measure(batch, None, batches, ops)
-
-
-def enum_value(e):
-    return getattr(e, "value", e)
+from peers_measure import enum_value, first_accepted, measure, python_baseline  # noqa: E402
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,16 +133,6 @@ def peer_bindings(ptx, device):
 # ----------------------------------------------------------------------------------------------
 # cuda.core: Device, Stream, Event, ObjectCode, launch.
 # ----------------------------------------------------------------------------------------------
-
-def first_accepted(cls, keyword_sets):
-    """cls(**kw) for the first kw in keyword_sets that cls accepts."""
-    for kw in keyword_sets:
-        try:
-            return cls(**kw)
-        except TypeError:
-            continue
-    raise TypeError("%s accepts none of %s" % (cls.__name__, keyword_sets))
-
 
 def peer_core(ptx, device):
     import inspect
