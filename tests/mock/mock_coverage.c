@@ -8,20 +8,27 @@
 
 #include "mock.h"
 
-#define E mock__cuda_entries
-#define ST mock__cuda_entry_states
-
-/* Computed once, with the lock held: the rows never change. */
+/* Computed once, with the lock held: the rows never change. Name lookups are on the path of
+ * every counted call (a fuzzer asks calls() after each operation), so the base-name groups are
+ * worked out here once rather than by string compares each time. */
 static bool implemented_known;
 
 static void know_implemented(void) {
     if (implemented_known) return;
     for (int i = 0; i < mock__cuda_entry_count; i++) {
-        ST[i].implemented = false;
+        int first = i;
+        for (int j = 0; j < i; j++) {
+            if (strcmp(mock__cuda_entries[j].base, mock__cuda_entries[i].base) == 0) {
+                first = j;
+                break;
+            }
+        }
+        mock__cuda_entry_states[i].first_of_base = first;
+        mock__cuda_entry_states[i].implemented = false;
         for (int r = 0; r < MOCK_ENTRY_COUNT; r++) {
-            if (mock__rows[r].version == E[i].version &&
-                strcmp(mock__rows[r].base, E[i].base) == 0) {
-                ST[i].implemented = true;
+            if (mock__rows[r].version == mock__cuda_entries[i].version &&
+                strcmp(mock__rows[r].base, mock__cuda_entries[i].base) == 0) {
+                mock__cuda_entry_states[i].implemented = true;
                 break;
             }
         }
@@ -31,28 +38,52 @@ static void know_implemented(void) {
 
 /* The entry named in any form: as cuda.h writes it, its symbol, its per-thread symbol, or
  * another form of its base name ("cuStreamGetCaptureInfo_v2"); -1 for none. */
-static int entry_of(const char *name) {
-    if (name == NULL) return -1;
+static int entry_of_slow(const char *name) {
     for (int i = 0; i < mock__cuda_entry_count; i++) {
-        if (strcmp(name, E[i].name) == 0 || strcmp(name, E[i].symbol) == 0 ||
-            strcmp(name, E[i].ptds_symbol) == 0) {
+        const mock_cuda_entry *e = &mock__cuda_entries[i];
+        if (strcmp(name, e->name) == 0 || strcmp(name, e->symbol) == 0 ||
+            strcmp(name, e->ptds_symbol) == 0) {
             return i;
         }
     }
     char base[128];
     mock__base_of(name, base, sizeof base);
     for (int i = 0; i < mock__cuda_entry_count; i++) {
-        if (strcmp(base, E[i].base) == 0) return i;
+        if (strcmp(base, mock__cuda_entries[i].base) == 0) return i;
     }
     return -1;
 }
 
-/* The first entry with the base name of entry i: entries of one base share faults and counts. */
-static int first_of_base(int i) {
-    for (int j = 0; j < i; j++) {
-        if (strcmp(E[j].base, E[i].base) == 0) return j;
+/* The last few names asked, with their answers (the lock is held): a test asks for the same few
+ * names over and over, and each slow lookup is up to three string compares per entry. A name is
+ * kept as text, so a caller's reused buffer is never mistaken for the name it held before. */
+#define NAME_CACHE 8
+static struct {
+    char name[64];
+    int entry;
+} name_cache[NAME_CACHE];
+static unsigned name_cache_next;
+
+static int entry_of(const char *name) {
+    if (name == NULL) return -1;
+    for (unsigned k = 0; k < NAME_CACHE; k++) {
+        if (name_cache[k].name[0] != '\0' && strcmp(name_cache[k].name, name) == 0) {
+            return name_cache[k].entry;
+        }
+    }
+    int i = entry_of_slow(name);
+    if (strlen(name) < sizeof name_cache[0].name) {
+        unsigned k = name_cache_next++ % NAME_CACHE;
+        strcpy(name_cache[k].name, name);
+        name_cache[k].entry = i;
     }
     return i;
+}
+
+/* The first entry with the base name of entry i: entries of one base share faults and counts. */
+static int first_of_base(int i) {
+    know_implemented();
+    return mock__cuda_entry_states[i].first_of_base;
 }
 
 int mock__stub_key(const char *name) {
@@ -63,21 +94,21 @@ int mock__stub_key(const char *name) {
 CUresult mock__stub_call(int i, bool per_thread) {
     mock__lock();
     mock_state *s = &mock__state;
-    const char *name = per_thread ? E[i].ptds_symbol : E[i].base;
+    const char *name = per_thread ? mock__cuda_entries[i].ptds_symbol : mock__cuda_entries[i].base;
     mock__note_entry(name);
     if (s->nlog < MOCK_LOG_CAP && mock__grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log)) {
         s->log[s->nlog++] = name;
     }
     s->total_calls++;
-    ST[i].calls++;
-    if (per_thread) ST[i].pt_calls++;
+    mock__cuda_entry_states[i].calls++;
+    if (per_thread) mock__cuda_entry_states[i].pt_calls++;
     CUresult r = mock__injected(MOCK_ENTRY_COUNT + first_of_base(i));
     if (r != CUDA_SUCCESS) return mock__leave(r);
     /* Once per entry and process, not per reset: the line tells a person, not a test. */
-    if (!ST[i].said) {
-        ST[i].said = true;
+    if (!mock__cuda_entry_states[i].said) {
+        mock__cuda_entry_states[i].said = true;
         fprintf(stderr, "cushim mock: %s is not implemented, answering CUDA_ERROR_NOT_SUPPORTED\n",
-                E[i].name);
+                mock__cuda_entries[i].name);
     }
     return mock__leave(CUDA_ERROR_NOT_SUPPORTED);
 }
@@ -87,9 +118,11 @@ CUresult mock__stub_lookup(const char *base, int version, unsigned long long fla
     int best = -1;
     bool known = false;
     for (int i = 0; i < mock__cuda_entry_count; i++) {
-        if (strcmp(E[i].base, base) != 0) continue;
+        if (strcmp(mock__cuda_entries[i].base, base) != 0) continue;
         known = true;
-        if (E[i].version <= version && (best < 0 || E[i].version > E[best].version)) best = i;
+        if (mock__cuda_entries[i].version <= version &&
+            (best < 0 || mock__cuda_entries[i].version > mock__cuda_entries[best].version))
+            best = i;
     }
     if (best < 0) {
         if (status) {
@@ -98,14 +131,15 @@ CUresult mock__stub_lookup(const char *base, int version, unsigned long long fla
         }
         return CUDA_ERROR_NOT_FOUND;
     }
-    *fn = E[best].stub;
+    *fn = mock__cuda_entries[best].stub;
     /* As the driver does: the per-thread form where the entry has one at this version, else the
      * legacy one. */
-    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && E[best].stub_pt != NULL &&
-        E[best].ptds_version <= version) {
-        *fn = E[best].stub_pt;
+    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
+        mock__cuda_entries[best].stub_pt != NULL &&
+        mock__cuda_entries[best].ptds_version <= version) {
+        *fn = mock__cuda_entries[best].stub_pt;
     }
-    ST[best].handed_out = true;
+    mock__cuda_entry_states[best].handed_out = true;
     if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
 }
@@ -114,8 +148,10 @@ CUresult mock__stub_lookup(const char *base, int version, unsigned long long fla
 static int sum_for(const char *name, bool pt_only) {
     int i = entry_of(name), n = 0;
     if (i < 0) return 0;
-    for (int j = 0; j < mock__cuda_entry_count; j++) {
-        if (strcmp(E[j].base, E[i].base) == 0) n += pt_only ? ST[j].pt_calls : ST[j].calls;
+    const int group = first_of_base(i);
+    for (int j = group; j < mock__cuda_entry_count; j++) {
+        const mock_cuda_entry_state *st = &mock__cuda_entry_states[j];
+        if (st->first_of_base == group) n += pt_only ? st->pt_calls : st->calls;
     }
     return n;
 }
@@ -125,12 +161,13 @@ int mock__stub_pt_calls(const char *name) { return sum_for(name, true); }
 
 int mock__stubs_handed_out(void) {
     int n = 0;
-    for (int i = 0; i < mock__cuda_entry_count; i++) n += ST[i].handed_out;
+    for (int i = 0; i < mock__cuda_entry_count; i++) n += mock__cuda_entry_states[i].handed_out;
     return n;
 }
 
 void mock__coverage_reset(void) {
-    for (int i = 0; i < mock__cuda_entry_count; i++) ST[i].calls = ST[i].pt_calls = 0;
+    for (int i = 0; i < mock__cuda_entry_count; i++)
+        mock__cuda_entry_states[i].calls = mock__cuda_entry_states[i].pt_calls = 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -141,7 +178,7 @@ static bool ctl_implemented(const char *entry) {
     mock__lock();
     know_implemented();
     int i = entry_of(entry);
-    bool yes = i >= 0 && ST[i].implemented;
+    bool yes = i >= 0 && mock__cuda_entry_states[i].implemented;
     mock__unlock();
     return yes;
 }
@@ -150,7 +187,7 @@ static int ctl_implemented_count(void) {
     mock__lock();
     know_implemented();
     int n = 0;
-    for (int i = 0; i < mock__cuda_entry_count; i++) n += ST[i].implemented;
+    for (int i = 0; i < mock__cuda_entry_count; i++) n += mock__cuda_entry_states[i].implemented;
     mock__unlock();
     return n;
 }
@@ -162,7 +199,7 @@ static const char *ctl_implemented_name(int k) {
     know_implemented();
     const char *name = NULL;
     for (int i = 0; i < mock__cuda_entry_count && name == NULL && k >= 0; i++) {
-        if (ST[i].implemented && k-- == 0) name = E[i].name;
+        if (mock__cuda_entry_states[i].implemented && k-- == 0) name = mock__cuda_entries[i].name;
     }
     mock__unlock();
     return name;

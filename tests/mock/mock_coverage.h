@@ -22,11 +22,12 @@ extern const int mock__cuda_entry_count;
 
 /* What the mock keeps per entry of cuda.h (generated beside the table, one per entry). */
 typedef struct mock_cuda_entry_state {
-    int calls;        /* of its stubs, since reset */
-    int pt_calls;     /* of its per-thread stub, since reset */
-    bool handed_out;  /* a stub of it was handed out by cuGetProcAddress */
-    bool said;        /* "not implemented" was said on stderr */
-    bool implemented; /* MOCK_ENTRIES has its row (known once mock_coverage.c asked) */
+    int calls;         /* of its stubs, since reset */
+    int pt_calls;      /* of its per-thread stub, since reset */
+    bool handed_out;   /* a stub of it was handed out by cuGetProcAddress */
+    bool said;         /* "not implemented" was said on stderr */
+    bool implemented;  /* MOCK_ENTRIES has its row (known once mock_coverage.c asked) */
+    int first_of_base; /* the first entry of its base name (known with `implemented`) */
 } mock_cuda_entry_state;
 extern mock_cuda_entry_state mock__cuda_entry_states[];
 
