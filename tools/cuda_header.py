@@ -214,6 +214,25 @@ def parse_typedefs(path):
     return names
 
 
+def pfn_params(inc):
+    """PFN_ typedef name -> its parameter list, for the typedefs a plain compile sees."""
+    raw = join_continuations(strip_comments(read(inc + "/cudaTypedefs.h")))
+    pp = Preprocessor(["__cuda_cuda_h__"])  # the include of cuda.h is not followed
+    text = " ".join(pp.active_lines(raw))
+    return {m.group(1): " ".join(m.group(2).split()) for m in re.finditer(
+        r"\(\s*CUDAAPI\s*\*\s*(PFN_\w+)\s*\)\s*\(([^;]*?)\)\s*;", text)}
+
+
+def choose_chain(symbol, cands, pick="CUSHIM__PICK"):
+    """A constant expression the compiler reduces to the newest candidate (version, per-thread,
+    PFN_ typedef name) whose type is compatible with `symbol`'s: pick(sym, T, v, rest) is a
+    macro over __builtin_choose_expr and __builtin_types_compatible_p."""
+    expr = "0"
+    for ver, _pt, tname in sorted(cands):
+        expr = "%s(%s, %s, %d, %s)" % (pick, symbol, tname, ver, expr)
+    return expr
+
+
 def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 

@@ -36,12 +36,7 @@ OWN_ANSWER = {"cuGetErrorName": "cushim__own_error_name",
               "cuGetErrorString": "cushim__own_error_string"}
 
 
-def choose_chain(symbol, cands):
-    """A constant expression the compiler reduces to the newest compatible candidate's version."""
-    expr = "0"
-    for ver, _pt, tname in sorted(cands):
-        expr = "CUSHIM__PICK(%s, %s, %d, %s)" % (symbol, tname, ver, expr)
-    return expr
+choose_chain = cuda_header.choose_chain
 
 
 def banner(inc, version, count, what):
@@ -122,19 +117,17 @@ def trampolines(E, mode):
     """One exported cushim_<final name> per name a caller in this mode reaches, jumping
     through the slot; and a check that each is typed as cuda.h declares that name."""
     out = ["/* The drop-in's trampolines: a jump through the slot, nothing more. */\n"]
-    count = 0
     for e in E.list:
         d = e[mode]
         if mode == "ptds" and d["final"] == e["legacy"]["final"]:
             continue  # the same name in both modes: the legacy file has it
-        count += 1
         args = ", ".join(e["args"])
         out.append("CUSHIM_API CUresult CUDAAPI cushim_%s(%s) {\n    return CUSHIM__LOAD(%s)(%s);\n}\n"
                    % (d["final"], e["params"] or "void", e["name"], args))
         out.append("_Static_assert(__builtin_types_compatible_p(__typeof__(&cushim_%s), "
                    "__typeof__(&%s)), \"cushim_%s is not typed as cuda.h declares %s\");\n"
                    % (d["final"], e["name"], d["final"], d["final"]))
-    return "".join(out), count
+    return "".join(out)
 
 
 def common_prelude(E, inc, what):
@@ -170,9 +163,7 @@ def legacy_source(E, inc):
     for name, val, text in E.errors:
         out.append("    {%d, %s, %s},\n" % (val, c_string(name), c_string(text)))
     out.append("};\nconst unsigned cushim__error_count = %du;\n\n" % len(E.errors))
-    text, count = trampolines(E, "legacy")
-    out.append(text)
-    out.append("\nconst unsigned cushim__trampoline_count_legacy = %du;\n" % count)
+    out.append(trampolines(E, "legacy"))
     out.append("\nCUSHIM_API const cushim_driver_table *cushim_driver(void) {\n"
                "    (void)cushim_init();\n    return &cushim__table;\n}\n")
     return "".join(out)
@@ -206,9 +197,7 @@ def per_thread_source(E, inc):
     out.append("\nstatic const cushim__override overrides[] = {\n%s};\n" % "".join(overrides))
     out.append("const cushim__mode_tables cushim__per_thread_tables = {&cushim__table, "
                "&lazy_table, &missing_table, overrides, %du};\n\n" % len(overrides))
-    text, count = trampolines(E, "ptds")
-    out.append(text)
-    out.append("\nconst unsigned cushim__trampoline_count_per_thread = %du;\n" % count)
+    out.append(trampolines(E, "ptds"))
     out.append("\nCUSHIM_API const cushim_driver_table *cushim_driver(void) {\n"
                "    (void)cushim_init();\n    return &cushim__table;\n}\n")
     return "".join(out)

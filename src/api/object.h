@@ -15,7 +15,7 @@
 
 /* The driver's name for the current context's default stream, by the build's default-stream
  * mode (-Ddefault-stream). */
-#if defined(CUSHIM_PER_THREAD_STREAM) && CUSHIM_PER_THREAD_STREAM
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define CUSHIM__DEFAULT_STREAM CU_STREAM_PER_THREAD
 #else
 #define CUSHIM__DEFAULT_STREAM ((CUstream)0)

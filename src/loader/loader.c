@@ -18,7 +18,11 @@
 #include "loader/table.h"
 #include "loader/tables.h"
 
-#ifndef CUSHIM_PER_THREAD_STREAM
+/* The library's own functions use the default stream of the mode this file is compiled in
+ * (-Ddefault-stream), which cuda.h says through its own macro. */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define CUSHIM_PER_THREAD_STREAM 1
+#else
 #define CUSHIM_PER_THREAD_STREAM 0
 #endif
 

@@ -50,8 +50,6 @@ extern const cushim__mode_tables cushim__legacy_tables;
 extern const cushim__mode_tables cushim__per_thread_tables;
 extern const cushim__error_text cushim__errors[];
 extern const unsigned cushim__error_count;
-extern const unsigned cushim__trampoline_count_legacy;
-extern const unsigned cushim__trampoline_count_per_thread;
 
 /* Called by the stub in the slot of entry `index` of the legacy (0) or per-thread (1) table
  * when the driver lacks it: records why and returns CUDA_ERROR_NOT_SUPPORTED. */

@@ -91,16 +91,6 @@ class Types:
         return tuple(out)
 
 
-def pfn_params(inc):
-    """PFN_ typedef name -> its parameter list, for the typedefs a plain compile sees."""
-    raw = cuda_header.join_continuations(cuda_header.strip_comments(
-        cuda_header.read(inc + "/cudaTypedefs.h")))
-    pp = cuda_header.Preprocessor(["__cuda_cuda_h__"])
-    text = " ".join(pp.active_lines(raw))
-    return {m.group(1): " ".join(m.group(2).split()) for m in re.finditer(
-        r"\(\s*CUDAAPI\s*\*\s*(PFN_\w+)\s*\)\s*\(([^;]*?)\)\s*;", text)}
-
-
 def main():
     if len(sys.argv) < 4:
         sys.exit("usage: gen-mock-entries.py CUDA_INCLUDE_DIR OUT_MARKDOWN MOCK_HEADER...")
@@ -108,7 +98,7 @@ def main():
     E = cuda_header.Entries(inc)
     raw = cuda_header.read(inc + "/cuda.h")
     types = Types(cuda_header.join_continuations(cuda_header.strip_comments(raw)))
-    pfns = pfn_params(inc)
+    pfns = cuda_header.pfn_params(inc)
     rows = mock_rows(headers)
     spans = areas(raw)
 

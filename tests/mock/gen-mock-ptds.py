@@ -3,6 +3,8 @@
 
 Usage: gen-mock-ptds.py CUDA_INCLUDE_DIR OUT_SOURCE
 
+Reads the headers through tools/cuda_header.py, as cushim's own generators do.
+
 For every PFN_<base>_v<W>_ptds / _ptsz typedef, the driver has a per-thread entry that
 cuGetProcAddress hands out when asked with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM. It
 shares its ABI with a legacy PFN_<base>_v<X> typedef (the newest X <= W with the same parameter
@@ -12,13 +14,12 @@ The compiler checks each pairing (__builtin_types_compatible_p); a wrapper for a
 mock does not implement is never handed out.
 """
 
+import os
 import re
 import sys
 
-
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import cuda_header  # noqa: E402
 
 
 def split_params(params):
@@ -58,41 +59,25 @@ def type_key(params):
 
 def main():
     inc, out_path = sys.argv[1], sys.argv[2]
-    typedefs_text = open(f"{inc}/cudaTypedefs.h", encoding="utf-8", errors="replace").read()
-    # The block for __CUDA_API_VERSION_INTERNAL holds ABIs a plain compile does not see.
-    lines, skip = [], 0
-    for line in typedefs_text.split("\n"):
-        if re.match(r"\s*#\s*if\b.*__CUDA_API_VERSION_INTERNAL", line):
-            skip += 1
-            continue
-        if skip:
-            if re.match(r"\s*#\s*if", line):
-                skip += 1
-            elif re.match(r"\s*#\s*endif", line):
-                skip -= 1
-            continue
-        lines.append(line)
-    text = strip_comments("\n".join(lines))
     legacy, per_thread = {}, []
-    for m in re.finditer(
-        r"typedef\s+CUresult\s+\(\s*CUDAAPI\s*\*\s*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\s*\)\s*\(([^;]*)\)\s*;",
-        text,
-    ):
-        base, ver, suffix, params = m.group(1), int(m.group(2)), m.group(3), " ".join(m.group(4).split())
+    for pfn, params in cuda_header.pfn_params(inc).items():
+        m = re.fullmatch(r"PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?", pfn)
+        base, ver, suffix = m.group(1), int(m.group(2)), m.group(3)
         if suffix:
             per_thread.append((base, ver, suffix, params))
         else:
             legacy.setdefault(base, []).append((ver, params))
-
-    cuda_h = strip_comments(open(f"{inc}/cuda.h", encoding="utf-8", errors="replace").read())
-    cuda_h = re.sub(r"\\\n", " ", cuda_h)
+    # Every declaration of cuda.h, the internal blocks' older ABIs included (a per-thread typedef
+    # of an older ABI is named after them), with the names its per-thread macros rename.
+    cuda_h = cuda_header.join_continuations(
+        cuda_header.strip_comments(cuda_header.read(inc + "/cuda.h")))
     renames = {
         m.group(1): m.group(3)
         for m in re.finditer(r"#\s*define\s+(cu\w+)\s+__CUDA_API_PT(DS|SZ)\(\s*(\w+)\s*\)", cuda_h)
     }
     decls = [
-        (m.group(1), type_key(" ".join(m.group(2).split())))
-        for m in re.finditer(r"CUresult\s+CUDAAPI\s+(cu\w+)\s*\(([^;{]*?)\)\s*;", cuda_h)
+        (m.group(2), type_key(" ".join(m.group(3).split())))
+        for m in cuda_header.DECL.finditer(cuda_h)
     ]
 
     out = [

@@ -26,11 +26,7 @@ c_string = cuda_header.c_string
 
 
 def choose_chain(name, cands):
-    """A constant expression the compiler reduces to the newest compatible candidate's version."""
-    expr = "0"
-    for ver, _pt, tname in sorted(cands):
-        expr = "MOCK__PICK(%s, %s, %d, %s)" % (name, tname, ver, expr)
-    return expr
+    return cuda_header.choose_chain(name, cands, "MOCK__PICK")
 
 
 def main():

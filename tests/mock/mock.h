@@ -344,6 +344,10 @@ void mock__unlock(void);
 bool mock__grow(void *v, size_t *cap, size_t need, size_t size);
 /* The first row with this base name, -1 for none. */
 int mock__base_row(const char *name);
+/* The fault and count key of an entry named in any form ("cuMemcpyHtoD", "cuMemcpyHtoD_v2",
+ * "cuMemcpyHtoD_v2_ptds"): its first row, or for an entry answered by a stub the stub's key;
+ * -1 for none (mock_knobs.c). */
+int mock__row_of(const char *name);
 /* Reset helpers: free every record; free the launch records. */
 void mock__forget_all(void);
 void mock__forget_launches(void);

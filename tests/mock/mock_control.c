@@ -168,10 +168,7 @@ static void ctl_reset(void) {
 
 static void ctl_fail(const char *entry, int nth, CUresult code) {
     mock__lock();
-    char base[128];
-    mock__base_of(entry, base, sizeof base);
-    int row = mock__base_row(entry) >= 0 ? mock__base_row(entry) : mock__base_row(base);
-    if (row < 0) row = mock__stub_key(entry);
+    int row = mock__row_of(entry);
     if (row < 0) {
         fprintf(stderr, "cushim mock: fail_call(\"%s\"): the mock has no such entry\n",
                 entry ? entry : "(null)");

@@ -83,8 +83,7 @@ void mock__base_of(const char *name, char *out, size_t len) {
     if (d < n && d >= 2 && out[d - 1] == 'v' && out[d - 2] == '_') out[d - 2] = '\0';
 }
 
-/* The first row of an entry named in any form, -1 for none. */
-static int row_of(const char *name) {
+int mock__row_of(const char *name) {
     int row = mock__base_row(name);
     if (row >= 0 || name == NULL) return row;
     char base[128];
@@ -123,7 +122,7 @@ void mock__mem_reset(void) {
 
 static void arm(const char *entry, int remaining, CUresult code, const char *what) {
     mock__lock();
-    int row = row_of(entry);
+    int row = mock__row_of(entry);
     if (row < 0) {
         fprintf(stderr, "cushim mock: %s(\"%s\"): the mock has no such entry\n", what,
                 entry ? entry : "(null)");
@@ -142,7 +141,7 @@ static bool all(const char *entry) { return entry == NULL || strcmp(entry, "*") 
 
 static int ctl_armed(const char *entry) {
     mock__lock();
-    int row = all(entry) ? -1 : row_of(entry), n = 0;
+    int row = all(entry) ? -1 : mock__row_of(entry), n = 0;
     for (int i = 0; i < mock__state.nfails; i++)
         n += all(entry) || mock__state.fails[i].row_base == row;
     if (all(entry) && mock__state.fail_any_remaining > 0) n++;
@@ -152,7 +151,7 @@ static int ctl_armed(const char *entry) {
 
 static void ctl_disarm(const char *entry) {
     mock__lock();
-    int row = all(entry) ? -1 : row_of(entry);
+    int row = all(entry) ? -1 : mock__row_of(entry);
     for (int i = 0; i < mock__state.nfails;) {
         if (all(entry) || mock__state.fails[i].row_base == row) {
             mock__state.fails[i] = mock__state.fails[--mock__state.nfails];
