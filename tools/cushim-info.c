@@ -351,6 +351,6 @@ int main(int argc, char **argv) {
         fputs(usage_text, stdout);
         return RC_OK;
     }
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     return m == MODE_JSON ? run_json(info) : run_human(info);
 }

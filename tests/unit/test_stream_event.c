@@ -176,7 +176,7 @@ static void test_event_and_stream_of_other_contexts(void **state) {
 static void test_priorities(void **state) {
     (void)state;
     int least = 0, greatest = 0;
-    assert_ok(cushim_context_stream_priority_range(ctx, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, ctx));
     assert_true(greatest < least);
     cushim_stream *hi = NULL, *lo = NULL, *bad = (cushim_stream *)&bad;
     assert_ok(cushim_stream_create(&hi, ctx, 0, greatest));
@@ -190,7 +190,7 @@ static void test_priorities(void **state) {
     int p = 0;
     assert_ok(cushim_driver()->cuStreamGetPriority(cushim_stream_raw(hi), &p));
     assert_int_equal(p, greatest);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_stream_priority_range(ctx, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_stream_priority_range(NULL, NULL, ctx));
     cushim_stream_release(hi);
     cushim_stream_release(lo);
 }
