@@ -3,13 +3,14 @@
 
 A node is a unit: a .c file and the .h of the same name in the same folder are one unit
 (src/api/graph.c and src/api/graph.h are the unit src/api/graph); a header with no .c of its
-own is a unit by itself (src/loader/table.h). One exception: the files directly in mock/,
-but for its public header cushim_mock.h, are one unit, mock/driver. They are one driver whose
-state (mock__state, in mock.h) is shared under one lock, and each entry reaches into the state
-through any of them: file by file they form a single circle (20 of the 26 files, mostly through
-the reset-everything paths), which is the fact this grouping writes down. Subfolders of mock/
-(the PTX interpreter in mock/ptx/) are units file by file again, so nothing in them may need
-the driver's files that need them back. Unit A depends on unit B when a file of A
+own is a unit by itself (src/loader/table.h). In mock/ the unit is a folder: the files directly
+in mock/, but for its public header cushim_mock.h, are the unit mock/driver, and each subfolder
+(the PTX interpreter, mock/ptx/) is a unit. The driver's files share one state (mock__state, in
+mock.h) under one lock and each entry reaches into it through any of them: file by file they
+form a single circle (20 of the 26 files, mostly through the reset-everything paths), which is
+the fact this grouping writes down. Between the driver and a part such as the interpreter the
+graph is checked as everywhere else: the driver may call the interpreter, not both ways.
+Unit A depends on unit B when a file of A
   - includes a header of B (#include "..." or <...>, resolved as the build resolves it), or
   - names a function or object that a .c of B defines without `static` (whatever header
     declared it), since a header may declare what another unit defines.
@@ -45,8 +46,9 @@ KNOWN = {
     # (issue 18 item 4) moves it beside cushim_init.
     ("src/loader/loader", "src/loader/tables"),
 }
-# Generated headers are not in the tree: the build writes them beside the others.
-GENERATED = {"cushim_table.h"}
+# Generated headers are not in the tree: the build writes them beside the others (the table of
+# each library the loader opens).
+GENERATED = re.compile(r"cushim_(\w+_)?table\.h$")
 
 BOTTOM_LOADER = ("src/loader/diag", "src/loader/errors", "src/loader/fork", "src/loader/table")
 SRC_RANKS = {"bottom": 0, "loader": 1, "trace": 2, "api": 3}
@@ -177,7 +179,11 @@ class Tree:
             p = os.path.normpath(os.path.join(d, name))
             if os.path.isfile(os.path.join(self.root, p)):
                 return p
-        return None
+        # A folder of the same top folder on the include path (mock/ptx for the mock): the one
+        # file of that name there.
+        top = f.split("/")[0] + "/"
+        found = [g for g in self.files if g.startswith(top) and g.endswith("/" + name)]
+        return found[0] if quoted and len(found) == 1 else None
 
 
 def uses_text(path, text):
@@ -199,8 +205,10 @@ def uses_text(path, text):
 
 def unit_of(path):
     stem = os.path.splitext(path)[0]
-    if os.path.dirname(stem) == "mock" and stem != "mock/cushim_mock":
-        return "mock/driver"
+    parts = stem.split("/")
+    if parts[0] == "mock" and stem != "mock/cushim_mock":
+        # A folder of mock/ is a unit: the driver's files, and each part under it (mock/ptx).
+        return "mock/driver" if len(parts) == 2 else "/".join(parts[:2])
     return stem
 
 
@@ -266,7 +274,7 @@ def main(argv, known=None):
             quoted, name = m.group(1) == '"', m.group(2)
             target = tree.resolve(f, name, quoted)
             if target is None:
-                if quoted and os.path.basename(name) not in GENERATED:
+                if quoted and not GENERATED.match(os.path.basename(name)):
                     problems.append("%s: #include \"%s\" is not found where the build looks" % (f, name))
                 continue  # the toolkit or the C library
             b = unit_of(target)
