@@ -68,7 +68,7 @@ static void test_not_ready_sets_no_error(void **state) {
     launch_on(s);
     assert_ok(cushim_event_record(b, s));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_query(NULL));
-    char before[256];
+    char before[512];
     snprintf(before, sizeof before, "%s", cushim_last_error());
     assert_non_null(strstr(before, "cushim_stream_query"));
     float ms = -1.0f;
@@ -204,6 +204,43 @@ static void test_device_synchronize_needs_a_current_context(void **state) {
     assert_ok(cushim_device_synchronize());
 }
 
+static void host_nothing(void *user) { (void)user; }
+
+/* cushim.h, "A NULL stream": NULL is a context's default stream where another argument gives the
+ * context, and CUDA_ERROR_INVALID_VALUE, with what to call instead, where none does. */
+static void test_null_stream_rule(void **state) {
+    (void)state;
+    cushim_event *e = NULL;
+    assert_ok(cushim_event_create(&e, ctx, 0));
+    launch_on(NULL);
+    assert_ok(cushim_event_record(e, NULL));
+    assert_ok(cushim_stream_wait_event(NULL, e, 0));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_synchronize(NULL));
+    assert_non_null(strstr(cushim_last_error(), "names a default stream only beside an object"));
+    assert_non_null(strstr(cushim_last_error(), "cushim_context_synchronize(ctx)"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_query(NULL));
+    assert_non_null(strstr(cushim_last_error(), "cushim_event_record(e, NULL)"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_host_func(NULL, host_nothing, NULL));
+    assert_non_null(strstr(cushim_last_error(), "a host function needs a stream"));
+    /* What the sentences advise works: the default stream's work is waited for. */
+    assert_cu(CUDA_ERROR_NOT_READY, cushim_event_query(e));
+    assert_ok(cushim_context_synchronize(ctx));
+    assert_ok(cushim_event_query(e));
+    cushim_event_release(e);
+}
+
+/* The README's migration table: cudaDeviceSynchronize() is cushim_context_synchronize(ctx), which
+ * needs no context current, right after cushim_context_primary (which makes none current). */
+static void test_migration_device_synchronize(void **state) {
+    (void)state;
+    cushim_context *primary = NULL;
+    assert_ok(cushim_context_primary(&primary, 0));
+    assert_null(mock.current());
+    assert_ok(cushim_context_synchronize(primary));
+    assert_null(mock.current());
+    cushim_context_release(primary);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_query_not_ready_then_success, setup, teardown),
@@ -217,6 +254,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_priorities, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_synchronize_needs_a_current_context, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_null_stream_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migration_device_synchronize, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
