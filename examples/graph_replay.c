@@ -116,7 +116,7 @@ int main(void) {
     cushim_graph_exec *exec;
     CHECK(cushim_stream_begin_capture(st.s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     queue_step(&st);
-    CHECK(cushim_stream_end_capture(st.s, &graph));
+    CHECK(cushim_stream_end_capture(&graph, st.s));
     CHECK(cushim_graph_instantiate(&exec, graph, 0));
     cushim_graph_release(graph); /* the executable keeps what it needs */
     CHECK(cushim_graph_exec_upload(exec, st.s));

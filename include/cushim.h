@@ -78,7 +78,7 @@ typedef struct cushim_driver_info {
 
 /* Loads the driver and calls cuInit(0), once per process; thread-safe. Returns CUDA_SUCCESS or
  * the result that goes with the status (see cushim_driver_status above), with the reason in
- * cushim_last_error() and cushim_driver_get_info()->message. Later calls return the cached
+ * cushim_last_error() and cushim_driver_state()->message. Later calls return the cached
  * result; a failure is not retried. The functions that need the driver and take no cushim object
  * call it (objects exist only once it has succeeded), so callers never have to.
  * fork(): in a child forked after a successful cushim_init(), every cushim function and every
@@ -99,7 +99,7 @@ CUSHIM_API CUresult cushim_testing_reinit(void);
  * the life of the process and unchanged after the first call, except in a child forked after
  * init, where status, result and message say so, and after cushim_testing_reinit(). Do not
  * free or write them. */
-CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void);
+CUSHIM_API const cushim_driver_info *cushim_driver_state(void);
 
 /* The raw table, fields named as in cuda.h: cushim_driver()->cuMemAlloc(&p, n). Never NULL,
  * valid for the life of the process, and safe to call through from any thread; no slot is
@@ -159,7 +159,7 @@ typedef void (*cushim_log_fn)(cushim_log_level level, const char *message, void 
  * and message is valid only during the call. A message that another thread was already
  * logging may still reach the previous handler after this returns, so do not free that
  * handler's `user` while other threads may be logging. */
-CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_level min_level);
+CUSHIM_API void cushim_log_set_handler(cushim_log_fn fn, void *user, cushim_log_level min_level);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Objects                                                                                    */
@@ -205,7 +205,7 @@ CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_
  * CUDA_ERROR_INVALID_VALUE, with a sentence saying what to call instead:
  * cushim_stream_synchronize (use cushim_context_synchronize), cushim_stream_query (record an
  * event on the default stream and query that), cushim_stream_begin_capture and _end_capture (the
- * legacy default stream cannot be captured), cushim_stream_host_func. */
+ * legacy default stream cannot be captured), cushim_stream_launch_host_func. */
 
 typedef struct cushim_context cushim_context;
 typedef struct cushim_stream cushim_stream;
@@ -242,8 +242,8 @@ CUSHIM_API CUresult cushim_device_synchronize(void);
  * lowest priority (numerically the greatest) and *greatest the highest (numerically the
  * least). Either pointer may be NULL; both NULL is CUDA_ERROR_INVALID_VALUE. CUDA_SUCCESS or
  * the driver's code. */
-CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
-                                                         int *greatest);
+CUSHIM_API CUresult cushim_context_stream_priority_range(int *least, int *greatest,
+                                                         cushim_context *ctx);
 /* The driver's context, owned by ctx; NULL for a bad handle. */
 CUSHIM_API CUcontext cushim_context_raw(const cushim_context *ctx);
 /* The context's device; CU_DEVICE_INVALID for a bad handle. */
@@ -303,7 +303,7 @@ CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx);
 /* The switches and counts of ctx's caches, into *out (zeroed on failure). out NULL is
  * CUDA_ERROR_INVALID_VALUE; CUDA_SUCCESS otherwise. Makes no driver call; thread-safe, and a
  * count may be out of date as soon as it is read when other threads create and release. */
-CUSHIM_API CUresult cushim_context_get_recycling(cushim_context *ctx, cushim_recycling *out);
+CUSHIM_API CUresult cushim_context_recycling(cushim_recycling *out, cushim_context *ctx);
 
 /* Creates a stream in ctx with CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING and a priority
  * within cushim_context_stream_priority_range (0 is the default), or hands out a recycled one
@@ -643,7 +643,7 @@ CUSHIM_API CUresult cushim_stream_begin_capture(cushim_stream *s, CUstreamCaptur
  * CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD (a global or thread-local capture begun on another
  * thread), CUDA_ERROR_ILLEGAL_STATE (s is not capturing). CUDA_ERROR_OUT_OF_MEMORY from cushim
  * itself leaves the capture going. CUDA_SUCCESS otherwise. */
-CUSHIM_API CUresult cushim_stream_end_capture(cushim_stream *s, cushim_graph **out);
+CUSHIM_API CUresult cushim_stream_end_capture(cushim_graph **out, cushim_stream *s);
 /* Returns g with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_graph *cushim_graph_retain(cushim_graph *g);
 /* Drops a reference; the last destroys the graph and releases its context. The executables made
@@ -697,7 +697,7 @@ CUSHIM_API CUresult cushim_graph_exec_update(cushim_graph_exec *x, cushim_graph 
  * node of the graph, called at each launch. s NULL is CUDA_ERROR_INVALID_VALUE (a host function
  * needs a stream: cushim_stream_create, or cushim_stream_wrap of another library's), as is fn
  * NULL; otherwise CUDA_SUCCESS or the driver's code. */
-CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user);
+CUSHIM_API CUresult cushim_stream_launch_host_func(cushim_stream *s, CUhostFn fn, void *user);
 
 #ifdef __cplusplus
 }

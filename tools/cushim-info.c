@@ -363,6 +363,6 @@ int main(int argc, char **argv) {
                CUSHIM_VERSION_MINOR, CUSHIM_VERSION_PATCH, headers, CUDA_VERSION);
         return RC_OK;
     }
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     return m == MODE_JSON ? run_json(info) : run_human(info);
 }

@@ -136,8 +136,8 @@ CUSHIM_API CUresult cushim_device_synchronize(void) {
     return CUDA_SUCCESS;
 }
 
-CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
-                                                         int *greatest) {
+CUSHIM_API CUresult cushim_context_stream_priority_range(int *least, int *greatest,
+                                                         cushim_context *ctx) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (least == NULL && greatest == NULL) {

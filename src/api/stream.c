@@ -191,7 +191,7 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
     return CUDA_SUCCESS;
 }
 
-CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user) {
+CUSHIM_API CUresult cushim_stream_launch_host_func(cushim_stream *s, CUhostFn fn, void *user) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
     if (r != CUDA_SUCCESS) {
         return bad_stream(r, s,

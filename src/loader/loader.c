@@ -301,7 +301,7 @@ CUSHIM_API CUresult cushim_init(void) {
     return init_slow();
 }
 
-CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void) {
+CUSHIM_API const cushim_driver_info *cushim_driver_state(void) {
     cushim_init();
     return &info;
 }

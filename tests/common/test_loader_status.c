@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     CUresult r = cushim_init();
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     CHECK(strcmp(driver_status_token(info->status), argv[1]) == 0, "status %s, expected %s",
           driver_status_token(info->status), argv[1]);
     CHECK(strcmp(cushim_error_name(r), argv[2]) == 0, "cushim_init returned %s, expected %s",

@@ -36,7 +36,7 @@ static int newest_typedef_version(const char *base) {
 
 static void test_every_entry_asked_and_accounted_for(void **state) {
     (void)state;
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     assert_int_equal(info->status, CUSHIM_DRIVER_LOADED);
     assert_int_equal(info->entries_total, CUSHIM_TABLE_ENTRIES);
     /* Entries that share a base name (cuCtxSynchronize and cuCtxSynchronize_v2) are asked under

@@ -176,7 +176,7 @@ static void test_event_and_stream_of_other_contexts(void **state) {
 static void test_priorities(void **state) {
     (void)state;
     int least = 0, greatest = 0;
-    assert_ok(cushim_context_stream_priority_range(ctx, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, ctx));
     assert_true(greatest < least);
     cushim_stream *hi = NULL, *lo = NULL, *bad = (cushim_stream *)&bad;
     assert_ok(cushim_stream_create(&hi, ctx, 0, greatest));
@@ -190,7 +190,7 @@ static void test_priorities(void **state) {
     int p = 0;
     assert_ok(cushim_driver()->cuStreamGetPriority(cushim_stream_raw(hi), &p));
     assert_int_equal(p, greatest);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_stream_priority_range(ctx, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_stream_priority_range(NULL, NULL, ctx));
     cushim_stream_release(hi);
     cushim_stream_release(lo);
 }
@@ -220,7 +220,7 @@ static void test_null_stream_rule(void **state) {
     assert_non_null(strstr(cushim_last_error(), "cushim_context_synchronize(ctx)"));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_query(NULL));
     assert_non_null(strstr(cushim_last_error(), "cushim_event_record(e, NULL)"));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_host_func(NULL, host_nothing, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_launch_host_func(NULL, host_nothing, NULL));
     assert_non_null(strstr(cushim_last_error(), "a host function needs a stream"));
     /* What the sentences advise works: the default stream's work is waited for. */
     assert_cu(CUDA_ERROR_NOT_READY, cushim_event_query(e));
