@@ -47,6 +47,17 @@ cc -std=c11 -Wall -Wextra -pedantic -Werror "$src/tests/consumer/project/dropin.
   -o "$stage/dropin"
 LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/dropin"
 if readelf -d "$stage/dropin" | grep -q 'libcuda'; then echo "drop-in linked to libcuda"; exit 1; fi
+# A leftover -I of the toolkit's include directory before cushim-cuda's flags: <cuda.h> is the
+# toolkit's, and the link must fail saying so (the README, "Troubleshooting"), not only with
+# "undefined reference to cuInit".
+toolkit=$(PKG_CONFIG_PATH="$pc" pkg-config --define-variable=prefix="$root" --cflags-only-I cushim |
+  tr ' ' '\n' | grep '^-I' | grep -v "^-I$root" | tail -n 1)
+if cc -std=c11 "$toolkit" "$src/tests/consumer/project/dropin.c" $flags -o "$stage/bypassed" \
+  >"$stage/bypassed.log" 2>&1; then
+  echo "a program compiled with the toolkit's cuda.h ($toolkit first) linked"; exit 1
+fi
+grep -E "cuda_h_was_the_toolkits_not_cushims_dropin|not cushim's drop-in" "$stage/bypassed.log" ||
+  { cat "$stage/bypassed.log"; echo "the failed link does not say that the drop-in was bypassed"; exit 1; }
 c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ "$src/tests/consumer/project/dropin.c" \
   $flags -o "$stage/dropin-cxx"
 LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/dropin-cxx"
