@@ -52,11 +52,13 @@ if readelf -d "$stage/dropin" | grep -q 'libcuda'; then echo "drop-in linked to 
 # "undefined reference to cuInit".
 toolkit=$(PKG_CONFIG_PATH="$pc" pkg-config --define-variable=prefix="$root" --cflags-only-I cushim |
   tr ' ' '\n' | grep '^-I' | grep -v "^-I$root" | tail -n 1)
-if cc -std=c11 "$toolkit" "$src/tests/consumer/project/dropin.c" $flags -o "$stage/bypassed" \
-  >"$stage/bypassed.log" 2>&1; then
+printf '#include <cuda.h>\nint main(void) { return cuInit(0) == CUDA_SUCCESS ? 0 : 1; }\n' \
+  >"$stage/bypassed.c"
+if cc -std=c11 "$toolkit" "$stage/bypassed.c" $flags -o "$stage/bypassed" >"$stage/bypassed.log" 2>&1; then
   echo "a program compiled with the toolkit's cuda.h ($toolkit first) linked"; exit 1
 fi
-grep -E "cuda_h_was_the_toolkits_not_cushims_dropin|not cushim's drop-in" "$stage/bypassed.log" ||
+cat "$stage/bypassed.log"
+grep -qE "cuda_h_was_the_toolkits_not_cushims_dropin|not cushim's drop-in" "$stage/bypassed.log" ||
   { cat "$stage/bypassed.log"; echo "the failed link does not say that the drop-in was bypassed"; exit 1; }
 c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ "$src/tests/consumer/project/dropin.c" \
   $flags -o "$stage/dropin-cxx"

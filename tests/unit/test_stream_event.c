@@ -241,6 +241,32 @@ static void test_migration_device_synchronize(void **state) {
     cushim_context_release(primary);
 }
 
+/* The README's "When a call fails": a failed create writes NULL to its out-parameter, so a
+ * replacement goes through a variable of its own (the marked lines are the README's). */
+static void test_failed_create_writes_null(void **state) {
+    (void)state;
+    /* README: begin */
+    cushim_stream *s = NULL, *t = NULL;
+    cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0); /* s: a live stream */
+    /* Replacing s: create into a variable of its own, and replace s only on success. */
+    if (cushim_stream_create(&t, ctx, 0x80, 0) == CUDA_SUCCESS) { /* 0x80: not a stream flag */
+        cushim_stream_release(s);
+        s = t;
+    } else {
+        fprintf(stderr, "%s\n", cushim_last_error()); /* t is NULL; s is still the live stream */
+    }
+    /* Not cushim_stream_create(&s, ...): failing, it would set s to NULL, losing the stream. */
+    /* README: end */
+    assert_null(t);
+    assert_non_null(s);
+    assert_ok(cushim_stream_query(s));
+    /* What the README warns of. */
+    cushim_stream *live = s;
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_create(&s, ctx, 0x80, 0));
+    assert_null(s);
+    cushim_stream_release(live);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_query_not_ready_then_success, setup, teardown),
@@ -255,6 +281,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_device_synchronize_needs_a_current_context, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_null_stream_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_create_writes_null, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migration_device_synchronize, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
