@@ -195,8 +195,17 @@ CUSHIM_API void cushim_log_set_handler(cushim_log_fn fn, void *user, cushim_log_
  * Contexts. A function that needs a context current makes the object's context current for the
  * call and puts the thread's previous one (or none) back afterwards, on success and on failure.
  * Releases make no switch: the driver destroys events, streams, modules, libraries, graphs and
- * graph executables with any context current or none (checked on an H200, driver 580). A NULL
- * stream means the default stream of the object's context. */
+ * graph executables with any context current or none (checked on an H200, driver 580).
+ *
+ * A NULL stream, the one rule: it means the default stream of a context, and so is taken only
+ * where another argument gives that context. cushim_launch (the function's), cushim_event_record
+ * and cushim_stream_wait_event (the event's), cushim_graph_exec_launch and _upload (the
+ * executable's) take NULL for that default stream, as the runtime's 0 stream. A function whose
+ * only object is the stream has no context to take it from, so there a NULL stream is
+ * CUDA_ERROR_INVALID_VALUE, with a sentence saying what to call instead:
+ * cushim_stream_synchronize (use cushim_context_synchronize), cushim_stream_query (record an
+ * event on the default stream and query that), cushim_stream_begin_capture and _end_capture (the
+ * legacy default stream cannot be captured), cushim_stream_launch_host_func. */
 
 typedef struct cushim_context cushim_context;
 typedef struct cushim_stream cushim_stream;
@@ -224,8 +233,10 @@ CUSHIM_API void cushim_context_release(cushim_context *ctx);
  * asynchronous error (CUDA_ERROR_LAUNCH_FAILED, ...). */
 CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx);
 /* Waits for all work in the calling thread's current context. Returns cushim_init()'s result
- * without a driver, and CUDA_ERROR_INVALID_CONTEXT from the driver when no context is current;
- * CUDA_SUCCESS when the work is done. */
+ * without a driver, and CUDA_ERROR_INVALID_CONTEXT from the driver when no context is current
+ * (as right after cushim_context_primary, which makes none current: for the runtime's
+ * cudaDeviceSynchronize, call cushim_context_synchronize(ctx)); CUDA_SUCCESS when the work is
+ * done. */
 CUSHIM_API CUresult cushim_device_synchronize(void);
 /* The context's range of stream priorities. Lower numbers are higher priorities: *least is the
  * lowest priority (numerically the greatest) and *greatest the highest (numerically the
@@ -305,12 +316,16 @@ CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s);
 /* Drops a reference; the last destroys the stream (no context switch is needed) or keeps it for
  * recycling (a wrapped one is left to its owner), and releases its context. */
 CUSHIM_API void cushim_stream_release(cushim_stream *s);
-/* Waits for all work queued in s. CUDA_SUCCESS, or the driver's code (an earlier asynchronous
- * error of that work; CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, which invalidates
- * the capture). */
+/* Waits for all work queued in s. s NULL is CUDA_ERROR_INVALID_VALUE (see "A NULL stream":
+ * cushim_context_synchronize waits for a context's default stream). CUDA_SUCCESS, or the
+ * driver's code: an earlier asynchronous error of that work, or
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, with a sentence saying that s is
+ * capturing, that its work is recorded rather than run, and that the driver has invalidated the
+ * capture (cushim_stream_end_capture then ends it with no graph). */
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s);
 /* CUDA_SUCCESS when all work is done, CUDA_ERROR_NOT_READY while some is pending (which sets no
- * error), or the driver's code. */
+ * error), or the driver's code (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, as for
+ * cushim_stream_synchronize). s NULL is CUDA_ERROR_INVALID_VALUE (see "A NULL stream"). */
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s);
 /* Makes future work in s wait for the last record of e; flags are cuStreamWaitEvent's. s NULL:
  * the default stream of e's context; s and e may belong to different contexts. An event with no
@@ -470,9 +485,11 @@ typedef struct cushim_dim3 {
     CUSHIM__DIM3_PICK(__VA_ARGS__, CUSHIM__DIM3_3, CUSHIM__DIM3_2, CUSHIM__DIM3_1, _)(__VA_ARGS__)
 
 /* A launch's shape and, after the first four fields, its launch attributes. Every attribute is
- * off when zero, so a config that names only the first fields launches as it always did. Use
- * designated initialisers ({.grid = ..., .block = ...}): a positional {grid, block, smem, stream}
- * still means the same launch, but -Wextra warns that the later fields are left out.
+ * off when zero, so a config that names only the first fields launches as it always did. Make
+ * one with cushim_launch_config_make(grid, block), below, and set further fields after: that
+ * compiles without a warning in C and every C++. (Designated initialisers are C++20 only, and
+ * there, as a positional {grid, block, smem, stream} anywhere, -Wextra warns that the later
+ * fields are left out.)
  *
  * A config with any attribute set is launched through cuLaunchKernelEx, with one
  * CUlaunchAttribute for each; one with none through cuLaunchKernel as before (or
@@ -500,6 +517,19 @@ typedef struct cushim_launch_config {
      * kernel triggers it (griddepcontrol), on devices that support it. */
     bool programmatic_serialization : 1;
 } cushim_launch_config;
+
+/* A config of grid and block, every other field zero: no dynamic shared memory, the default
+ * stream, no launch attribute. The one spelling that compiles without a warning in C11 and in
+ * C++11 to C++23 under -Wall -Wextra -pedantic, with gcc and clang:
+ *     cushim_launch_config cfg = cushim_launch_config_make(CUSHIM_DIM3(n / 64), CUSHIM_DIM3(64));
+ *     cfg.stream = s;               (then any other field: cfg.cluster = CUSHIM_DIM3(2), ...)
+ * Defined here, so it calls nothing in the library and cannot fail: it returns no code. */
+static inline cushim_launch_config cushim_launch_config_make(cushim_dim3 grid, cushim_dim3 block) {
+    /* Every field named: a field added later and missed here is a -Wextra warning in the
+     * headers suite. */
+    cushim_launch_config cfg = {grid, block, 0, NULL, {0, 0, 0}, 0, false, false, false};
+    return cfg;
+}
 
 /* Launches f. params is what cuLaunchKernel takes: an array of pointers to each argument.
  * Zero or oversized dimensions, too many threads per block and too much shared memory are

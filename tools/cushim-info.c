@@ -1,11 +1,12 @@
 /* cushim-info: prints the CUDA driver that cushim loads, its status, and each device.
  *
- * Usage: cushim-info [--json] [--help]
+ * Usage: cushim-info [--json] [--help] [--version]
  *
  * Exit codes:
  *   0  a driver is loaded and it has at least one device;
- *   1  no usable driver: not found, NVIDIA's stub, too old, or cuInit failed (the reason goes to
- *      stderr, or into the JSON "message" with --json);
+ *   1  no usable driver: not found, NVIDIA's stub, too old, or cuInit failed (the reason is the
+ *      "message" line of the report, or the JSON "message" with --json; stderr says which case
+ *      it is in one line, without repeating the reason);
  *   2  bad usage, such as an unknown option;
  *   3  a driver is loaded but it has no device, or its devices could not be enumerated.
  *
@@ -34,7 +35,7 @@ enum {
 #define KEY_WIDTH 36
 
 static const char usage_text[] =
-    "Usage: cushim-info [--json] [--help]\n"
+    "Usage: cushim-info [--json] [--help] [--version]\n"
     "\n"
     "Prints the CUDA driver that cushim loads (its status, library, versions and resolved\n"
     "entries; on cushim's mock driver, how many entries it implements) and the properties\n"
@@ -43,6 +44,7 @@ static const char usage_text[] =
     "Options:\n"
     "  --json      print one JSON object instead of text\n"
     "  -h, --help  print this help and exit\n"
+    "  --version   print cushim-info's version, and the CUDA headers it was built with\n"
     "\n"
     "Environment:\n"
     "  CUSHIM_DRIVER  absolute path of the driver library to load, instead of searching\n"
@@ -50,8 +52,8 @@ static const char usage_text[] =
     "\n"
     "Exit codes:\n"
     "  0  a driver is loaded and it has at least one device\n"
-    "  1  no usable driver (not found, stub, too old, init failed); the reason is on stderr,\n"
-    "     or in the JSON \"message\" with --json\n"
+    "  1  no usable driver (not found, stub, too old, init failed); the reason is on the\n"
+    "     \"message\" line, or in the JSON \"message\" with --json\n"
     "  2  bad usage, such as an unknown option\n"
     "  3  a driver is loaded but it has no device, or the devices could not be enumerated\n";
 
@@ -182,10 +184,11 @@ static int run_human(const cushim_driver_info *info) {
     if (info->status != CUSHIM_DRIVER_LOADED) {
         char words[32];
         fflush(stdout);
-        fprintf(stderr, "cushim-info: no usable CUDA driver (%s): ",
+        /* The reason is the report's "message" line: said once, not again here. */
+        fprintf(stderr,
+                "cushim-info: no usable CUDA driver (%s); the reason is on the message "
+                "line above\n",
                 driver_status_words(info->status, words, sizeof words));
-        put_clean(stderr, info->message ? info->message : "");
-        fputc('\n', stderr);
         return RC_NO_DRIVER;
     }
     const cushim_driver_table *drv = cushim_driver();
@@ -320,16 +323,18 @@ static int run_json(const cushim_driver_info *info) {
 /* Command line                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef enum mode { MODE_HUMAN, MODE_JSON, MODE_HELP } mode;
+typedef enum mode { MODE_HUMAN, MODE_JSON, MODE_HELP, MODE_VERSION } mode;
 
 /* Returns false, after telling stderr why, on any argument it does not know. */
 static bool parse_args(int argc, char **argv, mode *out) {
-    bool json_wanted = false, help = false;
+    bool json_wanted = false, help = false, version = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json_wanted = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             help = true;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            version = true;
         } else {
             fputs("cushim-info: unknown argument '", stderr);
             put_clean(stderr, argv[i]);
@@ -337,7 +342,7 @@ static bool parse_args(int argc, char **argv, mode *out) {
             return false;
         }
     }
-    *out = help ? MODE_HELP : json_wanted ? MODE_JSON : MODE_HUMAN;
+    *out = help ? MODE_HELP : version ? MODE_VERSION : json_wanted ? MODE_JSON : MODE_HUMAN;
     return true;
 }
 
@@ -349,6 +354,13 @@ int main(int argc, char **argv) {
     }
     if (m == MODE_HELP) {
         fputs(usage_text, stdout);
+        return RC_OK;
+    }
+    if (m == MODE_VERSION) {
+        char headers[32];
+        if (!format_version(headers, sizeof headers, CUDA_VERSION)) headers[0] = '\0';
+        printf("cushim-info %d.%d.%d (CUDA %s headers, %d)\n", CUSHIM_VERSION_MAJOR,
+               CUSHIM_VERSION_MINOR, CUSHIM_VERSION_PATCH, headers, CUDA_VERSION);
         return RC_OK;
     }
     const cushim_driver_info *info = cushim_driver_state();

@@ -128,7 +128,10 @@ CUSHIM_API CUresult cushim_device_synchronize(void) {
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "%s: cuCtxSynchronize failed with %s%s", __func__,
                             cushim_error_name(r),
-                            r == CUDA_ERROR_INVALID_CONTEXT ? " (no context is current)" : "");
+                            r == CUDA_ERROR_INVALID_CONTEXT
+                                ? " (no context is current; cushim_context_primary makes none "
+                                  "current, and cushim_context_synchronize(ctx) needs none)"
+                                : "");
     }
     return CUDA_SUCCESS;
 }

@@ -3,13 +3,15 @@
 
 Usage: check-info-json.py PROGRAM [ARGS...] [--expect-exit N] [--expect-status WORD]
                           [--expect-in-message TEXT] [--expect-stdout TEXT]
-                          [--expect-stderr TEXT] [--expect-mock LIST_MD] [--no-json]
+                          [--expect-stderr TEXT] [--expect-mock LIST_MD]
+                          [--expect-once TEXT] [--no-json]
 
 The options above are taken by this script wherever they appear; every other argument goes to
 PROGRAM, in order. Without --no-json, stdout must be exactly one JSON object with the fields
 cushim-info documents. --expect-mock takes the mock's generated list of entries
 (mock-entries.md): the driver must be that mock, and cushim-info must give the list's "N of M"
-figures, in "mock" of the JSON or on the "mock driver" line of the text. Exits 0 when every
+figures, in "mock" of the JSON or on the "mock driver" line of the text. --expect-once: TEXT
+occurs exactly once in stdout and stderr together (a reason said once). Exits 0 when every
 check passes, 1 (with the reason) otherwise.
 """
 
@@ -28,10 +30,11 @@ def parse(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     opts = {"exit": 0, "status": None, "in_message": None, "stdout": None, "stderr": None,
-            "mock": None, "json": True}
+            "mock": None, "once": None, "json": True}
     takes_value = {"--expect-exit": "exit", "--expect-status": "status",
                    "--expect-in-message": "in_message", "--expect-stdout": "stdout",
-                   "--expect-stderr": "stderr", "--expect-mock": "mock"}
+                   "--expect-stderr": "stderr", "--expect-mock": "mock",
+                   "--expect-once": "once"}
     program, rest, args = argv[1], argv[2:], []
     i = 0
     while i < len(rest):
@@ -113,6 +116,10 @@ def main():
         fail("stdout does not contain %r" % opts["stdout"])
     if opts["stderr"] is not None and opts["stderr"].encode() not in p.stderr:
         fail("stderr does not contain %r" % opts["stderr"])
+    if opts["once"] is not None:
+        seen = (p.stdout + p.stderr).count(opts["once"].encode())
+        if seen != 1:
+            fail("%r occurs %d times in stdout and stderr, expected once" % (opts["once"], seen))
     if opts["json"]:
         check_json(p.stdout, opts, fail)
     elif opts["mock"] is not None:

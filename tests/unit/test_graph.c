@@ -164,11 +164,22 @@ static void test_invalidated_capture(void **state) {
     assert_cu(CUDA_ERROR_ILLEGAL_STATE, cushim_stream_end_capture(&g, s));
     ASSERT_SAID("is not capturing");
 
-    /* cushim's own synchronize, the same. */
+    /* cushim's own synchronize, the same; its sentence says that the stream is capturing and
+     * what that means, not only the code. */
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cushim_stream_synchronize(s));
+    ASSERT_SAID("cushim_stream_synchronize: ");
+    ASSERT_SAID("is capturing (cushim_stream_begin_capture)");
+    ASSERT_SAID("recorded into a graph, not run");
+    ASSERT_SAID("invalidated");
     assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
     assert_int_equal(mock.live(CUSHIM_MOCK_GRAPH), 0);
+    /* And its query. */
+    assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cushim_stream_query(s));
+    ASSERT_SAID("cushim_stream_query: ");
+    ASSERT_SAID("is capturing");
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
 
     /* The captured host function never ran; the stream runs new work. */
     assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)2));
