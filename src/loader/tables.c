@@ -82,6 +82,7 @@ unsigned cushim__resolve_tables(void *gpa2, void *gpa1, int driver_version) {
             if (resolved[mode][o->index]) set_slot(mode, o->index, fn);
         }
     }
+    cushim__tables_changed(true);
     return count;
 }
 
@@ -93,6 +94,7 @@ void cushim__reset_tables(void) {
         memcpy(modes[m]->live, modes[m]->lazy, sizeof(cushim_driver_table));
     }
     memset(resolved, 0, sizeof resolved);
+    cushim__tables_changed(false);
 }
 
 static int find_entry(const char *name) {

@@ -2,6 +2,8 @@
 #ifndef CUSHIM_LOADER_TABLES_H
 #define CUSHIM_LOADER_TABLES_H
 
+#include <stdbool.h>
+
 #include "loader/table.h"
 
 /* Fills both tables from the driver's cuGetProcAddress (gpa2: the _v2 ABI, else gpa1): every
@@ -12,5 +14,10 @@ unsigned cushim__resolve_tables(void *gpa2, void *gpa1, int driver_version);
 
 /* Both tables back to their lazy stubs, nothing resolved. */
 void cushim__reset_tables(void);
+
+/* Told after the tables are filled (true) or reset to their lazy stubs (false). Defined by the
+ * layer above (src/trace/slots.c), which swaps slots for hooked wrappers; the loader includes
+ * nothing of it. */
+void cushim__tables_changed(bool filled);
 
 #endif
