@@ -43,7 +43,7 @@ SEQUENCE = [
     ("cuModuleUnload", None, "CUDA_SUCCESS", {"hmod": "<module>"}),
     ("cuDevicePrimaryCtxRelease", None, "CUDA_SUCCESS", {"dev": "0"}),
 ]
-STREAM_CALLS = 5  # calls above with a stream argument
+STREAM_CALLS = 7  # calls above with a stream argument
 
 checks = 0
 
@@ -141,7 +141,7 @@ def check_timeline(path, handles, ptx, per_thread):
     ok(len(flows) == STREAM_CALLS, "a flow event per call on a stream: %d" % len(flows))
     ids = {f["id"] for f in flows}
     ok(ids == {handles["s1"], handles["s2"]}, "the flows are the two streams: %s" % ids)
-    ok(sorted(f["ph"] for f in flows) == ["s", "s", "t", "t", "t"],
+    ok(sorted(f["ph"] for f in flows) == ["s"] * 2 + ["t"] * (STREAM_CALLS - 2),
        "each stream's flow starts once and steps after")
 
 
@@ -162,6 +162,7 @@ def check_summary(text, per_thread):
 
 def main():
     case, program, ptx = sys.argv[1:4]
+    program = os.path.abspath(program)
     per_thread = "--per-thread" in sys.argv
     ptx = os.path.abspath(ptx)
     with tempfile.TemporaryDirectory() as tmp:

@@ -65,8 +65,8 @@ static void test_an_entry_hook_sees_its_entry_only_also_from_cushim(void **state
     (void)state;
     seen s = {0};
     unsigned long long id;
-    /* By a symbol: the same entry as cuStreamCreate. */
-    assert_ok(cushim_hook_add("cuStreamCreate", NULL, record_after, &s, &id));
+    /* The entry cushim_stream_create calls. */
+    assert_ok(cushim_hook_add("cuStreamCreateWithPriority", NULL, record_after, &s, &id));
     cushim_context *ctx;
     cushim_stream *st;
     assert_ok(cushim_context_create(&ctx, 0, 0));
