@@ -669,7 +669,6 @@ CUSHIM_API CUresult cushim_graph_exec_update(cushim_graph_exec *x, cushim_graph 
  * NULL; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user);
 
-
 /* ------------------------------------------------------------------------------------------ */
 /* Hooks and tracing                                                                          */
 /* ------------------------------------------------------------------------------------------ */

@@ -7,37 +7,51 @@
 #include "trace/entry_info.h"
 #include "trace/format.h"
 
-void cushim__put(cushim__text *t, const char *s) {
-    size_t n = strlen(s);
+static void put_n(cushim__text *t, const char *s, size_t n) {
     if (n > t->cap - t->len) n = t->cap - t->len;
     memcpy(t->p + t->len, s, n);
     t->len += n;
 }
+
+void cushim__put(cushim__text *t, const char *s) { put_n(t, s, strlen(s)); }
 
 void cushim__put_char(cushim__text *t, char c) {
     if (t->len < t->cap) t->p[t->len++] = c;
 }
 
 void cushim__put_u64(cushim__text *t, unsigned long long v) {
+    static const char pairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233"
+        "34353637383940414243444546474849505152535455565758596061626364656667"
+        "6869707172737475767778798081828384858687888990919293949596979899";
     char d[24];
-    int n = 0;
-    do {
-        d[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0) cushim__put_char(t, d[--n]);
+    int n = 24;
+    while (v >= 100) {
+        unsigned k = (unsigned)(v % 100) * 2;
+        v /= 100;
+        d[--n] = pairs[k + 1];
+        d[--n] = pairs[k];
+    }
+    if (v >= 10) {
+        d[--n] = pairs[v * 2 + 1];
+        d[--n] = pairs[v * 2];
+    } else {
+        d[--n] = (char)('0' + v);
+    }
+    put_n(t, d + n, (size_t)(24 - n));
 }
 
 void cushim__put_hex(cushim__text *t, unsigned long long v) {
     static const char digits[] = "0123456789abcdef";
-    char d[16];
-    int n = 0;
+    char d[18];
+    int n = 18;
     do {
-        d[n++] = digits[v & 15];
+        d[--n] = digits[v & 15];
         v >>= 4;
     } while (v != 0);
-    cushim__put(t, "0x");
-    while (n > 0) cushim__put_char(t, d[--n]);
+    d[--n] = 'x';
+    d[--n] = '0';
+    put_n(t, d + n, (size_t)(18 - n));
 }
 
 void cushim__put_us(cushim__text *t, unsigned long long ns) {

@@ -53,8 +53,8 @@ static bool covers(unsigned long long s, unsigned index) {
 static void call_if(record *r, unsigned long long s, bool before, const cushim_hook_call *c) {
     atomic_fetch_add(&r->inflight, 1);
     if (atomic_load(&r->state) == s) {
-        cushim_hook_fn fn = atomic_load_explicit(before ? &r->before : &r->after,
-                                                 memory_order_relaxed);
+        cushim_hook_fn fn =
+            atomic_load_explicit(before ? &r->before : &r->after, memory_order_relaxed);
         fn(c, atomic_load_explicit(&r->user, memory_order_relaxed));
     }
     atomic_fetch_sub(&r->inflight, 1);

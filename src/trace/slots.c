@@ -15,8 +15,7 @@
 
 static const cushim__mode_tables *const tables[2] = {&cushim__legacy_tables,
                                                      &cushim__per_thread_tables};
-static const cushim__hook_mode *const hooked[2] = {&cushim__hook_legacy,
-                                                   &cushim__hook_per_thread};
+static const cushim__hook_mode *const hooked[2] = {&cushim__hook_legacy, &cushim__hook_per_thread};
 static atomic_bool filled;
 
 static void **slot_of(const void *table, unsigned i) {

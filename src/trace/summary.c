@@ -73,8 +73,7 @@ size_t cushim__summary_print(char *buf, size_t cap) {
         unsigned long long calls = atomic_load(&s->calls), total = atomic_load(&s->total);
         w = snprintf(buf + len, cap - len, "%-40s %10llu %12.3f %10.3f %10.3f %10.3f %8llu\n",
                      m ? e->ptds_symbol : e->name, calls, us(total), us(total) / (double)calls,
-                     us(atomic_load(&s->min)), us(atomic_load(&s->max)),
-                     atomic_load(&s->errors));
+                     us(atomic_load(&s->min)), us(atomic_load(&s->max)), atomic_load(&s->errors));
         if (w > 0) len += (size_t)w;
     }
     return len < cap ? len : cap;

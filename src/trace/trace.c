@@ -30,12 +30,12 @@ typedef struct config {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static config cfg;
-static bool running;         /* under lock */
+static bool running; /* under lock */
 static unsigned long long hook_id;
-static int file_fd = -1;     /* the file, for the timeline or the calls; -1 when none */
-static int calls_fd = -1;    /* stderr, or file_fd */
-static atomic_bool reopen;   /* a forked child: the parent's file is not this process's */
-static bool first_event;     /* no timeline event written yet */
+static int file_fd = -1;      /* the file, for the timeline or the calls; -1 when none */
+static int calls_fd = -1;     /* stderr, or file_fd */
+static atomic_bool reopen;    /* a forked child: the parent's file is not this process's */
+static bool first_event;      /* no timeline event written yet */
 static unsigned long long t0; /* the timeline's zero */
 static char out[1 << 16];
 static size_t out_len;
@@ -43,10 +43,41 @@ static bool forked_child;
 static atomic_bool warn_pending;
 static char warning[PATH_MAX + 128];
 static _Thread_local long tid_cache;
+static long pid_cache; /* getpid() is a system call; the atfork handler resets this */
+
+static _Thread_local char ids[80]; /* ,"pid":P,"tid":T for this thread's events */
+static _Thread_local size_t ids_len;
 
 static long tid(void) {
-    if (tid_cache == 0) tid_cache = (long)syscall(SYS_gettid);
+    if (tid_cache == 0) {
+        tid_cache = (long)syscall(SYS_gettid);
+        ids_len = 0;
+    }
     return tid_cache;
+}
+
+static long pid(void) {
+    long p = __atomic_load_n(&pid_cache, __ATOMIC_RELAXED);
+    if (p == 0) {
+        p = (long)getpid();
+        __atomic_store_n(&pid_cache, p, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
+/* The event's pid and tid, formatted once per thread (and again in a forked child). */
+static void put_ids(cushim__text *t) {
+    (void)tid();
+    if (ids_len == 0) {
+        cushim__text i = {ids, 0, sizeof ids - 1};
+        cushim__put(&i, ",\"pid\":");
+        cushim__put_u64(&i, (unsigned long long)pid());
+        cushim__put(&i, ",\"tid\":");
+        cushim__put_u64(&i, (unsigned long long)tid());
+        ids_len = i.len;
+    }
+    ids[ids_len] = '\0';
+    cushim__put(t, ids);
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -100,8 +131,8 @@ static bool open_file_locked(void) {
     file_name(name, sizeof name);
     file_fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (file_fd < 0) {
-        snprintf(warning, sizeof warning, "CUSHIM_TRACE: cannot open the trace file %s (%s)",
-                 name, strerror(errno));
+        snprintf(warning, sizeof warning, "CUSHIM_TRACE: cannot open the trace file %s (%s)", name,
+                 strerror(errno));
         return false;
     }
     if (cfg.timeline) append_locked("[\n", 2);
@@ -125,6 +156,15 @@ static void put_stream(cushim__text *t, const cushim_hook_call *c, CUstream s, b
     cushim__put_hex(t, v);
 }
 
+/* The stream as one word: the per-thread default stream of each thread apart. */
+static uintptr_t stream_key(const cushim_hook_call *c, CUstream s) {
+    uintptr_t v = (uintptr_t)s;
+    if (v == (uintptr_t)CU_STREAM_PER_THREAD || (v == 0 && c->per_thread)) {
+        return ((uintptr_t)tid() << 2) | 2;
+    }
+    return v == (uintptr_t)CU_STREAM_LEGACY ? 0 : v;
+}
+
 static uintptr_t seen[1024]; /* streams that have a flow already; under lock */
 
 /* Whether this is the first call seen on the stream whose id is key (a hash of it). */
@@ -145,17 +185,13 @@ static void timeline_event(const cushim_hook_call *c, const char *name) {
     cushim__text t = {ev, 0, sizeof ev};
     unsigned long long start = c->start_ns > t0 ? c->start_ns - t0 : 0;
     unsigned long long dur = c->end_ns - c->start_ns;
-    long pid = (long)getpid();
     cushim__put(&t, "{\"name\":\"");
     cushim__put(&t, name);
-    cushim__put(&t, "\",\"cat\":\"driver\",\"ph\":\"X\",\"ts\":");
+    cushim__put(&t, "\",\"ph\":\"X\",\"ts\":");
     cushim__put_us(&t, start);
     cushim__put(&t, ",\"dur\":");
     cushim__put_us(&t, dur);
-    cushim__put(&t, ",\"pid\":");
-    cushim__put_u64(&t, (unsigned long long)pid);
-    cushim__put(&t, ",\"tid\":");
-    cushim__put_u64(&t, (unsigned long long)tid());
+    put_ids(&t);
     cushim__put(&t, ",\"args\":{");
     cushim__put_args(&t, c, true);
     cushim__put(&t, c->arg_count ? ",\"result\":\"" : "\"result\":\"");
@@ -163,35 +199,27 @@ static void timeline_event(const cushim_hook_call *c, const char *name) {
     cushim__put(&t, "\"}}");
     /* A flow through the calls on one stream: Perfetto draws the host-side order per stream. */
     CUstream s;
-    char id[64];
-    cushim__text it = {id, 0, sizeof id - 1};
     bool flow = cushim__call_stream(c, &s);
-    size_t flow_at = t.len;
+    size_t ph_at = 0;
+    uintptr_t key = 0;
     if (flow) {
-        put_stream(&it, c, s, false);
-        id[it.len] = '\0';
+        key = stream_key(c, s);
         cushim__put(&t, ",\n{\"name\":\"");
         put_stream(&t, c, s, true);
-        cushim__put(&t, "\",\"cat\":\"stream\",\"ph\":\"s\",\"bp\":\"e\",\"id\":\"");
-        cushim__put(&t, id);
-        cushim__put(&t, "\",\"ts\":");
+        cushim__put(&t, "\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
+        put_stream(&t, c, s, false);
+        cushim__put(&t, "\",\"ph\":\"");
+        ph_at = t.len;
+        cushim__put(&t, "s\",\"ts\":");
         cushim__put_us(&t, start + dur / 2);
-        cushim__put(&t, ",\"pid\":");
-        cushim__put_u64(&t, (unsigned long long)pid);
-        cushim__put(&t, ",\"tid\":");
-        cushim__put_u64(&t, (unsigned long long)tid());
+        put_ids(&t);
         cushim__put_char(&t, '}');
     }
     if (t.len == t.cap) return; /* cut: better no event than broken JSON */
     pthread_mutex_lock(&lock);
     if (running && !atomic_load(&reopen)) {
-        if (flow) {
-            uintptr_t key = 0;
-            for (size_t k = 0; k < it.len; k++) key = key * 131 + (unsigned char)id[k];
-            /* The first call on a stream starts its flow ("s"), the later ones step it ("t"). */
-            char *ph = strstr(ev + flow_at, "\"ph\":\"s\"");
-            if (ph != NULL && !first_on_stream_locked(key)) ph[6] = 't';
-        }
+        /* The first call on a stream starts its flow ("s"), the later ones step it ("t"). */
+        if (flow && !first_on_stream_locked(key)) ev[ph_at] = 't';
         if (!first_event) append_locked(",\n", 2);
         first_event = false;
         append_locked(ev, t.len);
@@ -366,7 +394,8 @@ void cushim__trace_from_env(void) {
     /* Said at the next driver call: this runs inside cushim_init, where no log handler may be
      * called. When nothing is traced, a hook of its own says it, once. */
     atomic_store(&warn_pending, true);
-    if (r != CUDA_ERROR_FILE_NOT_FOUND) (void)cushim__hook_install(-1, NULL, warn_once, NULL, &warn_id);
+    if (r != CUDA_ERROR_FILE_NOT_FOUND)
+        (void)cushim__hook_install(-1, NULL, warn_once, NULL, &warn_id);
 }
 
 /* The parent's buffer is written before the fork; the child starts with none, closes the
@@ -380,6 +409,7 @@ static void after_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     forked_child = true;
     tid_cache = 0;
+    __atomic_store_n(&pid_cache, 0, __ATOMIC_RELAXED);
     out_len = 0;
     if (running) {
         if (file_fd >= 0) close(file_fd);

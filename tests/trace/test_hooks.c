@@ -50,9 +50,9 @@ static void test_an_all_hook_sees_every_call_in_order(void **state) {
     assert_ok(t->cuCtxSetCurrent(NULL)); /* not seen: removed */
     assert_int_equal(s.before, 7);
     assert_int_equal(s.after, 7);
-    const char *want[] = {"cuDeviceGet", "cuDeviceGet",   "cuDevicePrimaryCtxRetain",
-                          "cuCtxSetCurrent", "cuMemAlloc", "cuMemFree",
-                          "cuDevicePrimaryCtxRelease"};
+    const char *want[] = {
+        "cuDeviceGet", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent",
+        "cuMemAlloc",  "cuMemFree",   "cuDevicePrimaryCtxRelease"};
     for (int k = 0; k < 7; k++) assert_string_equal(s.names[k], want[k]);
     assert_cu(CUDA_SUCCESS, s.results[0]);
     assert_cu(CUDA_ERROR_INVALID_DEVICE, s.results[1]);
@@ -108,11 +108,13 @@ static void test_codes(void **state) {
     unsigned long long id;
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_hook_add(NULL, record_before, NULL, NULL, NULL));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_hook_add(NULL, NULL, NULL, NULL, &id));
-    assert_cu(CUDA_ERROR_NOT_FOUND, cushim_hook_add("cuNoSuchEntry", record_before, NULL, NULL, &id));
+    assert_cu(CUDA_ERROR_NOT_FOUND,
+              cushim_hook_add("cuNoSuchEntry", record_before, NULL, NULL, &id));
     assert_non_null(strstr(cushim_last_error(), "cuNoSuchEntry"));
     assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_hook_remove(12345));
     unsigned long long ids[64];
-    for (int k = 0; k < 64; k++) assert_ok(cushim_hook_add(NULL, record_before, NULL, NULL, &ids[k]));
+    for (int k = 0; k < 64; k++)
+        assert_ok(cushim_hook_add(NULL, record_before, NULL, NULL, &ids[k]));
     assert_cu(CUDA_ERROR_OUT_OF_MEMORY, cushim_hook_add(NULL, record_before, NULL, NULL, &id));
     for (int k = 0; k < 64; k++) assert_ok(cushim_hook_remove(ids[k]));
 

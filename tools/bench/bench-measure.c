@@ -21,9 +21,18 @@ static int64_t now_ns(void) {
  * synchronize outside the timed region, so that no batch meets a queue the last one filled. */
 static CUresult run_batch(bench_env *e, const bench_op *op, bench_batch_fn fn, int n,
                           double *ns_per_op) {
+    bool around = fn == op->shim && op->shim_setup != NULL;
+    if (around) {
+        CUresult s = op->shim_setup(e);
+        if (s != CUDA_SUCCESS) return s;
+    }
     int64_t t0 = now_ns();
     CUresult r = fn(e, n);
     int64_t t1 = now_ns();
+    if (around) {
+        CUresult s = op->shim_teardown(e);
+        if (r == CUDA_SUCCESS) r = s;
+    }
     if (r == CUDA_SUCCESS && op->settle) r = cushim_stream_synchronize(e->stream);
     *ns_per_op = (double)(t1 - t0) / n / (op->per > 0 ? op->per : 1);
     return r;
