@@ -204,10 +204,11 @@ CUSHIM_API CUresult cushim_hook_remove(unsigned long long id) {
     return CUDA_SUCCESS;
 }
 
-/* A fork while another thread holds the lock would leave the child's copy locked for good. */
-static void before_fork(void) { pthread_mutex_lock(&lock); }
-static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+/* A fork while another thread holds the lock would leave the child's copy locked for good, so
+ * the child starts with a fresh one. (Not taken around the fork: the loader's and the log's
+ * locks are taken while this one is held, and holding it across fork() would order them the
+ * other way too.) An add or a remove in flight on another thread is then lost in the child. */
 static void after_fork_child(void) { pthread_mutex_init(&lock, NULL); }
 static CUSHIM__CONSTRUCTOR void hooks_register_fork(void) {
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    pthread_atfork(NULL, NULL, after_fork_child);
 }

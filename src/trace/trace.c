@@ -384,7 +384,7 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
 }
 
 void cushim__trace_from_env(void) {
-    static bool tried; /* once per process; a forked child tries again */
+    static bool tried; /* once: a forked child keeps its parent's tracer, with a file of its own */
     if (tried) return;
     tried = true;
     const char *what = getenv("CUSHIM_TRACE");
@@ -398,13 +398,9 @@ void cushim__trace_from_env(void) {
         (void)cushim__hook_install(-1, NULL, warn_once, NULL, &warn_id);
 }
 
-/* The parent's buffer is written before the fork; the child starts with none, closes the
- * parent's file and opens its own at its first call. */
-static void before_fork(void) {
-    pthread_mutex_lock(&lock);
-    flush_locked();
-}
-static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+/* The child starts with a fresh lock and an empty buffer (what the buffer held is the parent's,
+ * which the parent writes), closes its copy of the parent's file and opens its own at its first
+ * call. Nothing is taken around the fork: see hooks.c. */
 static void after_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     forked_child = true;
@@ -421,5 +417,5 @@ static void after_fork_child(void) {
     }
 }
 static CUSHIM__CONSTRUCTOR void trace_register_fork(void) {
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    pthread_atfork(NULL, NULL, after_fork_child);
 }
