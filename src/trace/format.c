@@ -7,13 +7,13 @@
 #include "trace/entry_info.h"
 #include "trace/format.h"
 
-static void put_n(cushim__text *t, const char *s, size_t n) {
+void cushim__put_n(cushim__text *t, const char *s, size_t n) {
     if (n > t->cap - t->len) n = t->cap - t->len;
     memcpy(t->p + t->len, s, n);
     t->len += n;
 }
 
-void cushim__put(cushim__text *t, const char *s) { put_n(t, s, strlen(s)); }
+void cushim__put(cushim__text *t, const char *s) { cushim__put_n(t, s, strlen(s)); }
 
 void cushim__put_char(cushim__text *t, char c) {
     if (t->len < t->cap) t->p[t->len++] = c;
@@ -38,29 +38,30 @@ void cushim__put_u64(cushim__text *t, unsigned long long v) {
     } else {
         d[--n] = (char)('0' + v);
     }
-    put_n(t, d + n, (size_t)(24 - n));
+    cushim__put_n(t, d + n, (size_t)(24 - n));
 }
 
 void cushim__put_hex(cushim__text *t, unsigned long long v) {
     static const char digits[] = "0123456789abcdef";
     char d[18];
     int n = 18;
-    do {
+    while (v > 0xff) {
         d[--n] = digits[v & 15];
-        v >>= 4;
-    } while (v != 0);
+        d[--n] = digits[(v >> 4) & 15];
+        v >>= 8;
+    }
+    d[--n] = digits[v & 15];
+    if (v > 15) d[--n] = digits[v >> 4];
     d[--n] = 'x';
     d[--n] = '0';
-    put_n(t, d + n, (size_t)(18 - n));
+    cushim__put_n(t, d + n, (size_t)(18 - n));
 }
 
 void cushim__put_us(cushim__text *t, unsigned long long ns) {
     cushim__put_u64(t, ns / 1000);
     unsigned f = (unsigned)(ns % 1000);
-    cushim__put_char(t, '.');
-    cushim__put_char(t, (char)('0' + f / 100));
-    cushim__put_char(t, (char)('0' + f / 10 % 10));
-    cushim__put_char(t, (char)('0' + f % 10));
+    char d[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10)};
+    cushim__put_n(t, d, 4);
 }
 
 static unsigned long long read_unsigned(const void *p, unsigned size) {
@@ -89,14 +90,14 @@ static void put_signed(cushim__text *t, long long v) {
 /* A user's string, quoted and cut at 64 characters; escaped for JSON inside a JSON string. */
 static void put_string(cushim__text *t, const char *s, bool json) {
     if (s == NULL) {
-        cushim__put(t, "NULL");
+        CUSHIM__PUT_LIT(t, "NULL");
         return;
     }
     cushim__put(t, json ? "\\\"" : "\"");
     for (int n = 0; s[n] != '\0'; n++) {
         unsigned char c = (unsigned char)s[n];
         if (n == 64) {
-            cushim__put(t, "...");
+            CUSHIM__PUT_LIT(t, "...");
             break;
         }
         if (c == '"' || c == '\\') {
@@ -174,7 +175,7 @@ static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *
         cushim__put_char(t, ')');
         break;
     case CUSHIM__ARG_RESULT: cushim__put(t, cushim_error_name(*(const CUresult *)p)); break;
-    default: cushim__put(t, "{...}"); break;
+    default: CUSHIM__PUT_LIT(t, "{...}"); break;
     }
 }
 
@@ -184,13 +185,20 @@ void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json) {
     for (unsigned k = 0; k < e->count && k < c->arg_count; k++) {
         const cushim__trace_arg *a = &e->args[k];
         if (a->kind == CUSHIM__ARG_GROUPED) continue;
-        if (!first) cushim__put(t, json ? "," : ", ");
+        if (json) {
+            if (!first) cushim__put_char(t, ',');
+            cushim__put_char(t, '"');
+            cushim__put(t, a->name);
+            CUSHIM__PUT_LIT(t, "\":\"");
+            put_value(t, a, c->args, k, true);
+            cushim__put_char(t, '"');
+        } else {
+            if (!first) CUSHIM__PUT_LIT(t, ", ");
+            cushim__put(t, a->name);
+            cushim__put_char(t, '=');
+            put_value(t, a, c->args, k, false);
+        }
         first = false;
-        if (json) cushim__put_char(t, '"');
-        cushim__put(t, a->name);
-        cushim__put(t, json ? "\":\"" : "=");
-        put_value(t, a, c->args, k, json);
-        if (json) cushim__put_char(t, '"');
     }
 }
 

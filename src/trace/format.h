@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "cushim.h"
 
@@ -14,6 +15,17 @@ typedef struct cushim__text {
 } cushim__text;
 
 void cushim__put(cushim__text *t, const char *s);
+void cushim__put_n(cushim__text *t, const char *s, size_t n);
+/* A string literal: its length known, its copy a few moves (the tracer's hot path). */
+#define CUSHIM__PUT_LIT(t, lit)                                                                    \
+    do {                                                                                           \
+        if (sizeof(lit) - 1 <= (t)->cap - (t)->len) {                                              \
+            memcpy((t)->p + (t)->len, lit, sizeof(lit) - 1);                                       \
+            (t)->len += sizeof(lit) - 1;                                                           \
+        } else {                                                                                   \
+            cushim__put((t), lit);                                                                 \
+        }                                                                                          \
+    } while (0)
 void cushim__put_char(cushim__text *t, char c);
 void cushim__put_u64(cushim__text *t, unsigned long long v);
 void cushim__put_hex(cushim__text *t, unsigned long long v);

@@ -70,14 +70,18 @@ static void put_ids(cushim__text *t) {
     (void)tid();
     if (ids_len == 0) {
         cushim__text i = {ids, 0, sizeof ids - 1};
-        cushim__put(&i, ",\"pid\":");
+        CUSHIM__PUT_LIT(&i, ",\"pid\":");
         cushim__put_u64(&i, (unsigned long long)pid());
-        cushim__put(&i, ",\"tid\":");
+        CUSHIM__PUT_LIT(&i, ",\"tid\":");
         cushim__put_u64(&i, (unsigned long long)tid());
         ids_len = i.len;
     }
-    ids[ids_len] = '\0';
-    cushim__put(t, ids);
+    cushim__put_n(t, ids, ids_len);
+}
+
+/* Most calls succeed: their result's name without a search of the table of codes. */
+static const char *result_name(CUresult r) {
+    return r == CUDA_SUCCESS ? "CUDA_SUCCESS" : cushim_error_name(r);
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -143,17 +147,15 @@ static void say_warning(void) {
     if (atomic_exchange(&warn_pending, false)) cushim__log(CUSHIM_LOG_WARN, "%s", warning);
 }
 
-/* The stream track's id and name: the per-thread default stream is one per thread. */
-static void put_stream(cushim__text *t, const cushim_hook_call *c, CUstream s, bool name) {
+/* The stream's flow id: the per-thread default stream is one per thread ("pt" and its id). */
+static void put_stream(cushim__text *t, const cushim_hook_call *c, CUstream s) {
     uintptr_t v = (uintptr_t)s;
     if (v == (uintptr_t)CU_STREAM_PER_THREAD || (v == 0 && c->per_thread)) {
-        cushim__put(t, name ? "per-thread default stream of " : "pt");
+        CUSHIM__PUT_LIT(t, "pt");
         cushim__put_u64(t, (unsigned long long)tid());
         return;
     }
-    if (v == (uintptr_t)CU_STREAM_LEGACY) v = 0;
-    cushim__put(t, name ? (v == 0 ? "default stream " : "stream ") : "");
-    cushim__put_hex(t, v);
+    cushim__put_hex(t, v == (uintptr_t)CU_STREAM_LEGACY ? 0 : v);
 }
 
 /* The stream as one word: the per-thread default stream of each thread apart. */
@@ -185,18 +187,19 @@ static void timeline_event(const cushim_hook_call *c, const char *name) {
     cushim__text t = {ev, 0, sizeof ev};
     unsigned long long start = c->start_ns > t0 ? c->start_ns - t0 : 0;
     unsigned long long dur = c->end_ns - c->start_ns;
-    cushim__put(&t, "{\"name\":\"");
+    CUSHIM__PUT_LIT(&t, "{\"name\":\"");
     cushim__put(&t, name);
-    cushim__put(&t, "\",\"ph\":\"X\",\"ts\":");
+    CUSHIM__PUT_LIT(&t, "\",\"ph\":\"X\",\"ts\":");
     cushim__put_us(&t, start);
-    cushim__put(&t, ",\"dur\":");
+    CUSHIM__PUT_LIT(&t, ",\"dur\":");
     cushim__put_us(&t, dur);
     put_ids(&t);
-    cushim__put(&t, ",\"args\":{");
+    CUSHIM__PUT_LIT(&t, ",\"args\":{");
     cushim__put_args(&t, c, true);
-    cushim__put(&t, c->arg_count ? ",\"result\":\"" : "\"result\":\"");
-    cushim__put(&t, cushim_error_name(c->result));
-    cushim__put(&t, "\"}}");
+    if (c->arg_count) cushim__put_char(&t, ',');
+    CUSHIM__PUT_LIT(&t, "\"result\":\"");
+    cushim__put(&t, result_name(c->result));
+    CUSHIM__PUT_LIT(&t, "\"}}");
     /* A flow through the calls on one stream: Perfetto draws the host-side order per stream. */
     CUstream s;
     bool flow = cushim__call_stream(c, &s);
@@ -204,13 +207,11 @@ static void timeline_event(const cushim_hook_call *c, const char *name) {
     uintptr_t key = 0;
     if (flow) {
         key = stream_key(c, s);
-        cushim__put(&t, ",\n{\"name\":\"");
-        put_stream(&t, c, s, true);
-        cushim__put(&t, "\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
-        put_stream(&t, c, s, false);
-        cushim__put(&t, "\",\"ph\":\"");
+        CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"stream\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
+        put_stream(&t, c, s);
+        CUSHIM__PUT_LIT(&t, "\",\"ph\":\"");
         ph_at = t.len;
-        cushim__put(&t, "s\",\"ts\":");
+        CUSHIM__PUT_LIT(&t, "s\",\"ts\":");
         cushim__put_us(&t, start + dur / 2);
         put_ids(&t);
         cushim__put_char(&t, '}');
@@ -230,17 +231,17 @@ static void timeline_event(const cushim_hook_call *c, const char *name) {
 static void calls_line(const cushim_hook_call *c, const char *name) {
     char line[2048];
     cushim__text t = {line, 0, sizeof line - 1};
-    cushim__put(&t, "[cushim ");
+    CUSHIM__PUT_LIT(&t, "[cushim ");
     cushim__put_u64(&t, (unsigned long long)tid());
-    cushim__put(&t, "] ");
+    CUSHIM__PUT_LIT(&t, "] ");
     cushim__put(&t, name);
     cushim__put_char(&t, '(');
     cushim__put_args(&t, c, false);
-    cushim__put(&t, ") = ");
-    cushim__put(&t, cushim_error_name(c->result));
-    cushim__put(&t, " (");
+    CUSHIM__PUT_LIT(&t, ") = ");
+    cushim__put(&t, result_name(c->result));
+    CUSHIM__PUT_LIT(&t, " (");
     cushim__put_us(&t, c->end_ns - c->start_ns);
-    cushim__put(&t, " us)");
+    CUSHIM__PUT_LIT(&t, " us)");
     line[t.len++] = '\n';
     if (calls_fd == STDERR_FILENO) {
         write_all(STDERR_FILENO, line, t.len);
