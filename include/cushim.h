@@ -678,8 +678,10 @@ CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void 
  * made through a pointer that cuGetProcAddress returned are not seen. A driver call made from
  * inside a hook is not hooked again (it goes straight to the driver). The functions of this
  * section are thread-safe and do not load the driver: hooks installed before it is loaded take
- * effect when it is. CUSHIM_TRACE=calls|timeline|summary (comma-separated) starts the tracer,
- * which is built on them, when the driver is loaded; CUSHIM_TRACE_FILE names its file. */
+ * effect when it is. A thread calling while a hook is added or removed gets the entry's old
+ * function or its new one, each whole (a slot is one word). CUSHIM_TRACE=calls|timeline|summary
+ * (comma-separated) starts the tracer, which is built on them, when the driver is loaded;
+ * CUSHIM_TRACE_FILE names its file. */
 
 /* One driver call, as a hook sees it. */
 typedef struct cushim_hook_call {
