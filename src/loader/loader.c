@@ -46,6 +46,7 @@ static cushim__library driver = {
     .file_noun = "a driver library",
     .install_hint = "install the NVIDIA driver",
     .env = "CUSHIM_DRIVER",
+    .init_name = "cushim_init",
     .candidates = candidates,
     .candidate_count = sizeof candidates / sizeof candidates[0],
     .marker = "cuInit",
@@ -58,6 +59,7 @@ static cushim__library driver = {
     .mode_count = 2,
     .resolved = resolved,
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
     .init_result = CUDA_ERROR_NOT_INITIALIZED,
 };
 
@@ -142,13 +144,15 @@ static void start_driver(cushim__library *lib, void *h, void *init) {
                          info->driver_version, CUDA_VERSION, info->entries_resolved,
                          info->entries_total);
     cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
-    cushim__library_register_fork(lib);
 }
 
 static CUresult init_slow(void) {
     CUresult r = cushim__library_load(&driver);
-    /* Every cushim function that fails for want of a driver fails in this call. */
-    if (r != CUDA_SUCCESS) cushim__set_error("cushim_init: %s", driver.info.message);
+    /* Every cushim function that fails for want of a driver fails in this call. A call from
+     * inside the driver's own initialisation has its sentence already. */
+    if (r != CUDA_SUCCESS && !cushim__library_loading_here(&driver)) {
+        cushim__set_error("cushim_init: %s", driver.info.message);
+    }
     return r;
 }
 
@@ -160,6 +164,13 @@ CUSHIM_API CUresult cushim_testing_reinit(void) {
         return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", __func__, cushim__forked_reason);
     }
     pthread_mutex_lock(&driver.lock);
+    if (driver.loading) {
+        pthread_mutex_unlock(&driver.lock);
+        return cushim__fail(CUDA_ERROR_ILLEGAL_STATE,
+                            "%s: the driver is being loaded now (this call came from inside its "
+                            "initialisation, or raced another thread's first call)",
+                            __func__);
+    }
     int live = atomic_load(&cushim__live_roots);
     if (live != 0) {
         pthread_mutex_unlock(&driver.lock);
