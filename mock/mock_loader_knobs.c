@@ -8,7 +8,10 @@
  *   CUSHIM_MOCK_DRIVER_VERSION=V     cuDriverGetVersion reports V (0, negative, ...), or, with
  *                                    `unwritten`, succeeds without writing its argument
  *   CUSHIM_MOCK_PROC_ADDRESS=MODE    cuGetProcAddress fails for every entry (`fail`), or
- *                                    succeeds and hands out NULL (`null`) */
+ *                                    succeeds and hands out NULL (`null`)
+ *   CUSHIM_MOCK_DEVICE_COUNT=N       cuDeviceGetCount reports N, whatever the devices are (a
+ *                                    broken driver's count; cuDeviceGet still knows only the
+ *                                    profile's devices) */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -56,5 +59,12 @@ bool mock__proc_knob(void **pfn, CUdriverProcAddressQueryResult *status, CUresul
     } else {
         *r = CUDA_ERROR_NOT_FOUND;
     }
+    return true;
+}
+
+bool mock__count_knob(int *count) {
+    const char *c = getenv("CUSHIM_MOCK_DEVICE_COUNT");
+    if (c == NULL || *c == '\0') return false;
+    *count = (int)strtol(c, NULL, 10);
     return true;
 }
