@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "loader/library.h"
 #include "loader/table.h"
 #include "loader/tables.h"
 #include "trace/hooks.h"
@@ -53,7 +54,8 @@ NOT_TSAN void cushim__slots_set(const bool want[CUSHIM_TABLE_ENTRIES]) {
     }
 }
 
-void cushim__tables_changed(bool now_filled) {
+void cushim__tables_changed(const cushim__library *lib, bool now_filled) {
+    if (lib->entries != cushim__entries) return; /* hooks are the driver's */
     if (!now_filled) {
         /* The loader has put the lazy stubs back (a forked child, or a test's reinit): alone,
          * and maybe in a child whose registry lock was another thread's, so no lock here. */
