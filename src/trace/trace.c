@@ -388,9 +388,10 @@ void cushim__trace_from_env(void) {
     static bool tried; /* once: a forked child keeps its parent's tracer, with a file of its own */
     if (tried) return;
     tried = true;
-    const char *what = getenv("CUSHIM_TRACE");
+    /* secure_getenv: a setuid program must not write a file its caller names. */
+    const char *what = secure_getenv("CUSHIM_TRACE");
     if (what == NULL || what[0] == '\0') return;
-    CUresult r = start(what, getenv("CUSHIM_TRACE_FILE"));
+    CUresult r = start(what, secure_getenv("CUSHIM_TRACE_FILE"));
     if (r == CUDA_SUCCESS) return;
     /* Said at the next driver call: this runs inside cushim_init, where no log handler may be
      * called. When nothing is traced, a hook of its own says it, once. */
