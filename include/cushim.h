@@ -51,15 +51,24 @@ extern "C" {
  *   CUSHIM_DRIVER_STUB          CUDA_ERROR_STUB_LIBRARY: NVIDIA's stub libcuda, which only
  *                               satisfies the linker
  *   CUSHIM_DRIVER_TOO_OLD       CUDA_ERROR_NOT_SUPPORTED: the driver has no cuGetProcAddress
- *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), or
- *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init
+ *                               and reports a version older than CUDA 11.3
+ *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), whatever else
+ *                               the driver lacks; cuDriverGetVersion's code when it failed; or
+ *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init, or
+ *                               forked while another thread was initialising the driver
+ *   CUSHIM_DRIVER_UNUSABLE      CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: cuInit succeeded but the
+ *                               driver cannot be used: it has no cuDriverGetVersion, reports
+ *                               a version of 0 or less, or succeeds without writing one; it has
+ *                               no cuGetProcAddress though it reports CUDA 11.3 or newer; or its
+ *                               cuGetProcAddress resolves no entry at all
  */
 typedef enum cushim_driver_status {
-    CUSHIM_DRIVER_LOADED,     /* a driver was loaded, cuInit succeeded, the table is resolved */
-    CUSHIM_DRIVER_NOT_FOUND,  /* no candidate library could be opened, or none was a driver */
-    CUSHIM_DRIVER_STUB,       /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
-    CUSHIM_DRIVER_TOO_OLD,    /* the driver has no cuGetProcAddress (older than CUDA 11.3) */
-    CUSHIM_DRIVER_INIT_FAILED /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_LOADED,      /* a driver was loaded, cuInit succeeded, the table is resolved */
+    CUSHIM_DRIVER_NOT_FOUND,   /* no candidate library could be opened, or none was a driver */
+    CUSHIM_DRIVER_STUB,        /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
+    CUSHIM_DRIVER_TOO_OLD,     /* no cuGetProcAddress, and a version older than CUDA 11.3 */
+    CUSHIM_DRIVER_INIT_FAILED, /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_UNUSABLE     /* initialised, but no usable version, or no entry resolves */
 } cushim_driver_status;
 
 typedef struct cushim_driver_info {
@@ -698,6 +707,65 @@ CUSHIM_API CUresult cushim_graph_exec_update(cushim_graph_exec *x, cushim_graph 
  * needs a stream: cushim_stream_create, or cushim_stream_wrap of another library's), as is fn
  * NULL; otherwise CUDA_SUCCESS or the driver's code. */
 CUSHIM_API CUresult cushim_stream_launch_host_func(cushim_stream *s, CUhostFn fn, void *user);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Hooks and tracing                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+/* Every driver call, made through the drop-in cuda.h, the raw table or cushim's own functions,
+ * goes through one slot of the table; a hook sees the calls of the slots it covers. While no hook
+ * is installed the slots hold the driver's functions themselves: hooks cost nothing then. Calls
+ * made through a pointer that cuGetProcAddress returned are not seen. A driver call made from
+ * inside a hook is not hooked again (it goes straight to the driver). The functions of this
+ * section are thread-safe and do not load the driver: hooks installed before it is loaded take
+ * effect when it is. A thread calling while a hook is added or removed gets the entry's old
+ * function or its new one, each whole (a slot is one word). CUSHIM_TRACE=calls|timeline|summary
+ * (comma-separated) starts the tracer, which is built on them, when the driver is loaded;
+ * CUSHIM_TRACE_FILE names its file. */
+
+/* One driver call, as a hook sees it. */
+typedef struct cushim_hook_call {
+    const char *entry;  /* cuda.h's name of the entry: "cuLaunchKernel" */
+    const char *symbol; /* the driver symbol the call reached: "cuLaunchKernel_ptsz" */
+    unsigned index;     /* the entry's place in cushim_driver_table, < CUSHIM_TABLE_ENTRIES */
+    bool per_thread;    /* made through the per-thread default-stream table */
+    unsigned arg_count;
+    void *const *args;           /* args[k] points at argument k, in the prototype's order; a
+                                    before hook may change the argument through it */
+    CUresult result;             /* the driver's result (after hooks); CUDA_SUCCESS before */
+    unsigned long long start_ns; /* CLOCK_MONOTONIC when the call began */
+    unsigned long long end_ns;   /* and when it returned (after hooks); 0 before */
+} cushim_hook_call;
+
+/* A hook: called on the calling thread, with the user pointer given to cushim_hook_add. */
+typedef void (*cushim_hook_fn)(const cushim_hook_call *call, void *user);
+
+/* Installs a hook on the entry named `entry` (cuda.h's name, "cuMemAlloc", or a symbol,
+ * "cuMemAlloc_v2", "cuLaunchKernel_ptsz": the entry in both default-stream modes), or on every
+ * entry when entry is NULL: `before` is called before each call, `after` after it with the
+ * result; either may be NULL. After a call's before hooks ran, its after hooks run for those
+ * hooks that are still installed. Its id for cushim_hook_remove goes to *id. Hooks run in the
+ * order they were added. Codes: CUDA_SUCCESS; CUDA_ERROR_INVALID_VALUE when id is NULL or both
+ * functions are; CUDA_ERROR_NOT_FOUND when cuda.h has no such entry; CUDA_ERROR_OUT_OF_MEMORY
+ * when 64 hooks are installed already. */
+CUSHIM_API CUresult cushim_hook_add(const char *entry, cushim_hook_fn before, cushim_hook_fn after,
+                                    void *user, unsigned long long *id);
+/* Removes the hook `id`. When it returns, the hook's functions run nowhere and will not be called
+ * again; called from inside a hook, it does not wait for other threads' calls of it. While other
+ * threads call the driver is fine. Codes: CUDA_SUCCESS; CUDA_ERROR_INVALID_HANDLE when id is not
+ * an installed hook (removed already, or never returned by cushim_hook_add). */
+CUSHIM_API CUresult cushim_hook_remove(unsigned long long id);
+
+/* Starts the tracer, as CUSHIM_TRACE does: `what` is "calls" (a line per call: thread, entry,
+ * arguments, result, duration), "timeline" (Chrome trace-event JSON for Perfetto), "summary" (at
+ * exit or cushim_trace_stop, a table per entry) or a comma-separated list of them; `path` is the
+ * file (NULL: stderr for calls and summary, cushim-trace-<pid>.json for a timeline). Codes:
+ * CUDA_SUCCESS; CUDA_ERROR_INVALID_VALUE when what is NULL or names nothing known;
+ * CUDA_ERROR_ILLEGAL_STATE when the tracer runs already; CUDA_ERROR_FILE_NOT_FOUND when the file
+ * cannot be opened (the sentence says why); CUDA_ERROR_OUT_OF_MEMORY when no hook is left. */
+CUSHIM_API CUresult cushim_trace_start(const char *what, const char *path);
+/* Stops the tracer: writes what it holds, ends the timeline's JSON, prints the summary, closes
+ * the file. Codes: CUDA_SUCCESS, also when it was not running. */
+CUSHIM_API CUresult cushim_trace_stop(void);
 
 #ifdef __cplusplus
 }
