@@ -204,6 +204,9 @@ static void start_driver(cushim__library *lib, void *h, void *init) {
                          info->driver_version, CUDA_VERSION, info->entries_resolved,
                          info->entries_total);
     cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
+    /* cuInit(0) succeeded: the process's driver is initialised, whoever asked, so the drop-in
+     * answers as libcuda then does. */
+    cushim__open_dropin(lib);
 }
 
 static CUresult init_slow(void) {
@@ -271,6 +274,22 @@ CUresult cushim__no_driver(unsigned index, CUresult r) {
                     cushim_error_name(r), driver.info.message);
     }
     return cushim__fail(r, "%s: %s", name, driver.info.message);
+}
+
+/* libcuda answers every call but a few with CUDA_ERROR_NOT_INITIALIZED until cuInit ran; so
+ * does the drop-in, rather than initialise behind the caller's back and hide a missing cuInit.
+ * cushim's own functions, and cushim_init(), still initialise. */
+CUresult cushim__before_init(unsigned index, int per_thread) {
+    const cushim__entry *e = &cushim__entries[index];
+    const char *name = per_thread ? e->ptds_symbol : e->name;
+    if (cushim__forked) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", name, cushim__forked_reason);
+    }
+    return cushim__fail(CUDA_ERROR_NOT_INITIALIZED,
+                        "%s: the CUDA driver is not initialised: call cuInit(0) first (through "
+                        "cushim's cuda.h, as with libcuda, only cuInit, cuDriverGetVersion, "
+                        "cuGetErrorName, cuGetErrorString and cuGetProcAddress work before it)",
+                        name);
 }
 
 CUresult cushim__unavailable(unsigned index, int per_thread) {
