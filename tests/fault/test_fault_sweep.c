@@ -484,9 +484,8 @@ static const char *const driverless[] = {
     "cushim_library_retain",    "cushim_function_raw",   "cushim_testing_reinit",
     "cushim_graph_retain",      "cushim_graph_raw",      "cushim_graph_context",
     "cushim_graph_exec_retain", "cushim_graph_exec_raw", "cushim_graph_exec_context",
-    "cushim_context_recycling",
-    "cushim_hook_add",          "cushim_hook_remove",    "cushim_trace_start",
-    "cushim_trace_stop",
+    "cushim_context_recycling", "cushim_hook_add",       "cushim_hook_remove",
+    "cushim_trace_start",       "cushim_trace_stop",
 };
 /* Swept in forked children by test_init_sweep. */
 static const char *const init_functions[] = {
