@@ -1,7 +1,5 @@
 /* Finding and opening the driver, resolving the function table, and the driver status. */
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "loader/candidate.h"
 #include "loader/diag.h"
+#include "loader/dso.h"
 #include "loader/fork.h"
 #include "loader/loader.h"
 #include "loader/table.h"
@@ -82,40 +80,11 @@ static void finish(cushim_driver_status status, CUresult r) {
     init_result = r;
 }
 
-/* dlopen cannot be trusted with every file: a FIFO or a device blocks it or feeds it forever,
- * and an ELF file cut short after its program headers is mapped and then dies of SIGBUS when a
- * segment past the end is touched. So a candidate given as a path is looked at first; false,
- * with the reason noted, refuses it. Anything else odd (text, a short file, a directory) is
- * left to dlopen, whose own words are clear. */
 static bool safe_to_open(const char *path) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return true; /* dlopen will say why, in its words */
-    bool ok = true;
-    struct stat st;
-    Elf64_Ehdr eh;
-    bool have_stat = fstat(fd, &st) == 0; /* without it dlopen fails too, and says why */
-    if (have_stat && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-                      S_ISSOCK(st.st_mode))) {
-        note("%s (not a regular file, so not a shared library); ", path);
-        ok = false;
-    } else if (have_stat && S_ISREG(st.st_mode) &&
-               pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
-               memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-               eh.e_phentsize == sizeof(Elf64_Phdr)) {
-        for (unsigned i = 0; i < eh.e_phnum && ok; i++) {
-            Elf64_Phdr ph;
-            off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof ph);
-            if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) break; /* dlopen's to say */
-            if (ph.p_type == PT_LOAD && (ph.p_offset > (Elf64_Off)st.st_size ||
-                                         ph.p_filesz > (Elf64_Off)st.st_size - ph.p_offset)) {
-                note("%s (cut short: a segment ends at byte %llu of a %lld-byte file); ", path,
-                     (unsigned long long)(ph.p_offset + ph.p_filesz), (long long)st.st_size);
-                ok = false;
-            }
-        }
-    }
-    close(fd);
-    return ok;
+    char why[512];
+    if (cushim__safe_to_open(path, why, sizeof why)) return true;
+    note("%s", why);
+    return false;
 }
 
 /* Opens one candidate. Returns true when it was a CUDA driver (whatever its state), which ends
@@ -284,6 +253,9 @@ CUSHIM_API CUresult cushim_testing_reinit(void) {
     }
     atomic_store_explicit(&loaded, false, memory_order_release);
     cushim__reset_tables();
+    /* NVRTC and nvJitLink are looked for again too, with their variables as they are then. */
+    cushim__dso_reset(cushim__dso_find(CUSHIM_LIB_NVRTC));
+    cushim__dso_reset(cushim__dso_find(CUSHIM_LIB_NVJITLINK));
     memset(&info, 0, sizeof info);
     message[0] = '\0';
     loaded_path[0] = '\0';
