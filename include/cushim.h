@@ -579,7 +579,7 @@ CUSHIM_API CUresult cushim_linker_add(cushim_linker *l, cushim_code_kind kind, c
  * again is CUDA_ERROR_ILLEGAL_STATE. Codes: CUDA_SUCCESS; CUDA_ERROR_INVALID_IMAGE when the link
  * fails (undefined symbols, ...), with the log; CUDA_ERROR_OUT_OF_MEMORY; otherwise the driver's
  * code and cushim_module_load_data's. */
-CUSHIM_API CUresult cushim_linker_complete(cushim_linker *l, cushim_module **out);
+CUSHIM_API CUresult cushim_linker_complete(cushim_module **out, cushim_linker *l);
 /* The link's error and info log so far, owned by l: "" when none; NULL for a bad handle. */
 CUSHIM_API const char *cushim_linker_log(const cushim_linker *l);
 

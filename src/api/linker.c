@@ -245,7 +245,7 @@ static CUresult complete_culink(cushim_linker *l, cushim_module **out, const cha
     return r == CUDA_SUCCESS ? cushim_module_load_data(out, l->ctx, cubin) : r;
 }
 
-CUSHIM_API CUresult cushim_linker_complete(cushim_linker *l, cushim_module **out) {
+CUSHIM_API CUresult cushim_linker_complete(cushim_module **out, cushim_linker *l) {
     if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
     CUresult r = cushim__check(l, CUSHIM__LINKER, "l", __func__);
