@@ -2,7 +2,12 @@
 """Generate cushim's driver function tables and the drop-in trampolines from the installed
 cuda.h and cudaTypedefs.h.
 
-Usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C
+Usage: gen-driver-table.py [--header H --prefix P --result T --callconv C --typedefs F]
+                           CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C
+
+The options name the header read and the shape of its entry points (cuda_header.Api); their
+defaults are the driver's: cuda.h, "cu", CUresult, CUDAAPI, cudaTypedefs.h. They are the seam for
+another library's header (nvrtc.h, nvJitLink.h); the code written is the driver's table so far.
 
 Writes:
   OUT_HEADER        the public table struct (cushim_table.h): one slot per entry point that
@@ -21,6 +26,7 @@ build with a message naming it. Each trampoline is checked against cuda.h's prot
 name it stands for, so a mismatch fails the build too.
 """
 
+import argparse
 import os
 import sys
 
@@ -147,7 +153,7 @@ def legacy_source(E, inc):
                "    __builtin_choose_expr(__builtin_types_compatible_p(__typeof__(&sym), T), v, rest)\n\n")
     out.append(stubs(E, per_thread=False))
     out.append("const cushim__mode_tables cushim__legacy_tables = {&cushim__table, &lazy_table, "
-               "&missing_table, NULL, 0};\n\n")
+               "&missing_table, sizeof lazy_table, NULL, 0};\n\n")
     out.append("const cushim__entry cushim__entries[CUSHIM_TABLE_ENTRIES] = {\n")
     for e in E.list:
         out.append("    {%s, %s, %s, %s, %s, %s, offsetof(cushim_driver_table, %s)},\n"
@@ -196,18 +202,35 @@ def per_thread_source(E, inc):
         overrides.append("    {%du, (void (*)(void))cushim__override_%d},\n" % (i, i))
     out.append("\nstatic const cushim__override overrides[] = {\n%s};\n" % "".join(overrides))
     out.append("const cushim__mode_tables cushim__per_thread_tables = {&cushim__table, "
-               "&lazy_table, &missing_table, overrides, %du};\n\n" % len(overrides))
+               "&lazy_table, &missing_table, sizeof lazy_table, overrides, %du};\n\n" % len(overrides))
     out.append(trampolines(E, "ptds"))
     out.append("\nCUSHIM_API const cushim_driver_table *cushim_driver(void) {\n"
                "    (void)cushim_init();\n    return &cushim__table;\n}\n")
     return "".join(out)
 
 
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="Generate cushim's function tables from a header.")
+    d = cuda_header.DRIVER
+    ap.add_argument("--header", default=d.header)
+    ap.add_argument("--prefix", default=d.prefix)
+    ap.add_argument("--result", default=d.result)
+    ap.add_argument("--callconv", default=d.callconv)
+    ap.add_argument("--typedefs", default=d.typedefs, help="'' when the header has none")
+    ap.add_argument("inc")
+    ap.add_argument("out_h")
+    ap.add_argument("out_c")
+    ap.add_argument("out_pt")
+    a = ap.parse_args(argv)
+    api = cuda_header.Api(header=a.header, prefix=a.prefix, result=a.result,
+                          callconv=a.callconv, typedefs=a.typedefs or None)
+    return a, api
+
+
 def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C")
-    inc, out_h, out_c, out_pt = sys.argv[1:]
-    E = cuda_header.Entries(inc)
+    a, api = parse_args(sys.argv[1:])
+    inc, out_h, out_c, out_pt = a.inc, a.out_h, a.out_c, a.out_pt
+    E = cuda_header.Entries(inc, api)
     for path, text in ((out_h, header(E, inc)), (out_c, legacy_source(E, inc)),
                        (out_pt, per_thread_source(E, inc))):
         with open(path, "w") as f:

@@ -11,8 +11,10 @@ LIBRARY is a key of lib_header.LIBRARIES ("nvrtc", "nvjitlink"). Writes:
               the list the loader resolves with dlsym, and one exported trampoline
               cushim_<symbol> per entry, which the drop-in header names.
 
-The loader (src/loader/dso.c) does the rest, the same for every library: it finds and opens
-the library, refuses another major version, and fills the slots.
+Each library is an instance of the loader's cushim__library (src/loader/library.h), the seam
+the driver is the first instance of: OUT_C defines it (its entries, its one table, its marker)
+and its cushim__dso (src/loader/dso.c: the candidates, the start that refuses another major
+version and resolves by dlsym, the status).
 """
 
 import os
@@ -83,7 +85,7 @@ def source(L):
     load = "CUSHIM__LOAD"
     out = [banner(L, "the table, its stubs and the trampolines"),
            "#include <stddef.h>\n#include <string.h>\n\n#include \"cushim.h\"\n"
-           "#include \"cushim_%s_table.h\"\n\n" % k,
+           "#include \"cushim_%s_table.h\"\n#include \"loader/table.h\"\n\n" % k,
            "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n\n",
            "/* Slots are read with a relaxed atomic load: a trampoline may run while another\n"
            " * thread's first call fills the table. */\n",
@@ -115,23 +117,41 @@ def source(L):
     out.append("\ncushim__%s_table cushim__%s = {\n" % (k, k))
     for i, e in enumerate(L.entries):
         out.append("    .%s = lazy_%d,\n" % (e["name"], i))
-    out.append("};\n\nstatic const cushim__dso_entry entries[] = {\n")
+    out.append("};\n\n/* The entries as the loader's library has them: the symbol is what dlsym is asked "
+               "for. */\nstatic const cushim__entry entries[] = {\n")
     for e in L.entries:
-        out.append("    {%s, %s, offsetof(cushim__%s_table, %s)},\n"
-                   % (c_string(e["name"]), c_string(e["symbol"]), k, e["name"]))
-    out.append("};\n\nstatic cushim__dso_state state = CUSHIM__DSO_STATE_INIT;\n\n")
+        sym = c_string(e["symbol"])
+        out.append("    {%s, %s, %s, %s, 0, 0, offsetof(cushim__%s_table, %s)},\n"
+                   % (c_string(e["name"]), sym, sym, sym, k, e["name"]))
+    out.append("};\n\n")
+    out.append("static const cushim__mode_tables tables = {&cushim__%s, &lazy_table, "
+               "&missing_table, sizeof lazy_table, NULL, 0};\n" % k)
+    out.append("static const cushim__mode_tables *const modes[1] = {&tables};\n")
+    out.append("static bool resolved[%d];\n" % len(L.entries))
+    out.append("static void start(cushim__library *lib, void *handle, void *marker);\n\n")
+    title = L.cfg["title"]
+    version_symbol = next(e["symbol"] for e in L.entries if e["name"] == L.cfg["version"])
+    out.append("cushim__library cushim__%s_library = {\n" % k)
+    for field, value in (("noun", title), ("the_noun", title),
+                         ("file_noun", "the %s library (%s.%d)" % (title, L.cfg["file"], L.major)),
+                         ("install_hint", "install the CUDA toolkit's %s %d" % (title, L.major)),
+                         ("env", L.cfg["env"]), ("marker", version_symbol)):
+        out.append("    .%s = %s,\n" % (field, c_string(value)))
+    out.append("    .header_version = %d,\n    .start = start,\n    .entries = entries,\n"
+               "    .entry_count = %du,\n    .modes = modes,\n    .mode_count = 1,\n"
+               "    .resolved = resolved,\n    .lock = PTHREAD_MUTEX_INITIALIZER,\n"
+               "    .init_result = CUDA_ERROR_NOT_INITIALIZED,\n};\n\n"
+               % (L.major * 1000 + L.minor * 10, len(L.entries)))
+    out.append("static cushim__dso_state state;\n\n")
     out.append("const cushim__dso cushim__%s_dso = {\n" % k)
-    out.append("    .id = CUSHIM_LIB_%s,\n" % k.upper())
-    for field in ("title", "env", "file"):
-        out.append("    .%s = %s,\n" % (field, c_string(L.cfg[field])))
-    out.append("    .version_symbol = %s,\n" % c_string(next(
-        e["symbol"] for e in L.entries if e["name"] == L.cfg["version"])))
+    out.append("    .id = CUSHIM_LIB_%s,\n    .lib = &cushim__%s_library,\n" % (k.upper(), k))
+    out.append("    .title = %s,\n    .file = %s,\n" % (c_string(title), c_string(L.cfg["file"])))
     out.append("    .header_major = %d,\n    .header_minor = %d,\n" % (L.major, L.minor))
-    out.append("    .failure = %s,\n" % L.cfg["failure"])
-    out.append("    .count = %du,\n    .entries = entries,\n" % len(L.entries))
-    out.append("    .live = &cushim__%s,\n    .lazy = &lazy_table,\n    .missing = &missing_table,\n"
-               "    .table_size = sizeof(cushim__%s_table),\n" % (k, k))
-    out.append("    .read_version = read_version,\n    .state = &state,\n};\n\n")
+    out.append("    .failure = %s,\n    .read_version = read_version,\n    .state = &state,\n};\n\n"
+               % L.cfg["failure"])
+    out.append("static void start(cushim__library *lib, void *handle, void *marker) {\n"
+               "    (void)lib;\n    cushim__dso_start(&cushim__%s_dso, handle, marker);\n}\n\n"
+               % k)
     out.append("/* The drop-in's trampolines: a jump through the slot, nothing more. */\n")
     for e in L.entries:
         out.append("CUSHIM_API %s cushim_%s(%s) {\n    return %s(%s)(%s);\n}\n"

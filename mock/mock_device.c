@@ -10,6 +10,7 @@
 /* ------------------------------------------------------------------------------------------ */
 
 CUresult CUDAAPI mock_cuInit(unsigned int flags) {
+    mock__init_knobs(); /* outside the mock's lock: a callback may call back into the mock */
     MOCK_ENTER_ANYTIME(cuInit);
     if (flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     CUresult r = mock__state.init_result;
@@ -20,6 +21,8 @@ CUresult CUDAAPI mock_cuInit(unsigned int flags) {
 CUresult CUDAAPI mock_cuDriverGetVersion(int *version) {
     MOCK_ENTER_ANYTIME(cuDriverGetVersion);
     if (version == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUresult r;
+    if (mock__version_knob(version, &r)) return mock__leave(r);
     *version = mock__state.driver_version;
     return mock__leave(CUDA_SUCCESS);
 }

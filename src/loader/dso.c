@@ -1,15 +1,14 @@
-/* Finding and opening NVRTC and nvJitLink, filling their tables by dlsym, and their status. The
- * same code for each: what differs is in its generated cushim__dso. */
+/* NVRTC and nvJitLink as instances of the loader's library: where they are looked for, how
+ * they start (their version, then dlsym per entry), and their status as a cushim_lib_info. The
+ * search itself, the checks before dlopen and the message are library.c's. */
 #include <dlfcn.h>
-#include <link.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/candidate.h"
 #include "loader/diag.h"
 #include "loader/dso.h"
+#include "loader/tables.h"
 
 /* The toolkit's library folder found when cushim was built (meson.build); empty if none. */
 #ifndef CUSHIM_TOOLKIT_LIBDIR
@@ -26,194 +25,133 @@ const cushim__dso *cushim__dso_find(cushim_lib id) {
     return NULL;
 }
 
-/* Appends to the status message; cut, never overrun, when long. */
-static void note(cushim__dso_state *s, const char *fmt, ...) CUSHIM__PRINTF(2, 3);
-static void note(cushim__dso_state *s, const char *fmt, ...) {
-    size_t used = strlen(s->message);
-    if (used + 1 >= sizeof s->message) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->message + used, sizeof s->message - used, fmt, ap);
-    va_end(ap);
-}
-
-static void set_status(cushim__dso_state *s, cushim_lib_status status, CUresult r) {
-    s->info.status = status;
-    s->info.result = r;
-}
-
-static void resolve(const cushim__dso *d, void *h) {
-    unsigned n = 0;
-    for (unsigned i = 0; i < d->count; i++) {
-        const cushim__dso_entry *e = &d->entries[i];
-        void *fn = dlsym(h, e->symbol);
-        if (fn == NULL) {
-            memcpy(&fn, (const char *)d->missing + e->offset, sizeof fn);
-        } else {
-            n++;
-        }
-        /* Relaxed atomic stores: a trampoline on another thread may read the slot meanwhile. */
-        __atomic_store_n((void **)((char *)d->live + e->offset), fn, __ATOMIC_RELAXED);
-    }
-    d->state->info.entries_resolved = n;
-}
-
-/* Opens one candidate. True when it is the library at the headers' major version, which ends
- * the search; false, with the reason noted, to go on. */
-static bool try_candidate(const cushim__dso *d, const char *path, bool *refused) {
+/* The search order: the soname of the headers' major version, the unversioned name, the
+ * toolkit found at build time, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda. Worked out under the
+ * library's lock before each search, since the folders come from the environment. */
+static void prepare_candidates(const cushim__dso *d) {
     cushim__dso_state *s = d->state;
-    char why[512];
-    if (strchr(path, '/') != NULL && !cushim__safe_to_open(path, why, sizeof why)) {
-        note(s, "%s", why);
-        return false;
+    const char *dirs[] = {CUSHIM_TOOLKIT_LIBDIR, secure_getenv("CUDA_HOME"),
+                          secure_getenv("CUDA_PATH"), "/usr/local/cuda"};
+    const char *subs[] = {"", "/lib64", "/lib64", "/lib64"};
+    size_t n = 0;
+    snprintf(s->paths[n], sizeof s->paths[n], "%s.%d", d->file, d->header_major);
+    s->candidates[n] = s->paths[n];
+    n++;
+    s->candidates[n++] = d->file;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (dirs[i] == NULL || dirs[i][0] == '\0') continue;
+        snprintf(s->paths[n], sizeof s->paths[n], "%s%s/%s.%d", dirs[i], subs[i], d->file,
+                 d->header_major);
+        bool seen = false;
+        for (size_t k = 0; k < n; k++) seen = seen || strcmp(s->candidates[k], s->paths[n]) == 0;
+        if (!seen) s->candidates[n] = s->paths[n], n++;
     }
-    dlerror();
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        const char *err = dlerror();
-        note(s, "%s (%s); ", path, err ? err : "dlopen failed");
-        return false;
-    }
-    void *version = dlsym(h, d->version_symbol);
+    d->lib->candidates = s->candidates;
+    d->lib->candidate_count = n;
+}
+
+static void *lookup(void *handle, const char *symbol, int version, int mode) {
+    (void)version;
+    (void)mode;
+    return dlsym(handle, symbol);
+}
+
+void cushim__dso_start(const cushim__dso *d, void *handle, void *version_fn) {
+    cushim__library *lib = d->lib;
     int major = 0, minor = 0;
-    if (version == NULL || d->read_version(version, &major, &minor) != 0) {
-        note(s, "%s (opened, but %s: not %s); ", path,
-             version ? "its version cannot be read" : "it exports no version function", d->title);
-        dlclose(h);
-        return false;
+    if (d->read_version(version_fn, &major, &minor) != 0) {
+        cushim__library_note(lib, "%s: its version cannot be read, so it is not used.",
+                             lib->loaded_path);
+        cushim__library_finish(lib, CUSHIM_DRIVER_INIT_FAILED,
+                               CUDA_ERROR_SHARED_OBJECT_INIT_FAILED);
+        return;
     }
+    lib->info.driver_version = major * 1000 + minor * 10;
     if (major != d->header_major) {
-        note(s,
-             "%s (%s %d.%d, refused: cushim was built with the headers of %d.%d, and the "
-             "ABI changes with the major version); ",
-             path, d->title, major, minor, d->header_major, d->header_minor);
-        *refused = true;
-        dlclose(h);
-        return false;
+        cushim__library_note(lib,
+                             "%s is %s %d.%d, refused: cushim was built with the headers of "
+                             "%d.%d, and the ABI changes with the major version.",
+                             lib->loaded_path, d->title, major, minor, d->header_major,
+                             d->header_minor);
+        cushim__library_finish(lib, CUSHIM_DRIVER_TOO_OLD, CUDA_ERROR_NOT_SUPPORTED);
+        return;
     }
-    /* Never closed from here on: programs and linkers may outlive any shutdown hook. */
-    struct link_map *lm = NULL;
-    const char *where = path;
-    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
-        where = lm->l_name;
-    }
-    snprintf(s->path, sizeof s->path, "%s", where);
-    s->info.path = s->path;
-    s->info.version_major = major;
-    s->info.version_minor = minor;
-    resolve(d, h);
-    s->message[0] = '\0';
-    note(s, "loaded %s (%s %d.%d, headers %d.%d), %u of %u entries resolved", s->path, d->title,
-         major, minor, d->header_major, d->header_minor, s->info.entries_resolved, d->count);
-    set_status(s, CUSHIM_LIB_LOADED, CUDA_SUCCESS);
-    return true;
+    lib->info.entries_resolved = cushim__resolve_tables(lib, lookup, handle, 0);
+    lib->message[0] = '\0';
+    cushim__library_note(lib, "loaded %s (%s %d.%d, headers %d.%d), %u of %u entries resolved",
+                         lib->loaded_path, d->title, major, minor, d->header_major, d->header_minor,
+                         lib->info.entries_resolved, lib->entry_count);
+    cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
 }
 
-/* One candidate path under a folder named by an environment variable; skipped when unset. */
-static bool try_under(const cushim__dso *d, const char *dir, const char *sub, bool *refused) {
-    if (dir == NULL || dir[0] == '\0') return false;
-    char path[4096];
-    snprintf(path, sizeof path, "%s%s/%s.%d", dir, sub, d->file, d->header_major);
-    return try_candidate(d, path, refused);
-}
-
-static void load(const cushim__dso *d) {
+/* The public status of the load, composed once per load under the library's lock. */
+static const cushim_lib_info *compose(const cushim__dso *d) {
+    cushim__library *lib = d->lib;
     cushim__dso_state *s = d->state;
-    cushim_lib_info *in = &s->info;
-    memset(in, 0, sizeof *in);
-    in->name = d->title;
-    in->env = d->env;
-    in->message = s->message;
-    in->header_major = d->header_major;
-    in->header_minor = d->header_minor;
-    in->entries_total = d->count;
-    s->message[0] = '\0';
-    set_status(s, CUSHIM_LIB_NOT_FOUND, CUDA_ERROR_FILE_NOT_FOUND);
-
-    bool found = false, refused = false;
-    const char *env = secure_getenv(d->env);
-    if (env != NULL) {
-        /* When set, it is the only candidate: a silent fallback would hide a typo. */
-        if (env[0] == '\0') {
-            note(s,
-                 "%s is set but empty: give the absolute path of %s, or unset it to search "
-                 "the usual places.",
-                 d->env, d->title);
-        } else if (env[0] != '/') {
-            note(s,
-                 "%s=%s is not an absolute path, so it is refused (a relative path would "
-                 "depend on the working directory); no other library was tried.",
-                 d->env, env);
-        } else {
-            note(s, "%s not loaded; tried %s: ", d->title, d->env);
-            found = try_candidate(d, env, &refused);
-            if (!found) note(s, "no other library was tried since %s is set.", d->env);
-        }
-    } else {
-        note(s, "%s not found; tried: ", d->title);
-        char soname[256];
-        snprintf(soname, sizeof soname, "%s.%d", d->file, d->header_major);
-        found = try_candidate(d, soname, &refused) || try_candidate(d, d->file, &refused) ||
-                try_under(d, CUSHIM_TOOLKIT_LIBDIR, "", &refused) ||
-                try_under(d, secure_getenv("CUDA_HOME"), "/lib64", &refused) ||
-                try_under(d, secure_getenv("CUDA_PATH"), "/lib64", &refused) ||
-                try_under(d, "/usr/local/cuda", "/lib64", &refused);
-        if (!found) {
-            note(s, "install the CUDA toolkit's %s %d, or set %s to its absolute path.", d->title,
-                 d->header_major, d->env);
-        }
+    pthread_mutex_lock(&lib->lock);
+    if (!s->composed) {
+        const cushim_driver_info *in = &lib->info;
+        cushim_lib_info *out = &s->info;
+        memset(out, 0, sizeof *out);
+        out->status = in->status == CUSHIM_DRIVER_LOADED    ? CUSHIM_LIB_LOADED
+                      : in->status == CUSHIM_DRIVER_TOO_OLD ? CUSHIM_LIB_WRONG_VERSION
+                                                            : CUSHIM_LIB_NOT_FOUND;
+        /* Not found: CUDA_ERROR_NOT_INITIALIZED's sentence is about the driver; "file not
+         * found" is what happened. */
+        out->result =
+            in->result == CUDA_ERROR_NOT_INITIALIZED ? CUDA_ERROR_FILE_NOT_FOUND : in->result;
+        out->name = d->title;
+        out->env = lib->env;
+        out->message = lib->message;
+        out->path = out->status == CUSHIM_LIB_LOADED ? lib->loaded_path : NULL;
+        out->version_major = in->driver_version / 1000;
+        out->version_minor = in->driver_version % 1000 / 10;
+        out->header_major = d->header_major;
+        out->header_minor = d->header_minor;
+        out->entries_total = lib->entry_count;
+        out->entries_resolved = out->status == CUSHIM_LIB_LOADED ? in->entries_resolved : 0;
+        s->composed = lib->attempted;
     }
-    if (!found && refused) set_status(s, CUSHIM_LIB_WRONG_VERSION, CUDA_ERROR_NOT_SUPPORTED);
-    atomic_store_explicit(&s->loaded, found, memory_order_release);
+    pthread_mutex_unlock(&lib->lock);
+    return &s->info;
 }
 
 CUresult cushim__dso_load(const cushim__dso *d) {
-    cushim__dso_state *s = d->state;
-    if (atomic_load_explicit(&s->loaded, memory_order_acquire)) return CUDA_SUCCESS;
-    bool did_load = false;
-    pthread_mutex_lock(&s->lock);
-    if (!s->attempted) {
-        load(d);
-        s->attempted = true;
-        did_load = true;
-    }
-    CUresult r = s->info.result;
-    pthread_mutex_unlock(&s->lock);
-    /* Logged outside the lock, as the driver's loader does: the log has a lock of its own. */
-    if (did_load) cushim__log(CUSHIM_LOG_INFO, "%s", s->message);
-    if (r != CUDA_SUCCESS) cushim__set_error("%s", s->message);
-    return r;
+    cushim__library *lib = d->lib;
+    if (atomic_load_explicit(&lib->loaded, memory_order_acquire)) return CUDA_SUCCESS;
+    pthread_mutex_lock(&lib->lock);
+    if (!lib->attempted) prepare_candidates(d);
+    pthread_mutex_unlock(&lib->lock);
+    cushim__library_load(lib);
+    const cushim_lib_info *info = compose(d);
+    if (info->result != CUDA_SUCCESS) cushim__set_error("%s", lib->message);
+    return info->result;
 }
 
 int cushim__dso_absent(const cushim__dso *d, unsigned index) {
-    cushim__dso_state *s = d->state;
-    const char *name = d->entries[index].name;
-    if (!atomic_flag_test_and_set(&s->said)) {
-        cushim__log(CUSHIM_LOG_WARN, "%s: %s", name, s->message);
+    const char *name = d->lib->entries[index].name;
+    if (!atomic_flag_test_and_set(&d->state->said)) {
+        cushim__log(CUSHIM_LOG_WARN, "%s: %s not loaded: %s", name, d->title, d->lib->message);
     }
-    cushim__set_error("%s: %s", name, s->message);
+    cushim__set_error("%s: %s not loaded: %s", name, d->title, d->lib->message);
     return d->failure;
 }
 
 int cushim__dso_missing(const cushim__dso *d, unsigned index) {
-    cushim__dso_state *s = d->state;
+    const cushim__library *lib = d->lib;
     cushim__set_error("%s is not available: %s (%s %d.%d) does not export %s",
-                      d->entries[index].name, s->path, d->title, s->info.version_major,
-                      s->info.version_minor, d->entries[index].symbol);
+                      lib->entries[index].name, lib->loaded_path, d->title,
+                      d->state->info.version_major, d->state->info.version_minor,
+                      lib->entries[index].symbol);
     return d->failure;
 }
 
 void cushim__dso_reset(const cushim__dso *d) {
-    cushim__dso_state *s = d->state;
-    pthread_mutex_lock(&s->lock);
-    atomic_store_explicit(&s->loaded, false, memory_order_release);
-    memcpy(d->live, d->lazy, d->table_size);
-    s->attempted = false;
-    atomic_flag_clear(&s->said);
-    memset(&s->info, 0, sizeof s->info);
-    s->message[0] = '\0';
-    s->path[0] = '\0';
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_lock(&d->lib->lock);
+    cushim__library_forget(d->lib);
+    d->state->composed = false;
+    atomic_flag_clear(&d->state->said);
+    pthread_mutex_unlock(&d->lib->lock);
 }
 
 CUSHIM_API const cushim_lib_info *cushim_lib_get_info(cushim_lib which) {
@@ -231,5 +169,5 @@ CUSHIM_API const cushim_lib_info *cushim_lib_get_info(cushim_lib which) {
         return &unknown;
     }
     cushim__dso_load(d);
-    return &d->state->info;
+    return compose(d);
 }

@@ -41,6 +41,7 @@ typedef struct cushim__mode_tables {
     void *live;
     const void *lazy;
     const void *missing;
+    size_t size; /* of each of the three tables */
     const cushim__override *overrides;
     unsigned override_count;
 } cushim__mode_tables;

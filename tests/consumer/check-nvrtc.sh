@@ -14,6 +14,6 @@ out=$("$exe" 2>&1); rc=$?
 [[ $rc -eq 1 && $out == *"compiled"* && $out == *"cuInit failed"* ]] ||
   { echo "$exe without a driver: exit $rc, expected 1 after compiling: $out"; exit 1; }
 out=$(CUSHIM_NVRTC=/nonexistent "$exe" 2>&1); rc=$?
-[[ $rc -eq 1 && $out == *"NVRTC not loaded; tried CUSHIM_NVRTC: /nonexistent"* ]] ||
+[[ $rc -eq 1 && $out == *"NVRTC not loaded: tried CUSHIM_NVRTC: /nonexistent"* ]] ||
   { echo "$exe without NVRTC: exit $rc, expected 1 and where cushim looked: $out"; exit 1; }
 echo "$(basename "$exe"): no link to NVRTC, nvJitLink or libcuda; starts without them, exit 1 and why"
