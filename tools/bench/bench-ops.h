@@ -19,6 +19,8 @@ typedef struct bench_op {
     bool needs_graph;    /* skipped where the driver could not make the benchmark's graph */
     int max_ops;         /* at most this many operations per batch (0: no limit) */
     int per;             /* figures are per 1/per of an operation: per kernel of a graph (0: 1) */
+    /* Whether the row can run here (NULL: always); false with the reason in note skips it. */
+    bool (*available)(char *note, size_t n);
 } bench_op;
 
 extern const bench_op bench_ops[];
