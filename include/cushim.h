@@ -537,8 +537,9 @@ CUSHIM_API void cushim_program_release(cushim_program *p);
  * another NVRTC failure, named in the sentence. */
 CUSHIM_API CUresult cushim_program_compile(cushim_program *p, int num_options,
                                            const char *const *options);
-/* The compile log (warnings, or the errors of a failed compile), owned by p: "" before a
- * compile or when NVRTC wrote none; NULL for a bad handle. */
+/* The compile log (warnings, or the errors of a failed compile), owned by p and unchanged once
+ * cushim_program_compile has returned: "" before a compile or when NVRTC wrote none; NULL for
+ * a bad handle. Not to be read while another thread compiles p. */
 CUSHIM_API const char *cushim_program_log(const cushim_program *p);
 /* The code of one kind that the compile produced, owned by p and valid while p lives; *size is
  * its size in bytes (PTX: with its NUL). CUDA_ERROR_ILLEGAL_STATE before a successful compile;
@@ -580,7 +581,9 @@ CUSHIM_API CUresult cushim_linker_add(cushim_linker *l, cushim_code_kind kind, c
  * fails (undefined symbols, ...), with the log; CUDA_ERROR_OUT_OF_MEMORY; otherwise the driver's
  * code and cushim_module_load_data's. */
 CUSHIM_API CUresult cushim_linker_complete(cushim_module **out, cushim_linker *l);
-/* The link's error and info log so far, owned by l: "" when none; NULL for a bad handle. */
+/* The log of the link's last failure (nvJitLink's error log, or the driver's JIT log under
+ * cuLink*), owned by l and valid until its next add or complete: "" when none; NULL for a bad
+ * handle. */
 CUSHIM_API const char *cushim_linker_log(const cushim_linker *l);
 
 /* ------------------------------------------------------------------------------------------ */
