@@ -124,8 +124,9 @@ def source(L):
         out.append("    {%s, %s, %s, %s, 0, 0, offsetof(cushim__%s_table, %s)},\n"
                    % (c_string(e["name"]), sym, sym, sym, k, e["name"]))
     out.append("};\n\n")
-    out.append("static const cushim__mode_tables tables = {&cushim__%s, &lazy_table, "
-               "&missing_table, sizeof lazy_table, NULL, 0};\n" % k)
+    out.append("/* The trampolines jump through the live table itself: no drop-in table. */\n"
+               "static const cushim__mode_tables tables = {.live = &cushim__%s, .lazy = &lazy_table,"
+               " .missing = &missing_table, .size = sizeof lazy_table};\n" % k)
     out.append("static const cushim__mode_tables *const modes[1] = {&tables};\n")
     out.append("static bool resolved[%d];\n" % len(L.entries))
     out.append("static void start(cushim__library *lib, void *handle, void *marker);\n\n")
@@ -135,12 +136,13 @@ def source(L):
     for field, value in (("noun", title), ("the_noun", title),
                          ("file_noun", "the %s library (%s.%d)" % (title, L.cfg["file"], L.major)),
                          ("install_hint", "install the CUDA toolkit's %s %d" % (title, L.major)),
-                         ("env", L.cfg["env"]), ("marker", version_symbol)):
+                         ("env", L.cfg["env"]), ("init_name", "cushim_lib_get_info"),
+                         ("marker", version_symbol)):
         out.append("    .%s = %s,\n" % (field, c_string(value)))
     out.append("    .header_version = %d,\n    .start = start,\n    .entries = entries,\n"
                "    .entry_count = %du,\n    .modes = modes,\n    .mode_count = 1,\n"
                "    .resolved = resolved,\n    .lock = PTHREAD_MUTEX_INITIALIZER,\n"
-               "    .init_result = CUDA_ERROR_NOT_INITIALIZED,\n};\n\n"
+               "    .done = PTHREAD_COND_INITIALIZER,\n    .init_result = CUDA_ERROR_NOT_INITIALIZED,\n};\n\n"
                % (L.major * 1000 + L.minor * 10, len(L.entries)))
     out.append("static cushim__dso_state state;\n\n")
     out.append("const cushim__dso cushim__%s_dso = {\n" % k)

@@ -51,15 +51,24 @@ extern "C" {
  *   CUSHIM_DRIVER_STUB          CUDA_ERROR_STUB_LIBRARY: NVIDIA's stub libcuda, which only
  *                               satisfies the linker
  *   CUSHIM_DRIVER_TOO_OLD       CUDA_ERROR_NOT_SUPPORTED: the driver has no cuGetProcAddress
- *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), or
- *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init
+ *                               and reports a version older than CUDA 11.3
+ *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), whatever else
+ *                               the driver lacks; cuDriverGetVersion's code when it failed; or
+ *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init, or
+ *                               forked while another thread was initialising the driver
+ *   CUSHIM_DRIVER_UNUSABLE      CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: cuInit succeeded but the
+ *                               driver cannot be used: it has no cuDriverGetVersion, reports
+ *                               a version of 0 or less, or succeeds without writing one; it has
+ *                               no cuGetProcAddress though it reports CUDA 11.3 or newer; or its
+ *                               cuGetProcAddress resolves no entry at all
  */
 typedef enum cushim_driver_status {
-    CUSHIM_DRIVER_LOADED,     /* a driver was loaded, cuInit succeeded, the table is resolved */
-    CUSHIM_DRIVER_NOT_FOUND,  /* no candidate library could be opened, or none was a driver */
-    CUSHIM_DRIVER_STUB,       /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
-    CUSHIM_DRIVER_TOO_OLD,    /* the driver has no cuGetProcAddress (older than CUDA 11.3) */
-    CUSHIM_DRIVER_INIT_FAILED /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_LOADED,      /* a driver was loaded, cuInit succeeded, the table is resolved */
+    CUSHIM_DRIVER_NOT_FOUND,   /* no candidate library could be opened, or none was a driver */
+    CUSHIM_DRIVER_STUB,        /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
+    CUSHIM_DRIVER_TOO_OLD,     /* no cuGetProcAddress, and a version older than CUDA 11.3 */
+    CUSHIM_DRIVER_INIT_FAILED, /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_UNUSABLE     /* initialised, but no usable version, or no entry resolves */
 } cushim_driver_status;
 
 typedef struct cushim_driver_info {

@@ -109,6 +109,7 @@ CUresult CUDAAPI mock_cuDeviceGet(CUdevice *device, int ordinal) {
 CUresult CUDAAPI mock_cuDeviceGetCount(int *count) {
     MOCK_ENTER(cuDeviceGetCount);
     if (count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (mock__count_knob(count)) return mock__leave(CUDA_SUCCESS);
     *count = mock__state.device_count;
     return mock__leave(CUDA_SUCCESS);
 }

@@ -1,6 +1,6 @@
 /* Knobs for the loader's tests, read from the environment at each call so that one process can
  * change them between cushim_testing_reinit() calls:
- *   CUSHIM_MOCK_INIT_DELAY_MS=N      cuInit sleeps N ms first (a real first cuInit takes 100+ ms;
+ *   CUSHIM_MOCK_INIT_DELAY_MS=N      cuInit sleeps N ms (a real first cuInit takes 100+ ms;
  *                                    fork and race tests need a window inside it)
  *   CUSHIM_MOCK_INIT_CALLBACK=SYM    cuInit first calls void SYM(void), found in the process's
  *                                    global scope (an executable linked with -rdynamic): how a
@@ -8,7 +8,10 @@
  *   CUSHIM_MOCK_DRIVER_VERSION=V     cuDriverGetVersion reports V (0, negative, ...), or, with
  *                                    `unwritten`, succeeds without writing its argument
  *   CUSHIM_MOCK_PROC_ADDRESS=MODE    cuGetProcAddress fails for every entry (`fail`), or
- *                                    succeeds and hands out NULL (`null`) */
+ *                                    succeeds and hands out NULL (`null`)
+ *   CUSHIM_MOCK_DEVICE_COUNT=N       cuDeviceGetCount reports N, whatever the devices are (a
+ *                                    broken driver's count; cuDeviceGet still knows only the
+ *                                    profile's devices) */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -18,15 +21,6 @@
 #include "mock.h"
 
 void mock__init_knobs(void) {
-    const char *delay = getenv("CUSHIM_MOCK_INIT_DELAY_MS");
-    if (delay != NULL && *delay != '\0') {
-        long ms = strtol(delay, NULL, 10);
-        if (ms > 0) {
-            struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-            while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-            }
-        }
-    }
     const char *cb = getenv("CUSHIM_MOCK_INIT_CALLBACK");
     if (cb != NULL && *cb != '\0') {
         void *sym = dlsym(RTLD_DEFAULT, cb);
@@ -35,6 +29,15 @@ void mock__init_knobs(void) {
         void (*fn)(void);
         memcpy(&fn, &sym, sizeof fn);
         fn();
+    }
+    const char *delay = getenv("CUSHIM_MOCK_INIT_DELAY_MS");
+    if (delay != NULL && *delay != '\0') {
+        long ms = strtol(delay, NULL, 10);
+        if (ms > 0) {
+            struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+            }
+        }
     }
 }
 
@@ -56,5 +59,12 @@ bool mock__proc_knob(void **pfn, CUdriverProcAddressQueryResult *status, CUresul
     } else {
         *r = CUDA_ERROR_NOT_FOUND;
     }
+    return true;
+}
+
+bool mock__count_knob(int *count) {
+    const char *c = getenv("CUSHIM_MOCK_DEVICE_COUNT");
+    if (c == NULL || *c == '\0') return false;
+    *count = (int)strtol(c, NULL, 10);
     return true;
 }

@@ -199,6 +199,18 @@ static void print_libs_human(void) {
     }
 }
 
+/* A driver may report any count (a broken one, 2147483647): only the first MAX_LISTED devices
+ * are queried and written, and the output says so. */
+enum { MAX_LISTED = 64 };
+
+static bool devices_cut(int count, char *buf, size_t n) {
+    if (count <= MAX_LISTED) return false;
+    snprintf(buf, n,
+             "the first %d of the %d devices the driver reports (cushim-info lists at most %d)",
+             MAX_LISTED, count, MAX_LISTED);
+    return true;
+}
+
 static int run_human(const cushim_driver_info *info) {
     print_driver_human(info);
     print_libs_human();
@@ -216,8 +228,10 @@ static int run_human(const cushim_driver_info *info) {
     int count = 0;
     bool listed = count_devices(drv, &count, why, sizeof why);
     linef(0, "devices", "%d", count);
+    char cut[128];
+    if (devices_cut(count, cut, sizeof cut)) linef(0, "listed", "%s", cut);
     int usable = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && i < MAX_LISTED; i++) {
         device_report d;
         query_device(drv, i, &d);
         print_device_human(&d);
@@ -331,7 +345,7 @@ static void json_driver(json *j, const cushim_driver_info *info) {
 /* Lists the devices into the open "devices" array; returns how many could be opened. */
 static int json_devices(json *j, const cushim_driver_table *drv, int count) {
     int usable = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && i < MAX_LISTED; i++) {
         device_report d;
         query_device(drv, i, &d);
         json_device(j, &d);
@@ -349,6 +363,9 @@ static int run_json(const cushim_driver_info *info) {
     char why[512] = "";
     int count = 0;
     bool listed = loaded && count_devices(drv, &count, why, sizeof why);
+    json_int(&j, "devices_reported", count);
+    char cut[128];
+    json_str(&j, "devices_cut", devices_cut(count, cut, sizeof cut) ? cut : NULL);
     json_open(&j, "devices", '[');
     int usable = json_devices(&j, drv, count);
     json_close(&j, ']');

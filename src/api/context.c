@@ -9,7 +9,14 @@ static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
     CUresult r = cushim__table.cuDeviceGet(dev, ordinal);
     if (r == CUDA_SUCCESS) return r;
     int count = 0;
-    if (cushim__table.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
+    CUresult cr = cushim__table.cuDeviceGetCount(&count);
+    if (cr != CUDA_SUCCESS) {
+        /* No count was given, so none is claimed. */
+        return cushim__fail(r,
+                            "%s: device %d: cuDeviceGet failed with %s (and cuDeviceGetCount "
+                            "failed with %s)",
+                            fn, ordinal, cushim_error_name(r), cushim_error_name(cr));
+    }
     return cushim__fail(r,
                         "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
                         "device%s)",

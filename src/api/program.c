@@ -48,7 +48,7 @@ CUSHIM_API CUresult cushim_program_create(cushim_program **out, const char *sour
                             num_headers, (const void *)headers, (const void *)include_names);
     }
     CUresult r = cushim__dso_load(NVRTC);
-    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", fn, NVRTC->lib->message);
+    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", fn, cushim__dso_why(NVRTC));
     cushim_program *p = cushim__alloc(sizeof *p, fn);
     if (p == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     nvrtcResult nr = cushim__nvrtc.nvrtcCreateProgram(&p->raw, source, name, num_headers, headers,

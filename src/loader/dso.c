@@ -50,6 +50,12 @@ static void prepare_candidates(const cushim__dso *d) {
     d->lib->candidate_count = n;
 }
 
+const char *cushim__dso_why(const cushim__dso *d) {
+    /* A forked child's reset points the status at the shared reason, not at the message. */
+    const char *m = d->lib->info.message;
+    return m != NULL ? m : d->lib->message;
+}
+
 static void *lookup(void *handle, const char *symbol, int version, int mode) {
     (void)version;
     (void)mode;
@@ -84,12 +90,15 @@ void cushim__dso_start(const cushim__dso *d, void *handle, void *version_fn) {
     cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
 }
 
-/* The public status of the load, composed once per load under the library's lock. */
+/* The public status of the load, composed under the library's lock whenever the library's own
+ * status has changed since (a load, a reinit, a forked child's reset). */
 static const cushim_lib_info *compose(const cushim__dso *d) {
     cushim__library *lib = d->lib;
     cushim__dso_state *s = d->state;
     pthread_mutex_lock(&lib->lock);
-    if (!s->composed) {
+    bool stale =
+        !s->composed || s->from_status != lib->info.status || s->from_result != lib->init_result;
+    if (stale && !lib->loading) {
         const cushim_driver_info *in = &lib->info;
         cushim_lib_info *out = &s->info;
         memset(out, 0, sizeof *out);
@@ -98,11 +107,13 @@ static const cushim_lib_info *compose(const cushim__dso *d) {
                                                             : CUSHIM_LIB_NOT_FOUND;
         /* Not found: CUDA_ERROR_NOT_INITIALIZED's sentence is about the driver; "file not
          * found" is what happened. */
-        out->result =
-            in->result == CUDA_ERROR_NOT_INITIALIZED ? CUDA_ERROR_FILE_NOT_FOUND : in->result;
+        out->result = lib->init_result;
+        if (in->status == CUSHIM_DRIVER_NOT_FOUND && out->result == CUDA_ERROR_NOT_INITIALIZED) {
+            out->result = CUDA_ERROR_FILE_NOT_FOUND;
+        }
         out->name = d->title;
         out->env = lib->env;
-        out->message = lib->message;
+        out->message = cushim__dso_why(d);
         out->path = out->status == CUSHIM_LIB_LOADED ? lib->loaded_path : NULL;
         out->version_major = in->driver_version / 1000;
         out->version_minor = in->driver_version % 1000 / 10;
@@ -111,6 +122,8 @@ static const cushim_lib_info *compose(const cushim__dso *d) {
         out->entries_total = lib->entry_count;
         out->entries_resolved = out->status == CUSHIM_LIB_LOADED ? in->entries_resolved : 0;
         s->composed = lib->attempted;
+        s->from_status = in->status;
+        s->from_result = lib->init_result;
     }
     pthread_mutex_unlock(&lib->lock);
     return &s->info;
@@ -120,20 +133,22 @@ CUresult cushim__dso_load(const cushim__dso *d) {
     cushim__library *lib = d->lib;
     if (atomic_load_explicit(&lib->loaded, memory_order_acquire)) return CUDA_SUCCESS;
     pthread_mutex_lock(&lib->lock);
-    if (!lib->attempted) prepare_candidates(d);
+    if (!lib->attempted && !lib->loading) prepare_candidates(d);
     pthread_mutex_unlock(&lib->lock);
-    cushim__library_load(lib);
-    const cushim_lib_info *info = compose(d);
-    if (info->result != CUDA_SUCCESS) cushim__set_error("%s", lib->message);
-    return info->result;
+    /* The library's own answer decides: the composed status is only its public form. */
+    if (cushim__library_load(lib) == CUDA_SUCCESS) return CUDA_SUCCESS;
+    CUresult r = compose(d)->result;
+    if (r == CUDA_SUCCESS) r = CUDA_ERROR_NOT_INITIALIZED; /* a forked child's reset */
+    cushim__set_error("%s", cushim__dso_why(d));
+    return r;
 }
 
 int cushim__dso_absent(const cushim__dso *d, unsigned index) {
     const char *name = d->lib->entries[index].name;
     if (!atomic_flag_test_and_set(&d->state->said)) {
-        cushim__log(CUSHIM_LOG_WARN, "%s: %s not loaded: %s", name, d->title, d->lib->message);
+        cushim__log(CUSHIM_LOG_WARN, "%s: %s not loaded: %s", name, d->title, cushim__dso_why(d));
     }
-    cushim__set_error("%s: %s not loaded: %s", name, d->title, d->lib->message);
+    cushim__set_error("%s: %s not loaded: %s", name, d->title, cushim__dso_why(d));
     return d->failure;
 }
 

@@ -19,7 +19,9 @@
 typedef struct cushim__dso_state {
     const char *candidates[CUSHIM__DSO_CANDIDATES];
     char paths[CUSHIM__DSO_CANDIDATES][1024];
-    bool composed; /* under the library's lock: info is filled for this load */
+    bool composed; /* under the library's lock: info is filled from the status below */
+    cushim_driver_status from_status;
+    CUresult from_result;
     cushim_lib_info info;
     atomic_flag said; /* the absence was logged once */
 } cushim__dso_state;
@@ -51,6 +53,10 @@ int cushim__dso_absent(const cushim__dso *d, unsigned index);
 
 /* For the stub of an entry the loaded library lacks: the sentence, and the failure code. */
 int cushim__dso_missing(const cushim__dso *d, unsigned index);
+
+/* Why the library is not loaded (or the message of its load): every path tried, or the reason
+ * a forked child cannot use it. */
+const char *cushim__dso_why(const cushim__dso *d);
 
 /* Forgets what was loaded (cushim_testing_reinit): the slots back to their lazy stubs. */
 void cushim__dso_reset(const cushim__dso *d);

@@ -155,49 +155,109 @@ static void search(cushim__library *lib) {
                           memory_order_release);
 }
 
-/* The libraries a forked child must not use: those that loaded, each added once. */
-static cushim__library *forkable[4];
-static size_t forkable_count;
-static bool atfork_registered; /* once, though cushim_testing_reinit() may load again */
-static bool atfork_failed;     /* said by cushim__library_load, outside the lock */
+/* The thread loading a library, while it does: a call back into cushim from the library's own
+ * initialisation (an interposer's cuInit calling cushim_init) is answered without waiting on
+ * the load it is part of. */
+static _Thread_local const cushim__library *loading_here;
 
-/* Runs in the single-threaded child, before fork() returns there; it only stores. */
-static void fork_child(void) {
-    cushim__forked = true;
-    for (size_t i = 0; i < forkable_count; i++) {
-        cushim__library *lib = forkable[i];
-        cushim__reset_tables(lib);
-        atomic_store_explicit(&lib->loaded, false, memory_order_relaxed);
-        lib->info.status = CUSHIM_DRIVER_INIT_FAILED;
-        lib->info.result = CUDA_ERROR_NOT_INITIALIZED;
-        lib->info.entries_resolved = 0;
-        lib->info.message = cushim__forked_reason;
-        lib->init_result = CUDA_ERROR_NOT_INITIALIZED;
-    }
+bool cushim__library_loading_here(const cushim__library *lib) { return loading_here == lib; }
+
+/* Every library that has been asked to load, for the fork handlers; each added once. */
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+static cushim__library *known[4];
+static size_t known_count;
+static bool atfork_failed;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static const char forked_while_loading[] =
+    "this process was forked while another thread was initialising the %s, and a library "
+    "half-initialised in the parent cannot be used in the child: use it in the child only when "
+    "the parent did not, or start the child with exec";
+
+/* Around fork(): every library's lock is taken, so that no child inherits one locked or a flag
+ * half-written. Each is held only around a few stores, never across the library's code, so this
+ * waits for no load. */
+static void before_fork(void) {
+    pthread_mutex_lock(&known_lock);
+    for (size_t i = 0; i < known_count; i++) pthread_mutex_lock(&known[i]->lock);
 }
 
-/* Under the library's lock, once it has loaded. */
-void cushim__library_register_fork(cushim__library *lib) {
-    static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&fork_lock);
-    bool known = false;
-    for (size_t i = 0; i < forkable_count; i++) known = known || forkable[i] == lib;
-    if (!known && forkable_count < sizeof forkable / sizeof forkable[0]) {
-        forkable[forkable_count++] = lib;
+static void after_fork_parent(void) {
+    for (size_t i = known_count; i-- > 0;) pthread_mutex_unlock(&known[i]->lock);
+    pthread_mutex_unlock(&known_lock);
+}
+
+/* In the single-threaded child, before fork() returns there. A library that was loaded, or was
+ * being loaded by a thread that the child does not have, is the parent's: every slot back to
+ * its stub, and every call answers CUDA_ERROR_NOT_INITIALIZED with the reason. A library that
+ * the forking thread itself is loading (the library forked from inside its own initialisation)
+ * is left to finish; one never loaded is free to load in the child. */
+static void after_fork_child(void) {
+    for (size_t i = 0; i < known_count; i++) {
+        cushim__library *lib = known[i];
+        bool other_loading = lib->loading && loading_here != lib;
+        bool loaded = atomic_load_explicit(&lib->loaded, memory_order_relaxed);
+        if (loaded || other_loading) {
+            cushim__forked = true;
+            cushim__reset_tables(lib);
+            atomic_store_explicit(&lib->loaded, false, memory_order_relaxed);
+            lib->attempted = true;
+            lib->loading = false;
+            lib->info.status = CUSHIM_DRIVER_INIT_FAILED;
+            lib->info.result = CUDA_ERROR_NOT_INITIALIZED;
+            lib->info.entries_resolved = 0;
+            lib->init_result = CUDA_ERROR_NOT_INITIALIZED;
+            if (loaded) {
+                lib->info.message = cushim__forked_reason;
+            } else {
+                snprintf(lib->message, sizeof lib->message, forked_while_loading, lib->noun);
+                lib->info.message = lib->message;
+            }
+        }
+        pthread_cond_init(&lib->done, NULL); /* no thread of the parent waits here */
+        pthread_mutex_unlock(&lib->lock);
     }
-    if (!atfork_registered) {
-        atfork_registered = pthread_atfork(NULL, NULL, fork_child) == 0;
-        atfork_failed = !atfork_registered;
-    }
-    pthread_mutex_unlock(&fork_lock);
+    pthread_mutex_unlock(&known_lock);
+}
+
+static void register_fork(void) {
+    atfork_failed = pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0;
+}
+
+/* Before the library's lock is first taken: the fork handlers exist before any load. */
+static void remember(cushim__library *lib) {
+    pthread_once(&atfork_once, register_fork);
+    pthread_mutex_lock(&known_lock);
+    bool seen = false;
+    for (size_t i = 0; i < known_count; i++) seen = seen || known[i] == lib;
+    if (!seen && known_count < sizeof known / sizeof known[0]) known[known_count++] = lib;
+    pthread_mutex_unlock(&known_lock);
 }
 
 CUresult cushim__library_load(cushim__library *lib) {
+    if (loading_here == lib) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED,
+                            "%s: initialisation is in progress on this thread: the %s being "
+                            "loaded called back into cushim from its own initialisation, so it "
+                            "cannot be used yet",
+                            lib->init_name, lib->noun);
+    }
+    remember(lib);
     bool did_load = false;
     pthread_mutex_lock(&lib->lock);
+    while (lib->loading) pthread_cond_wait(&lib->done, &lib->lock);
     if (!lib->attempted) {
-        search(lib);
         lib->attempted = true;
+        lib->loading = true;
+        pthread_mutex_unlock(&lib->lock);
+        /* Without the lock: the search calls dlopen and the library's own initialisation,
+         * which may call back into cushim or fork. */
+        loading_here = lib;
+        search(lib);
+        loading_here = NULL;
+        pthread_mutex_lock(&lib->lock);
+        lib->loading = false;
+        pthread_cond_broadcast(&lib->done);
         did_load = true;
     }
     CUresult r = lib->init_result;

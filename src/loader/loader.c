@@ -1,6 +1,9 @@
 /* The CUDA driver as the loader's first library: its candidates, how it starts (cuInit, its
  * version, cuGetProcAddress per entry), cushim_init and the driver's status. */
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -47,6 +50,7 @@ static cushim__library driver = {
     .file_noun = "a driver library",
     .install_hint = "install the NVIDIA driver",
     .env = "CUSHIM_DRIVER",
+    .init_name = "cushim_init",
     .candidates = candidates,
     .candidate_count = sizeof candidates / sizeof candidates[0],
     .marker = "cuInit",
@@ -59,6 +63,7 @@ static cushim__library driver = {
     .mode_count = 2,
     .resolved = resolved,
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
     .init_result = CUDA_ERROR_NOT_INITIALIZED,
 };
 
@@ -93,6 +98,18 @@ static void *ask(void *ctx, const char *base, int version, int mode) {
     return r == CUDA_SUCCESS ? fn : NULL;
 }
 
+/* A driver that initialised but cannot be used: the sentence says what it did. */
+static void unusable(cushim__library *lib, const char *fmt, ...) CUSHIM__PRINTF(2, 3);
+static void unusable(cushim__library *lib, const char *fmt, ...) {
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    cushim__library_note(lib, "%s", what);
+    cushim__library_finish(lib, CUSHIM_DRIVER_UNUSABLE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED);
+}
+
 /* The driver, once opened: cuInit, its version, and every entry through cuGetProcAddress. */
 static void start_driver(cushim__library *lib, void *h, void *init) {
     cushim_driver_info *info = &lib->info;
@@ -109,47 +126,97 @@ static void start_driver(cushim__library *lib, void *h, void *init) {
         cushim__library_finish(lib, CUSHIM_DRIVER_STUB, r);
         return;
     }
+    /* What the driver says of its version: INT_MIN until it writes one. */
     void *version = sym(h, "cuDriverGetVersion");
+    int said = INT_MIN;
+    CUresult v = CUDA_SUCCESS;
     if (version) {
         version_fn get_version;
         memcpy(&get_version, &version, sizeof get_version);
-        CUresult v = get_version(&info->driver_version);
-        if (v != CUDA_SUCCESS && r == CUDA_SUCCESS) {
-            /* Without the version no entry can be asked for at the right ABI. */
-            cushim__library_note(lib, "%s: cuDriverGetVersion failed with %s (%s).", path,
-                                 cushim_error_name(v), cushim_error_string(v));
-            cushim__library_finish(lib, CUSHIM_DRIVER_INIT_FAILED, v);
-            return;
-        }
+        v = get_version(&said);
     }
+    info->driver_version = v == CUDA_SUCCESS && said != INT_MIN ? said : 0;
     gpa g = {sym(h, "cuGetProcAddress_v2"), sym(h, "cuGetProcAddress")};
-    if (g.v2 == NULL && g.v1 == NULL) {
-        cushim__library_note(lib,
-                             "%s has no cuGetProcAddress: the driver (version %d) is older than "
-                             "CUDA 11.3; update the NVIDIA driver.",
-                             path, info->driver_version);
-        cushim__library_finish(lib, CUSHIM_DRIVER_TOO_OLD, CUDA_ERROR_NOT_SUPPORTED);
-        return;
-    }
+    bool no_gpa = g.v2 == NULL && g.v1 == NULL;
+    /* cuInit's own code comes first: whatever else is wrong, it is what the driver said. */
     if (r != CUDA_SUCCESS) {
-        cushim__library_note(lib, "%s: cuInit(0) failed with %s (%s).", path, cushim_error_name(r),
-                             cushim_error_string(r));
+        cushim__library_note(lib, "%s: cuInit(0) failed with %s (%s)%s.", path,
+                             cushim_error_name(r), cushim_error_string(r),
+                             no_gpa ? "; the library also exports no cuGetProcAddress" : "");
         cushim__library_finish(lib, CUSHIM_DRIVER_INIT_FAILED, r);
         return;
     }
+    /* Without the version no entry can be asked for at the right ABI. */
+    if (version == NULL) {
+        unusable(lib,
+                 "%s exports no cuDriverGetVersion, so the ABI version of no entry can be "
+                 "chosen: it cannot be used as a CUDA driver.",
+                 path);
+        return;
+    }
+    if (v != CUDA_SUCCESS) {
+        cushim__library_note(lib, "%s: cuDriverGetVersion failed with %s (%s).", path,
+                             cushim_error_name(v), cushim_error_string(v));
+        cushim__library_finish(lib, CUSHIM_DRIVER_INIT_FAILED, v);
+        return;
+    }
+    if (said == INT_MIN) {
+        unusable(lib,
+                 "%s: cuDriverGetVersion returned CUDA_SUCCESS without writing a version, "
+                 "so the ABI version of no entry can be chosen: it cannot be used as a CUDA "
+                 "driver.",
+                 path);
+        return;
+    }
+    if (said <= 0) {
+        unusable(lib,
+                 "%s: cuDriverGetVersion reported version %d, which no CUDA driver has, so "
+                 "the ABI version of no entry can be chosen: it cannot be used as a CUDA "
+                 "driver.",
+                 path, said);
+        return;
+    }
+    if (no_gpa && said < 11030) {
+        cushim__library_note(lib,
+                             "%s has no cuGetProcAddress and reports version %d: the driver is "
+                             "older than CUDA 11.3; update the NVIDIA driver.",
+                             path, said);
+        cushim__library_finish(lib, CUSHIM_DRIVER_TOO_OLD, CUDA_ERROR_NOT_SUPPORTED);
+        return;
+    }
+    if (no_gpa) {
+        unusable(lib,
+                 "%s exports no cuGetProcAddress, though it reports version %d (drivers "
+                 "have it since CUDA 11.3): no entry can be resolved.",
+                 path, said);
+        return;
+    }
     info->entries_resolved = cushim__resolve_tables(lib, ask, &g, info->driver_version);
+    if (info->entries_resolved == 0) {
+        cushim__reset_tables(lib);
+        unusable(lib,
+                 "%s: cuGetProcAddress resolved none of the %u entries (driver %d, header "
+                 "%d): it cannot be used as a CUDA driver.",
+                 path, info->entries_total, info->driver_version, CUDA_VERSION);
+        return;
+    }
     lib->message[0] = '\0';
     cushim__library_note(lib, "loaded %s (driver %d, header %d), %u of %u entries resolved", path,
                          info->driver_version, CUDA_VERSION, info->entries_resolved,
                          info->entries_total);
     cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
-    cushim__library_register_fork(lib);
+    /* cuInit(0) succeeded: the process's driver is initialised, whoever asked, so the drop-in
+     * answers as libcuda then does. */
+    cushim__open_dropin(lib);
 }
 
 static CUresult init_slow(void) {
     CUresult r = cushim__library_load(&driver);
-    /* Every cushim function that fails for want of a driver fails in this call. */
-    if (r != CUDA_SUCCESS) cushim__set_error("cushim_init: %s", driver.info.message);
+    /* Every cushim function that fails for want of a driver fails in this call. A call from
+     * inside the driver's own initialisation has its sentence already. */
+    if (r != CUDA_SUCCESS && !cushim__library_loading_here(&driver)) {
+        cushim__set_error("cushim_init: %s", driver.info.message);
+    }
     return r;
 }
 
@@ -161,6 +228,13 @@ CUSHIM_API CUresult cushim_testing_reinit(void) {
         return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", __func__, cushim__forked_reason);
     }
     pthread_mutex_lock(&driver.lock);
+    if (driver.loading) {
+        pthread_mutex_unlock(&driver.lock);
+        return cushim__fail(CUDA_ERROR_ILLEGAL_STATE,
+                            "%s: the driver is being loaded now (this call came from inside its "
+                            "initialisation, or raced another thread's first call)",
+                            __func__);
+    }
     int live = atomic_load(&cushim__live_roots);
     if (live != 0) {
         pthread_mutex_unlock(&driver.lock);
@@ -205,6 +279,22 @@ CUresult cushim__no_driver(unsigned index, CUresult r) {
                     cushim_error_name(r), driver.info.message);
     }
     return cushim__fail(r, "%s: %s", name, driver.info.message);
+}
+
+/* libcuda answers every call but a few with CUDA_ERROR_NOT_INITIALIZED until cuInit ran; so
+ * does the drop-in, rather than initialise behind the caller's back and hide a missing cuInit.
+ * cushim's own functions, and cushim_init(), still initialise. */
+CUresult cushim__before_init(unsigned index, int per_thread) {
+    const cushim__entry *e = &cushim__entries[index];
+    const char *name = per_thread ? e->ptds_symbol : e->name;
+    if (cushim__forked) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", name, cushim__forked_reason);
+    }
+    return cushim__fail(CUDA_ERROR_NOT_INITIALIZED,
+                        "%s: the CUDA driver is not initialised: call cuInit(0) first (through "
+                        "cushim's cuda.h, as with libcuda, only cuInit, cuDriverGetVersion, "
+                        "cuGetErrorName, cuGetErrorString and cuGetProcAddress work before it)",
+                        name);
 }
 
 CUresult cushim__unavailable(unsigned index, int per_thread) {

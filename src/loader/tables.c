@@ -57,13 +57,32 @@ unsigned cushim__resolve_tables(cushim__library *lib, cushim__lookup_fn lookup, 
     return count;
 }
 
-/* Plain copies: no other thread calls through the tables then (a forked child has one thread; a
- * test reinit is documented to run alone). */
+/* Slot by slot, relaxed atomic stores: a trampoline or a raw call on another thread may read a
+ * slot meanwhile (a load that fails puts the tables back while others wait for it). */
+static void copy_slots(void *to, const void *from, size_t size) {
+    void **dst = to;
+    void *const *src = from;
+    for (size_t k = 0; k < size / sizeof(void *); k++) {
+        void *fn;
+        memcpy(&fn, &src[k], sizeof fn);
+        __atomic_store_n(&dst[k], fn, __ATOMIC_RELAXED);
+    }
+}
+
 void cushim__reset_tables(cushim__library *lib) {
     for (unsigned m = 0; m < lib->mode_count; m++) {
-        memcpy(lib->modes[m]->live, lib->modes[m]->lazy, lib->modes[m]->size);
+        const cushim__mode_tables *t = lib->modes[m];
+        copy_slots(t->live, t->lazy, t->size);
+        if (t->dropin) copy_slots(t->dropin, t->uninit, t->size);
     }
     memset(lib->resolved, 0, sizeof *lib->resolved * lib->mode_count * lib->entry_count);
+}
+
+void cushim__open_dropin(cushim__library *lib) {
+    for (unsigned m = 0; m < lib->mode_count; m++) {
+        const cushim__mode_tables *t = lib->modes[m];
+        if (t->dropin) copy_slots(t->dropin, t->live, t->size);
+    }
 }
 
 bool cushim__table_has(const cushim__library *lib, const char *name) {

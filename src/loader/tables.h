@@ -17,8 +17,12 @@ typedef void *(*cushim__lookup_fn)(void *ctx, const char *base, int version, int
 unsigned cushim__resolve_tables(cushim__library *lib, cushim__lookup_fn lookup, void *ctx,
                                 int library_version);
 
-/* Every table back to its lazy stubs, nothing resolved. */
+/* Every table back to its lazy stubs, the drop-in's to its uninit stubs, nothing resolved. */
 void cushim__reset_tables(cushim__library *lib);
+
+/* The drop-in's tables take the live ones: once the library is initialised, the trampolines
+ * reach it. */
+void cushim__open_dropin(cushim__library *lib);
 
 /* Whether the entry named `name` (as the header declares it, or the symbol it reaches in either
  * mode) resolved. */

@@ -2,6 +2,8 @@
  * CUDA C++ to PTX, cubin and LTO IR, the log of a syntax error, load the result as a module, link,
  * and launch (where the mock executes PTX). */
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -205,6 +207,30 @@ static void test_launch(void **state) {
     for (int i = 0; i < N; i++) assert_true(host[i] == 2.0f * (float)i);
 }
 
+/* A child forked after NVRTC was loaded answers as it does for the driver: the library's state
+ * is the parent's, so every call says so (CUDA_ERROR_NOT_INITIALIZED and why). */
+static void test_forked_child(void **state) {
+    (void)state;
+    cushim_program *p = compiled("-arch=compute_90", NULL);
+    cushim_program_release(p);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        cushim_program *q = NULL;
+        CUresult r = cushim_program_create(&q, source, NULL, 0, NULL, NULL);
+        bool ok = r == CUDA_ERROR_NOT_INITIALIZED && q == NULL &&
+                  strstr(cushim_last_error(), "fork") != NULL &&
+                  cushim_lib_get_info(CUSHIM_LIB_NVRTC)->status != CUSHIM_LIB_LOADED;
+        if (!ok) fprintf(stderr, "# child: %s: %s\n", cushim_error_name(r), cushim_last_error());
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_info, mock_setup, mock_teardown),
@@ -215,6 +241,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_load_picks_code, mock_setup, mock_teardown),
         cmocka_unit_test_setup_teardown(test_link_ltoir, mock_setup, mock_teardown),
         cmocka_unit_test_setup_teardown(test_launch, mock_setup, mock_teardown),
+        cmocka_unit_test_setup_teardown(test_forked_child, mock_setup, mock_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
