@@ -90,9 +90,15 @@ typedef struct cushim_driver_info {
  * cushim_last_error() and cushim_driver_get_info()->message. Later calls return the cached
  * result; a failure is not retried. The functions that need the driver and take no cushim object
  * call it (objects exist only once it has succeeded), so callers never have to.
- * fork(): in a child forked after a successful cushim_init(), every cushim function and every
- * slot of the raw table answers CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without
- * touching the parent's driver state; a child of a process that never initialised is free to. */
+ * fork(): in a child forked after a successful cushim_init(), or while another thread was inside
+ * the first one, every cushim function and every slot of the raw table answers
+ * CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without touching the parent's driver
+ * state; a child of a process that never initialised is free to.
+ * Re-entry: called on the thread that is loading the driver, from inside the driver's own
+ * initialisation (an interposer's cuInit calling back into cushim), it returns
+ * CUDA_ERROR_NOT_INITIALIZED at once, with a sentence saying initialisation is in progress on
+ * this thread; the outer load goes on. No lock of cushim's is held while the driver's code
+ * runs. */
 CUSHIM_API CUresult cushim_init(void);
 
 /* For tests: forgets the loaded driver and cushim_init()'s result, so that the next cushim
@@ -100,7 +106,8 @@ CUSHIM_API CUresult cushim_init(void);
  * then. NVRTC and nvJitLink are forgotten too, and looked for again (CUSHIM_NVRTC,
  * CUSHIM_NVJITLINK). One test program can so check its behaviour without a driver and with one.
  * Returns CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_STATE while any cushim context, library, program or
- * linker is alive (every other object holds a context: release them first);
+ * linker is alive (every other object holds a context: release them first), or while the
+ * driver is being loaded;
  * CUDA_ERROR_NOT_INITIALIZED in a forked child. No other thread may be calling cushim meanwhile.
  * Raw table pointers stay valid. */
 CUSHIM_API CUresult cushim_testing_reinit(void);

@@ -22,6 +22,7 @@ static struct {
     char info_error[512];
     bool has;
     const cushim_driver_table *table;
+    CUresult reinit;
 } inner;
 
 void reenter(void);
@@ -33,6 +34,7 @@ void reenter(void) {
     snprintf(inner.info_error, sizeof inner.info_error, "%s", cushim_last_error());
     inner.has = cushim_driver_has("cuInit");
     inner.table = cushim_driver();
+    inner.reinit = cushim_testing_reinit();
 }
 
 static void test_init_from_inside_cuinit(void **state) {
@@ -47,6 +49,7 @@ static void test_init_from_inside_cuinit(void **state) {
     assert_non_null(strstr(inner.info_error, "initialisation is in progress on this thread"));
     assert_false(inner.has);
     assert_non_null(inner.table);
+    assert_int_equal(inner.reinit, CUDA_ERROR_ILLEGAL_STATE); /* not in the middle of a load */
     /* The outer load completed. */
     const cushim_driver_info *info = cushim_driver_get_info();
     assert_int_equal(info->status, CUSHIM_DRIVER_LOADED);
