@@ -15,6 +15,8 @@ static const char *kind_name(uint32_t tag) {
     case CUSHIM__FUNCTION: return "a function";
     case CUSHIM__GRAPH: return "a graph";
     case CUSHIM__GRAPH_EXEC: return "a graph executable";
+    case CUSHIM__PROGRAM: return "a program";
+    case CUSHIM__LINKER: return "a linker";
     case CUSHIM__DEAD: return "an object already destroyed";
     default: return "not a cushim object";
     }

@@ -32,7 +32,7 @@ def parse(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     opts = {"exit": 0, "status": None, "in_message": None, "stdout": None, "stderr": None,
-            "mock": None, "once": None, "listed": None, "json": True}
+            "mock": None, "once": None, "listed": None, "json": True, "libs": []}
     takes_value = {"--expect-exit": "exit", "--expect-status": "status",
                    "--expect-in-message": "in_message", "--expect-stdout": "stdout",
                    "--expect-stderr": "stderr", "--expect-mock": "mock",
@@ -46,6 +46,13 @@ def parse(argv):
             if i + 1 >= len(rest):
                 sys.exit("check-info-json: %s needs a value" % a)
             opts[takes_value[a]] = rest[i + 1]
+            i += 2
+            continue
+        if a == "--expect-lib":
+            # KEY=STATUS[:TEXT]: libraries.KEY has that status, and TEXT in its message
+            if i + 1 >= len(rest):
+                sys.exit("check-info-json: --expect-lib needs a value")
+            opts["libs"].append(rest[i + 1])
             i += 2
             continue
         if a == "--no-json":
@@ -75,6 +82,7 @@ def check_json(out, opts, fail):
         fail("status is %r, expected %r" % (doc["status"], opts["status"]))
     if opts["in_message"] is not None and opts["in_message"] not in doc["message"]:
         fail("message %r does not contain %r" % (doc["message"], opts["in_message"]))
+    check_libs(doc, opts, fail)
     if "mock" not in doc or not (doc["mock"] is None or isinstance(doc["mock"], dict)):
         fail("field 'mock' is missing or neither an object nor null")
     if opts["listed"] is not None:
@@ -92,6 +100,31 @@ def check_json(out, opts, fail):
                  % (doc["entries"].get("total"), total))
     elif doc["mock"] is not None:
         fail("mock is %r for a driver that is not the mock" % doc["mock"])
+
+
+LIB_FIELDS = {"name": str, "status": str, "result": str, "message": str, "header_version": str,
+              "env": str, "entries": dict}
+
+
+def check_libs(doc, opts, fail):
+    """NVRTC and nvJitLink, each with its status, and the ones asked for as asked."""
+    libs = doc.get("libraries")
+    if not isinstance(libs, dict) or set(libs) != {"nvrtc", "nvjitlink"}:
+        fail("field 'libraries' is missing or does not hold nvrtc and nvjitlink: %r" % (libs,))
+    for key, lib in libs.items():
+        for field, kind in LIB_FIELDS.items():
+            if not isinstance(lib.get(field), kind):
+                fail("libraries.%s.%s is missing or not a %s" % (key, field, kind.__name__))
+        if (lib["status"] == "loaded") != isinstance(lib.get("path"), str):
+            fail("libraries.%s: status %r with path %r" % (key, lib["status"], lib.get("path")))
+    for want in opts["libs"]:
+        key, _, rest = want.partition("=")
+        status, _, text = rest.partition(":")
+        if libs.get(key, {}).get("status") != status:
+            fail("libraries.%s.status is %r, expected %r" % (key, libs.get(key, {}).get("status"),
+                                                            status))
+        if text and text not in libs[key]["message"]:
+            fail("libraries.%s.message %r does not contain %r" % (key, libs[key]["message"], text))
 
 
 def list_figures(path, fail):
