@@ -1,15 +1,29 @@
 /* Modules: loaded into a context, from an image in memory or a file, and the kernels looked up
  * in them. Modules are loaded and unloaded with their context current. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/module.h"
+#include "loader/fork.h"
 #include "loader/loader.h"
+
+/* Why a path that is not a regular file is refused, by its type. */
+static CUresult not_regular(const char *path, const struct stat *st, const char *fn) {
+    const char *what = S_ISFIFO(st->st_mode)  ? "a FIFO (opening one with no writer would block)"
+                       : S_ISDIR(st->st_mode) ? "a directory"
+                       : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                                                                      : "not a regular file";
+    return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND,
+                        "%s: '%s' is %s: a module is read from a regular file only", fn, path,
+                        what);
+}
 
 static CUresult load_module(cushim_module **out, cushim_context *ctx, const void *image,
                             const char *path, const char *fn) {
@@ -62,18 +76,27 @@ CUSHIM_API CUresult cushim_module_load_data(cushim_module **out, cushim_context 
 
 /* Reads a whole file and adds a NUL, which PTX text needs and a cubin or fatbin ignores. */
 static CUresult read_file(const char *path, char **data, const char *fn) {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
+    /* Only a regular file, checked before it is opened and again on what was opened: opening a
+     * FIFO with no writer blocks forever, a directory cannot be read, and a device such as
+     * /dev/zero would be read until memory runs out. O_NONBLOCK keeps the open itself from
+     * blocking on a FIFO swapped in between; it changes nothing for a regular file. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return not_regular(path, &st, fn);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         char buf[256];
         const char *why = strerror_r(errno, buf, sizeof buf);
         return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open '%s': %s", fn, path, why);
     }
-    /* Only a file or a pipe comes to an end: a directory cannot be read, and a device such as
-     * /dev/zero would be read until memory runs out. */
-    struct stat st;
-    if (fstat(fileno(file), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-        fclose(file);
-        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: '%s' is not a regular file", fn, path);
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return not_regular(path, &st, fn);
+    }
+    FILE *file = fdopen(fd, "rb");
+    if (file == NULL) {
+        close(fd);
+        return cushim__fail(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory opening '%s'", fn,
+                            path);
     }
     size_t used = 0, size = 64 * 1024;
     char *p = malloc(size);
