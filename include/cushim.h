@@ -270,7 +270,9 @@ CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx);
  *
  * The caches are emptied when the context's last reference is released (before the context is
  * destroyed), by cushim_context_trim, and for a kind turned off. Cached objects hold no
- * reference to their context. All of this is thread-safe (a lock per context). */
+ * reference to their context. All of this is thread-safe (a lock per context). In a child
+ * forked after cushim_init nothing is kept or handed out, and the three functions below answer
+ * CUDA_ERROR_NOT_INITIALIZED: the child never waits on a lock another thread held at the fork. */
 
 typedef struct cushim_recycling {
     bool events, streams;  /* whether released events / streams are kept */

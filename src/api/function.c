@@ -51,6 +51,28 @@ cushim_function *cushim__function_find(cushim_function *list, const char *name, 
     return NULL;
 }
 
+cushim_function *cushim__function_listed(pthread_mutex_t *lock, cushim_function *const *list,
+                                         const char *name, CUcontext ctx) {
+    pthread_mutex_lock(lock);
+    cushim_function *f = cushim__function_find(*list, name, ctx);
+    pthread_mutex_unlock(lock);
+    return f;
+}
+
+cushim_function *cushim__function_list(pthread_mutex_t *lock, cushim_function **list,
+                                       cushim_function *made, bool owns_ctx) {
+    pthread_mutex_lock(lock);
+    cushim_function *f = cushim__function_find(*list, made->name, made->ctx_raw);
+    if (f == NULL) {
+        made->next = *list;
+        *list = f = made;
+        made = NULL;
+    }
+    pthread_mutex_unlock(lock);
+    cushim__functions_free(made, owns_ctx);
+    return f;
+}
+
 void cushim__functions_free(cushim_function *f, bool owns_ctx) {
     while (f != NULL) {
         cushim_function *next = f->next;

@@ -84,6 +84,14 @@ cushim_function *cushim__function_new(const char *name, const char *fn);
 CUresult cushim__function_read_attributes(cushim_function *f, const char *fn);
 
 /* The function named `name` for context ctx in a list, or NULL. */
+/* A module's or library's list of functions, guarded by lock, which is held for the list only
+ * (never across a driver call). The function named `name` in ctx, or NULL. */
+cushim_function *cushim__function_listed(pthread_mutex_t *lock, cushim_function *const *list,
+                                         const char *name, CUcontext ctx);
+/* Lists made, unless another thread listed its name in its context first: then made is freed
+ * (with the reference to its context when owns_ctx). The function now listed. */
+cushim_function *cushim__function_list(pthread_mutex_t *lock, cushim_function **list,
+                                       cushim_function *made, bool owns_ctx);
 cushim_function *cushim__function_find(cushim_function *list, const char *name, CUcontext ctx);
 
 /* Frees a list of functions; a library's hold a reference to their context (owns_ctx). */

@@ -146,8 +146,11 @@ CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
 CUSHIM_API void cushim_module_release(cushim_module *m) {
     if (!cushim__release_checked(m, CUSHIM__MODULE, "m", __func__)) return;
     CUSHIM__DESTROY("module", m->raw, cushim__table.cuModuleUnload(m->raw));
-    cushim__functions_free(m->functions, false);
-    pthread_mutex_destroy(&m->lock);
+    /* A forked child leaves a list that a thread of the parent was changing at the fork. */
+    if (!cushim__forked || cushim__forked_lock_was_free(&m->lock)) {
+        cushim__functions_free(m->functions, false);
+        pthread_mutex_destroy(&m->lock);
+    }
     cushim_context_release(m->ctx);
     cushim__free(m->path);
     cushim__free(m);
@@ -200,17 +203,18 @@ CUSHIM_API CUresult cushim_module_function(cushim_function **out, cushim_module 
     CUresult r = cushim__check(m, CUSHIM__MODULE, "m", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", __func__);
-    /* The lock makes a name asked twice, even at once, one object. */
-    pthread_mutex_lock(&m->lock);
-    cushim_function *f = cushim__function_find(m->functions, name, m->ctx->raw);
+    if (cushim__forked) return cushim__forked_refusal(__func__);
+    /* The lock guards the list only: the driver is never called under it, so a driver that
+     * calls back into cushim cannot deadlock here, nor a fork leave it held across a long call.
+     * Two threads asking for a new name at once may both make it; the first one listed is
+     * kept, so that a name is always one object. */
+    cushim_function *f = cushim__function_listed(&m->lock, &m->functions, name, m->ctx->raw);
     if (f == NULL) {
-        r = make_module_function(&f, m, name, __func__);
-        if (r == CUDA_SUCCESS) {
-            f->next = m->functions;
-            m->functions = f;
-        }
+        cushim_function *made = NULL;
+        r = make_module_function(&made, m, name, __func__);
+        if (r != CUDA_SUCCESS) return r;
+        f = cushim__function_list(&m->lock, &m->functions, made, false);
     }
-    pthread_mutex_unlock(&m->lock);
     if (r == CUDA_SUCCESS) *out = f;
     return r;
 }

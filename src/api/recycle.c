@@ -112,6 +112,9 @@ static CUresult destroy_taken(taken *t, const char *fn) {
 void cushim__recycler_fini(cushim_context *ctx, const char *fn) {
     cushim__recycler *c = &ctx->cache;
     taken t = {NULL, NULL};
+    /* In a forked child, caches that a thread of the parent was changing at the fork are left
+     * as they are (a few objects at most): their links may be half-written. */
+    if (cushim__forked && !cushim__forked_lock_was_free(&c->lock)) return;
     /* The last reference is gone: no other thread can reach the caches now. */
     take_all(c, true, true, &t);
     destroy_taken(&t, fn);
@@ -136,9 +139,11 @@ static bool context_stays(const cushim_context *ctx) {
 bool cushim__keep_event(cushim_event *e) {
     cushim_context *ctx = e->ctx;
     cushim__recycler *c = &ctx->cache;
-    /* An interprocess event may have been shared with another process by its handle. */
+    /* An interprocess event may have been shared with another process by its handle. A forked
+     * child never takes the cache's lock (loader/fork.h). */
     if ((e->flags & CU_EVENT_INTERPROCESS) ||
-        !atomic_load_explicit(&c->events_on, memory_order_relaxed) || !context_stays(ctx)) {
+        !atomic_load_explicit(&c->events_on, memory_order_relaxed) || !context_stays(ctx) ||
+        cushim__forked) {
         return false;
     }
     unsigned k = event_key(e->flags);
@@ -158,7 +163,7 @@ bool cushim__keep_event(cushim_event *e) {
 cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags) {
     cushim__recycler *c = &ctx->cache;
     if ((flags & CU_EVENT_INTERPROCESS) ||
-        !atomic_load_explicit(&c->events_on, memory_order_relaxed)) {
+        !atomic_load_explicit(&c->events_on, memory_order_relaxed) || cushim__forked) {
         return NULL;
     }
     unsigned k = event_key(flags);
@@ -181,7 +186,8 @@ bool cushim__keep_stream(cushim_stream *s) {
     cushim_context *ctx = s->ctx;
     cushim__recycler *c = &ctx->cache;
     if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed) ||
-        atomic_load_explicit(&s->exported, memory_order_relaxed) || !context_stays(ctx)) {
+        atomic_load_explicit(&s->exported, memory_order_relaxed) || !context_stays(ctx) ||
+        cushim__forked) {
         return false;
     }
     /* Only a stream whose work is done: a later owner's work must not wait for an earlier
@@ -201,7 +207,9 @@ bool cushim__keep_stream(cushim_stream *s) {
 
 cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority) {
     cushim__recycler *c = &ctx->cache;
-    if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed)) return NULL;
+    if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed) || cushim__forked) {
+        return NULL;
+    }
     pthread_mutex_lock(&c->lock);
     cushim_stream **link = &c->streams;
     while (*link != NULL && ((*link)->flags != flags || (*link)->priority != priority)) {
@@ -231,6 +239,7 @@ static CUresult drain_failed(CUresult r, const char *fn) {
 CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (cushim__forked) return cushim__forked_refusal(__func__);
     taken t = {NULL, NULL};
     pthread_mutex_lock(&ctx->cache.lock);
     take_all(&ctx->cache, true, true, &t);
@@ -242,6 +251,7 @@ CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx) {
 CUSHIM_API CUresult cushim_context_set_recycling(cushim_context *ctx, bool events, bool streams) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (cushim__forked) return cushim__forked_refusal(__func__);
     taken t = {NULL, NULL};
     cushim__recycler *c = &ctx->cache;
     pthread_mutex_lock(&c->lock);
@@ -258,6 +268,7 @@ CUSHIM_API CUresult cushim_context_get_recycling(cushim_context *ctx, cushim_rec
     memset(out, 0, sizeof *out);
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (cushim__forked) return cushim__forked_refusal(__func__);
     cushim__recycler *c = &ctx->cache;
     pthread_mutex_lock(&c->lock);
     out->events = atomic_load_explicit(&c->events_on, memory_order_relaxed);
