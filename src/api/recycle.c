@@ -125,6 +125,22 @@ void cushim__recycler_fini(cushim_context *ctx, const char *fn) {
 /* Keeping and handing out                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
+/* A kept object starts its new life at a new address: it moves to a fresh block, and its old
+ * block, still tagged dead, goes back to the block cache. A handle left from the previous life
+ * (a stream released twice, the second time after its driver stream went to a new owner) then
+ * finds a dead object and is refused as a double release, instead of releasing the new owner's
+ * object. Without a block to move to it stays where it is. */
+static void *new_address(void *old) {
+    void *p = cushim__alloc_block("recycling");
+    if (p == NULL) {
+        cushim__clear_error();
+        return old;
+    }
+    memcpy(p, old, CUSHIM__BLOCK_SIZE);
+    cushim__free_block(old);
+    return p;
+}
+
 static unsigned event_key(unsigned flags) {
     return flags & (CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
 }
@@ -175,6 +191,7 @@ cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags) {
     }
     pthread_mutex_unlock(&c->lock);
     if (e == NULL) return NULL;
+    e = new_address(e);
     /* Its context, raw handles and flags are still those of this key and context. */
     e->next = NULL;
     atomic_store_explicit(&e->recorded, false, memory_order_relaxed);
@@ -222,6 +239,7 @@ cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int 
     }
     pthread_mutex_unlock(&c->lock);
     if (s == NULL) return NULL;
+    s = new_address(s);
     s->next = NULL;
     cushim__object_init(&s->obj, CUSHIM__STREAM);
     return s;
