@@ -125,20 +125,14 @@ void cushim__recycler_fini(cushim_context *ctx, const char *fn) {
 /* Keeping and handing out                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* A kept object starts its new life at a new address: it moves to a fresh block, and its old
- * block, still tagged dead, goes back to the block cache. A handle left from the previous life
- * (a stream released twice, the second time after its driver stream went to a new owner) then
- * finds a dead object and is refused as a double release, instead of releasing the new owner's
- * object. Without a block to move to it stays where it is. */
-static void *new_address(void *old) {
-    void *p = cushim__alloc_block("recycling");
-    if (p == NULL) {
-        cushim__clear_error();
-        return old;
-    }
-    memcpy(p, old, CUSHIM__BLOCK_SIZE);
-    cushim__free_block(old);
-    return p;
+/* A kept object starts its new life at a new address: it is moved into the block the create
+ * allocated (as for a new object), and its old block, still tagged dead, goes back to the block
+ * cache. A handle left from the previous life (a stream released twice, the second time after
+ * its driver stream went to a new owner) then finds a dead object and is refused as a double
+ * release, instead of releasing the new owner's object. */
+static void move_to(void *into, void *kept, size_t size) {
+    memcpy(into, kept, size);
+    cushim__free_block(kept);
 }
 
 static unsigned event_key(unsigned flags) {
@@ -176,11 +170,11 @@ bool cushim__keep_event(cushim_event *e) {
     return kept;
 }
 
-cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags) {
+bool cushim__recycled_event(cushim_context *ctx, unsigned flags, cushim_event *into) {
     cushim__recycler *c = &ctx->cache;
     if ((flags & CU_EVENT_INTERPROCESS) ||
         !atomic_load_explicit(&c->events_on, memory_order_relaxed) || cushim__forked) {
-        return NULL;
+        return false;
     }
     unsigned k = event_key(flags);
     pthread_mutex_lock(&c->lock);
@@ -190,13 +184,13 @@ cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags) {
         c->nevents[k]--;
     }
     pthread_mutex_unlock(&c->lock);
-    if (e == NULL) return NULL;
-    e = new_address(e);
+    if (e == NULL) return false;
+    move_to(into, e, sizeof *into);
     /* Its context, raw handles and flags are still those of this key and context. */
-    e->next = NULL;
-    atomic_store_explicit(&e->recorded, false, memory_order_relaxed);
-    cushim__object_init(&e->obj, CUSHIM__EVENT);
-    return e;
+    into->next = NULL;
+    atomic_store_explicit(&into->recorded, false, memory_order_relaxed);
+    cushim__object_init(&into->obj, CUSHIM__EVENT);
+    return true;
 }
 
 bool cushim__keep_stream(cushim_stream *s) {
@@ -222,10 +216,11 @@ bool cushim__keep_stream(cushim_stream *s) {
     return kept;
 }
 
-cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority) {
+bool cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority,
+                             cushim_stream *into) {
     cushim__recycler *c = &ctx->cache;
     if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed) || cushim__forked) {
-        return NULL;
+        return false;
     }
     pthread_mutex_lock(&c->lock);
     cushim_stream **link = &c->streams;
@@ -238,11 +233,11 @@ cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int 
         c->nstreams--;
     }
     pthread_mutex_unlock(&c->lock);
-    if (s == NULL) return NULL;
-    s = new_address(s);
-    s->next = NULL;
-    cushim__object_init(&s->obj, CUSHIM__STREAM);
-    return s;
+    if (s == NULL) return false;
+    move_to(into, s, sizeof *into);
+    into->next = NULL;
+    cushim__object_init(&into->obj, CUSHIM__STREAM);
+    return true;
 }
 
 /* ------------------------------------------------------------------------------------------ */
