@@ -507,9 +507,11 @@ typedef struct cushim_launch_config {
  * Zero or oversized dimensions, too many threads per block and too much shared memory are
  * refused before the driver is called, with CUDA_ERROR_INVALID_VALUE and a sentence (a kernel's
  * dynamic shared memory limit is read again first, so an opt-in made since is seen). f or cfg
- * NULL is CUDA_ERROR_INVALID_VALUE; a module function launched on a stream of another context is
- * CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the driver, each with
- * a sentence naming the limit:
+ * NULL is CUDA_ERROR_INVALID_VALUE, and so is params NULL for a kernel that takes parameters
+ * (their count is read once, when the function is looked up, with cuFuncGetParamInfo where the
+ * driver has it; elsewhere NULL is passed on as given); a module function launched on a stream of
+ * another context is CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the
+ * driver, each with a sentence naming the limit:
  *   - a driver without cuLaunchKernelEx: CUDA_ERROR_NOT_SUPPORTED;
  *   - a cluster on a device before compute capability 9.0 or without
  *     CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUDA_ERROR_NOT_SUPPORTED;

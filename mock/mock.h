@@ -112,6 +112,7 @@
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)                \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)                \
     X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                             \
+    X(cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040, PFN_cuFuncGetParamInfo_v12040)              \
     X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                       \
     X(cuLibraryLoadData, "cuLibraryLoadData", 12000, PFN_cuLibraryLoadData_v12000)                 \
     X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, PFN_cuLibraryLoadFromFile_v12000)     \
