@@ -14,6 +14,7 @@
 /* ------------------------------------------------------------------------------------------ */
 
 static bool default_events = true, default_streams = true;
+static const char *bad_value; /* a CUSHIM_RECYCLE value not understood, said after the once */
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 /* CUSHIM_RECYCLE: unset, "1", "on" or "all": events and streams; "0", "off" or "none":
@@ -31,15 +32,20 @@ static void read_env(void) {
     } else if (strcmp(v, "streams") == 0) {
         default_events = false;
     } else {
-        cushim__log(CUSHIM_LOG_WARN,
-                    "CUSHIM_RECYCLE='%s' is not one of 0, off, none, 1, on, all, events, "
-                    "streams: events and streams are recycled",
-                    v);
+        bad_value = v;
     }
 }
 
 void cushim__recycler_init(cushim_context *ctx) {
     pthread_once(&env_once, read_env);
+    /* Said outside the once: the log handler is the user's, and may make a context itself. */
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (bad_value != NULL && !atomic_flag_test_and_set(&said)) {
+        cushim__log(CUSHIM_LOG_WARN,
+                    "CUSHIM_RECYCLE='%s' is not one of 0, off, none, 1, on, all, events, "
+                    "streams: events and streams are recycled",
+                    bad_value);
+    }
     cushim__recycler *c = &ctx->cache;
     pthread_mutex_init(&c->lock, NULL);
     atomic_init(&c->events_on, default_events);
