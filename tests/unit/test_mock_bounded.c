@@ -51,10 +51,25 @@ static void work(long n) {
     }
 }
 
+/* Under AddressSanitizer (which keeps freed memory in quarantine) or valgrind the resident set
+ * says nothing of the mock's own memory, and the runs are slow: a short run, no bound. */
+static bool measured_elsewhere(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return true;
+#endif
+#endif
+    const char *preload = getenv("LD_PRELOAD");
+    return preload != NULL && strstr(preload, "vgpreload") != NULL;
+}
+
 static void test_memory_is_flat(void **state) {
     (void)state;
     const char *env = getenv("MOCK_BOUNDED_OPS");
-    long n = env ? atol(env) : 100000;
+    bool bound = !measured_elsewhere();
+    long n = env ? atol(env) : bound ? 100000 : 1000;
     cushim_module *m = NULL;
     assert_ok(cushim_context_create(&ctx, 0, 0));
     assert_ok(cushim_context_set_recycling(ctx, false, false));
@@ -62,7 +77,7 @@ static void test_memory_is_flat(void **state) {
     assert_ok(cushim_module_function(&fn, m, "bounded"));
     assert_ok(cushim_stream_create(&stream, ctx, 0, 0));
     mock.register_kernel("bounded", run_kernel);
-    work(20000); /* fills the rings: the last calls, launches and dead records */
+    work(bound ? 20000 : 5000); /* fills the rings: the last calls, launches and dead records */
     long before = rss_kib();
     work(n);
     long after = rss_kib();
@@ -70,10 +85,11 @@ static void test_memory_is_flat(void **state) {
             "# mock memory: %ld launches and %ld stream and event create-destroy pairs: "
             "RSS %ld KiB -> %ld KiB (%+ld KiB)\n",
             n, n, before, after, after - before);
-    assert_true(after - before < 4096);
+    if (bound) assert_true(after - before < 4096);
     /* Counts are whole; the log and the launch records keep the last ones. */
-    assert_int_equal(mock.launch_count(), (int)(20000 + n));
-    assert_non_null(mock.launch((int)(20000 + n - 1)));
+    int launches = mock.launch_count();
+    assert_int_equal(launches, (int)((bound ? 20000 : 5000) + n));
+    assert_non_null(mock.launch(launches - 1));
     assert_null(mock.launch(0));
     assert_non_null(mock.call_name(mock.calls("*") - 1));
     cushim_stream_release(stream);
