@@ -405,16 +405,20 @@ static void test_environment_sets_the_default(void **state) {
 /* A stream released twice, the second time after its driver stream was recycled into a new
  * stream b: the recycled object lives at a new address, so the second release finds a dead
  * object, is named as a double release at warn, and b is untouched. The same for an event.
- * Under AddressSanitizer the old block is freed at once, and ASan names the misuse itself. */
-static void test_double_release_is_named(void **state) {
-    (void)state;
+ * Under AddressSanitizer the old block is freed at once, and ASan names the misuse itself: the
+ * test is left out there (see main). */
 #if defined(__SANITIZE_ADDRESS__)
-    skip();
+#define ASAN_BUILD 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-    skip();
+#define ASAN_BUILD 1
 #endif
 #endif
+#ifndef ASAN_BUILD
+#define ASAN_BUILD 0
+#endif
+static void test_double_release_is_named(void **state) {
+    (void)state;
     cushim_stream *a = NULL, *b = NULL;
     assert_ok(cushim_stream_create(&a, ctx, 0, 0));
     cushim_stream_release(a);
@@ -490,6 +494,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_double_release_is_named, setup, teardown),
     };
+    /* The last test reads a freed block on purpose: not under AddressSanitizer. */
+    size_t ntests = sizeof tests / sizeof tests[0] - (ASAN_BUILD ? 1 : 0);
     const struct CMUnitTest env_tests[] = {
         cmocka_unit_test_setup_teardown(test_environment_sets_the_default, setup, teardown),
     };
@@ -501,5 +507,5 @@ int main(void) {
         return cmocka_run_group_tests(bad_env_tests, NULL, NULL);
     }
     if (v != NULL) return cmocka_run_group_tests(env_tests, NULL, NULL);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return _cmocka_run_group_tests("tests", tests, ntests, NULL, NULL);
 }
