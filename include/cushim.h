@@ -347,7 +347,9 @@ CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx);
  *
  * The caches are emptied when the context's last reference is released (before the context is
  * destroyed), by cushim_context_trim, and for a kind turned off. Cached objects hold no
- * reference to their context. All of this is thread-safe (a lock per context). */
+ * reference to their context. All of this is thread-safe (a lock per context). In a child
+ * forked after cushim_init nothing is kept or handed out, and the three functions below answer
+ * CUDA_ERROR_NOT_INITIALIZED: the child never waits on a lock another thread held at the fork. */
 
 typedef struct cushim_recycling {
     bool events, streams;  /* whether released events / streams are kept */
@@ -692,9 +694,11 @@ static inline cushim_launch_config cushim_launch_config_make(cushim_dim3 grid, c
  * Zero or oversized dimensions, too many threads per block and too much shared memory are
  * refused before the driver is called, with CUDA_ERROR_INVALID_VALUE and a sentence (a kernel's
  * dynamic shared memory limit is read again first, so an opt-in made since is seen). f or cfg
- * NULL is CUDA_ERROR_INVALID_VALUE; a module function launched on a stream of another context is
- * CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the driver, each with
- * a sentence naming the limit:
+ * NULL is CUDA_ERROR_INVALID_VALUE, and so is params NULL for a kernel that takes parameters
+ * (their count is read once, when the function is looked up, with cuFuncGetParamInfo where the
+ * driver has it; elsewhere NULL is passed on as given); a module function launched on a stream of
+ * another context is CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the
+ * driver, each with a sentence naming the limit:
  *   - a driver without cuLaunchKernelEx: CUDA_ERROR_NOT_SUPPORTED;
  *   - a cluster on a device before compute capability 9.0 or without
  *     CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUDA_ERROR_NOT_SUPPORTED;
