@@ -174,6 +174,9 @@ typedef struct cushim_mock_api {
      * _LAUNCH_FAILED for trap or deadlock, _LAUNCH_TIMEOUT for an endless spin) names the
      * kernel, block, thread and PTX line, and is sticky in the context, as the driver's. */
     const char *(*kernel_error)(void);
+    /* Thread-instructions the PTX interpreter ran since the process started, every launch
+     * summed (also exported as cushim_mock_ptx_instructions, for dlsym). */
+    unsigned long long (*ptx_instructions)(void);
 
     /* Memory, devices and knobs */
 

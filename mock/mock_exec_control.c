@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "mock.h"
+#include "ptx.h"
 
 static void ctl_register_kernel(const char *name, cushim_mock_kernel_fn fn) {
     mock__lock();
@@ -38,7 +39,14 @@ static const char *ctl_kernel_error(void) {
     return copy;
 }
 
+static unsigned long long ctl_ptx_instructions(void) { return mock__ptx_instructions(); }
+
+/* The same, by name, for a benchmark that finds it with dlsym. */
+MOCK_EXPORT unsigned long long cushim_mock_ptx_instructions(void);
+unsigned long long cushim_mock_ptx_instructions(void) { return mock__ptx_instructions(); }
+
 void mock__exec_api(cushim_mock_api *api) {
+    api->ptx_instructions = ctl_ptx_instructions;
     api->set_noop_kernels = ctl_set_noop_kernels;
     api->kernel_error = ctl_kernel_error;
     api->register_kernel = ctl_register_kernel;

@@ -4,7 +4,7 @@
 
 #include "ptx_int.h"
 
-enum { N_REG, N_LOCAL, N_PARAM };
+enum { N_REG, N_LOCAL, N_PARAM, N_SHARED };
 
 typedef struct dname {
     const char *name;

@@ -98,9 +98,10 @@ const dname *dec_lookup(dec *d, const char *w, size_t n, uint32_t *index) {
 
 /* `.reg .type a, b, %r<N>;` and `.local`/`.param` variables of the body. */
 static bool body_decl(dec *d, int kind) {
+    int vec = 1, bytes = 0;
+    size_t align = 0, elem = 0;
+    bool first = true;
     for (;;) {
-        int vec = 1, bytes = 0;
-        size_t align = 0, elem = 0;
         const char *w;
         size_t n;
         for (;;) {
@@ -121,7 +122,7 @@ static bool body_decl(dec *d, int kind) {
             }
             if (ptx__is(w, n, ".ptr") || ptx__is(w, n, ".global") || ptx__is(w, n, ".shared"))
                 continue;
-            if (w[0] == '.') {
+            if (w[0] == '.' && first) {
                 int t = dec_type(w + 1, n - 1);
                 if (t < 0)
                     return dec_fail(d, "the declaration has an unknown type '%.*s'", (int)n, w);
@@ -131,6 +132,7 @@ static bool body_decl(dec *d, int kind) {
             }
             break;
         }
+        first = false;
         if (bytes == 0) return dec_fail(d, "the declaration of '%.*s' has no type", (int)n, w);
         if (kind == N_REG && vec != 1) return dec_fail(d, "vector registers are not supported");
         uint32_t count = 0;
@@ -152,7 +154,18 @@ static bool body_decl(dec *d, int kind) {
             size *= (size_t)c;
         }
         size_t off = 0;
-        if (kind != N_REG) {
+        if (kind == N_SHARED) { /* a kernel's own shared array: after the module's */
+            mock_ptx_module *m = d->m;
+            if (align == 0) align = elem;
+            if (align < 1) align = 1;
+            m->smem_static = (m->smem_static + align - 1) / align * align;
+            off = m->smem_static;
+            m->smem_static += size;
+            m->smem_dyn_off = (m->smem_static + 15) / 16 * 16;
+            for (size_t i = 0; i < m->nvars; i++) {
+                if (m->vars[i].dynamic) m->vars[i].offset = m->smem_dyn_off;
+            }
+        } else if (kind != N_REG) {
             if (align == 0) align = elem;
             if (align > 16) align = 16;
             if (align < 1) align = 1;
@@ -264,8 +277,7 @@ static bool statement(dec *d) {
         ptx__eat(&d->l, ';');
         return true;
     }
-    if (ptx__is(w, n, ".shared"))
-        return dec_fail(d, "a .shared variable inside a function is not supported");
+    if (ptx__is(w, n, ".shared")) return body_decl(d, N_SHARED);
     if (w[0] == '.') return dec_fail(d, "the directive '%.*s' is not supported", (int)n, w);
     return dec_instruction(d, w, n);
 }

@@ -481,6 +481,11 @@ void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size
 /* Arithmetic of every type, the slow path of the loop                                        */
 /* ------------------------------------------------------------------------------------------ */
 
+/* slct's choice: the first operand when c >= 0 (c of type s32 or f32; -0.0 counts as >= 0). */
+static bool slct_pick(const pinst *in, uint64_t c) {
+    return in->type2 == T_F32 ? !(f32(c) < 0.0f) : (int32_t)(uint32_t)c >= 0;
+}
+
 static float f32op(int op, const pinst *in, float x, float y, float z, uint64_t c) {
     switch (op) {
     case O_ADD: return x + y;
@@ -502,7 +507,7 @@ static float f32op(int op, const pinst *in, float x, float y, float z, uint64_t 
     case O_EX2: return exp2f(x);
     case O_TANH: return tanhf(x);
     case O_COPYSIGN: return copysignf(y, x);
-    case O_SLCT: return ival(c, in->type2) >= 0 || (in->type2 == T_F32 && !(f32(c) < 0.0f)) ? x : y;
+    case O_SLCT: return slct_pick(in, c) ? x : y;
     default: return x;
     }
 }
@@ -528,7 +533,7 @@ static double f64op(int op, const pinst *in, double x, double y, double z, uint6
     case O_EX2: return exp2(x);
     case O_TANH: return tanh(x);
     case O_COPYSIGN: return copysign(y, x);
-    case O_SLCT: return ival(c, in->type2) >= 0 || (in->type2 == T_F32 && !(f32(c) < 0.0f)) ? x : y;
+    case O_SLCT: return slct_pick(in, c) ? x : y;
     default: return x;
     }
 }
@@ -685,10 +690,11 @@ static bool alu(const pinst *in, uint64_t *R) {
         r = op == O_SHFL_L ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
         break;
     }
-    case O_SLCT:
-        r = ival(c, in->type2) >= 0 ? a : bb;
-        if (in->type2 == T_F32) r = !(f32(c) < 0.0f) ? a : bb;
+    case O_SAD:
+        r = (uint64_t)z + ((s ? x < y : (uint64_t)x < (uint64_t)y) ? (uint64_t)y - (uint64_t)x
+                                                                   : (uint64_t)x - (uint64_t)y);
         break;
+    case O_SLCT: r = slct_pick(in, c) ? a : bb; break;
     default: return false;
     }
     R[in->d[0]] = r & mask;

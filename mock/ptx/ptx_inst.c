@@ -187,8 +187,8 @@ static bool word_operand(dec *d, const char *w, size_t n, opnd *o) {
         } else {
             o->kind = K_SYM;
             o->is_sym = true;
-            o->aspace = x->kind == N_PARAM ? S_PARAM : S_LOCAL;
-            o->base = x->kind == N_PARAM ? SL_ZERO : SL_FRAME;
+            o->aspace = x->kind == N_PARAM ? S_PARAM : x->kind == N_SHARED ? S_SHARED : S_LOCAL;
+            o->base = x->kind == N_LOCAL ? SL_FRAME : SL_ZERO;
             o->off = (int64_t)x->off;
         }
         return true;
@@ -912,7 +912,7 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
                  {"tanh", O_TANH, 1},         {"brev", O_BREV, 1},   {"clz", O_CLZ, 1},
                  {"popc", O_POPC, 1},         {"bfind", O_BFIND, 1}, {"mad", O_MAD, 3},
                  {"fma", O_FMA, 3},           {"bfe", O_BFE, 3},     {"selp", O_SELP, 3},
-                 {"slct", O_SLCT, 3},         {"prmt", O_PRMT, 3}};
+                 {"slct", O_SLCT, 3},         {"prmt", O_PRMT, 3},   {"sad", O_SAD, 3}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!IS(table[i].name)) continue;
         if (table[i].op == O_PRMT) {

@@ -475,6 +475,9 @@ static int host_threads(const mock_ptx_launch *l, unsigned long long blocks) {
 }
 
 uint64_t mock__ptx_last_steps; /* for the benchmark: thread-instructions of the last run */
+static uint64_t total_steps;   /* and of every run */
+
+uint64_t mock__ptx_instructions(void) { return __atomic_load_n(&total_steps, __ATOMIC_RELAXED); }
 
 bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen) {
     static pthread_mutex_t decode_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -541,6 +544,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     pthread_mutex_destroy(&r.out_lock);
     free(r.params);
     mock__ptx_last_steps = r.steps;
+    __atomic_fetch_add(&total_steps, r.steps, __ATOMIC_RELAXED);
     if (l->out != NULL)
         fflush(l->out);
     else
