@@ -19,7 +19,7 @@
 
 #include "common/hints.h"
 #include "cushim.h"
-#include "driver-status.h"
+#include "common/driver_status.h"
 #include "info-query.h"
 #include "json-writer.h"
 

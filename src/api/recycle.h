@@ -45,7 +45,7 @@ bool cushim__keep_event(cushim_event *e);
 bool cushim__keep_stream(cushim_stream *s);
 
 /* The destroys: no context switch (on the H200 with driver 580 cuEventDestroy and
- * cuStreamDestroy succeed with no context or another one current; DESIGN.md, "Objects"). A
+ * cuStreamDestroy succeed with no context or another one current; ARCHITECTURE.md, "Objects"). A
  * refusal is logged at warn, naming fn; the memory is freed either way. The driver's code. */
 CUresult cushim__event_destroy(cushim_event *e, const char *fn);
 CUresult cushim__stream_destroy(cushim_stream *s, const char *fn);

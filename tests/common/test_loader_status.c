@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cushim.h"
-#include "../../tools/driver-status.h"
+#include "common/driver_status.h"
 
 static int failures;
 

@@ -29,7 +29,7 @@ build=$(cd "$build" && pwd) # absolute from here on, whether it was given so or 
 # A sanitizer report is fatal, and names its stack; leaks are checked after each input.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export CUSHIM_DRIVER="$build/tests/mock/libcushim-mock.so"
+export CUSHIM_DRIVER="$build/mock/libcushim-mock.so"
 fuzzer="$build/tests/fuzz/fuzz_api"
 
 echo "fuzz: replaying tests/fuzz/corpus"

@@ -9,7 +9,7 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The mock's device and stream priorities (an H200: see tests/mock/mock_device.c). */
+/* The mock's device and stream priorities (an H200: see mock/mock_device.c). */
 #define MOCK_SMS 132
 #define MOCK_PRIORITY_LEAST 0
 #define MOCK_PRIORITY_GREATEST (-5)

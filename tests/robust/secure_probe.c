@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cushim.h"
-#include "../../tools/driver-status.h"
+#include "common/driver_status.h"
 
 int main(int argc, char **argv) {
     if (argc != 3 || (strcmp(argv[1], "secure") != 0 && strcmp(argv[1], "plain") != 0)) {

@@ -118,9 +118,9 @@ static void test_no_switch_when_already_current(void **state) {
     assert_ptr_equal(mock.current(), cushim_context_raw(Y));
 }
 
-/* DESIGN.md: destroying needs no switch where the driver does not ask for one, and for events
- * and streams it does not (measured on the H200, driver 580): another context current, or none,
- * and not one cuCtxGetCurrent or cuCtxSetCurrent. */
+/* ARCHITECTURE.md, "Objects": destroying needs no switch where the driver does not ask for one, and
+ * for events and streams it does not (measured on the H200, driver 580): another context current,
+ * or none, and not one cuCtxGetCurrent or cuCtxSetCurrent. */
 static void test_stream_and_event_destroy_make_no_switch(void **state) {
     (void)state;
     for (int round = 0; round < 2; round++) {

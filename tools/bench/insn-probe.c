@@ -1,5 +1,5 @@
 /* cushim-insn-probe: K calls of a direct driver entry point and K calls of the cushim function
- * that wraps it, each loop in a function of its own, for tools/bench/insn-guard.py to count
+ * that wraps it, each loop in a function of its own, for tests/bench/insn-guard.py to count
  * under valgrind. The loops are named loop_direct_<op> and loop_cushim_<op>, and are reached
  * only through a volatile pointer, so the compiler neither inlines nor clones them and
  * callgrind's --toggle-collect=loop_* sees each under its own name.

@@ -78,7 +78,7 @@ static inline cushim_launch_config config(cushim_dim3 grid, cushim_dim3 block, u
     return c;
 }
 
-/* The mock's stream priority range (tests/mock/mock.h). */
+/* The mock's stream priority range (mock/mock.h). */
 #define LEAST 0
 #define GREATEST (-5)
 

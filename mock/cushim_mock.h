@@ -60,8 +60,8 @@ typedef struct cushim_mock_launch {
     int param_count;
 } cushim_mock_launch;
 
-/* A kernel's host implementation receives this (see DESIGN.md, "The mock driver"). Device
- * pointers are host addresses, so it reads and writes them directly. */
+/* A kernel's host implementation receives this (the README, "Testing your host code on the mock").
+ * Device pointers are host addresses, so it reads and writes them directly. */
 typedef struct cushim_mock_kernel_args {
     const char *kernel; /* the kernel's name */
     unsigned grid[3], block[3];
@@ -212,7 +212,7 @@ typedef struct cushim_mock_api {
      * CUDA_ERROR_NOT_SUPPORTED (after any fault armed for it; before cuInit too), says so once
      * per process on stderr ("cushim mock: cuFoo is not implemented, ..."), and is logged and
      * counted like any call. hide() still makes an entry unresolved. The generated list of what
-     * is implemented, by area of cuda.h, is mock-entries.md in the build's tests/mock directory
+     * is implemented, by area of cuda.h, is mock-entries.md in the build's mock directory
      * (share/doc/cushim when installed). */
     /* Whether the mock implements an entry of cuda.h, named in any form; false for a name cuda.h
      * does not declare. */

@@ -1,6 +1,6 @@
 """What cuda.h declares, and what its macros make of each name, in either default-stream mode.
 
-Shared by the generators in tools/ (the driver table, the trampolines, the drop-in header). Reads
+Shared by the generators in gen/ (the driver table, the trampolines, the drop-in header). Reads
 the installed header at build time; nothing from it is copied into the repository.
 
 A user's translation unit sees cuda.h in one of two modes: legacy (the default) or per-thread

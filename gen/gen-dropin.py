@@ -20,7 +20,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_header  # noqa: E402
 
-GENERATOR = "tools/gen-dropin.py"
+GENERATOR = "gen/gen-dropin.py"
 
 
 def mode_block(E, mode):

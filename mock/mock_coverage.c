@@ -1,6 +1,6 @@
 /* Coverage as data: which entries of cuda.h the mock implements, and the stubs that answer the
- * others with CUDA_ERROR_NOT_SUPPORTED (DESIGN.md, "The mock driver"). The table of entries and
- * the stubs are generated from cuda.h (gen-mock-stubs.py into mock_stubs.c); an entry is
+ * others with CUDA_ERROR_NOT_SUPPORTED (ARCHITECTURE.md, "The mock driver"). The table of entries
+ * and the stubs are generated from cuda.h (gen-mock-stubs.py into mock_stubs.c); an entry is
  * implemented when MOCK_ENTRIES has a row with its base name at its ABI version, the row that
  * cuGetProcAddress hands out when asked at that version. */
 #include <stdio.h>

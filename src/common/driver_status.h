@@ -1,8 +1,8 @@
 /* The driver statuses as words, written once: cushim-info prints them, and the tests that name
  * a status on a command line or in their output match them. Not part of the library: the
  * public header has the enum, and what a program prints for it is the program's business. */
-#ifndef CUSHIM_TOOLS_DRIVER_STATUS_H
-#define CUSHIM_TOOLS_DRIVER_STATUS_H
+#ifndef CUSHIM_COMMON_DRIVER_STATUS_H
+#define CUSHIM_COMMON_DRIVER_STATUS_H
 
 #include <stddef.h>
 

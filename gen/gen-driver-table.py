@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_header  # noqa: E402
 
-GENERATOR = "tools/gen-driver-table.py"
+GENERATOR = "gen/gen-driver-table.py"
 c_string = cuda_header.c_string
 
 # Entries whose stubs answer from cushim's own tables when no driver can: a program that prints
