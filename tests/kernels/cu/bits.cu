@@ -7,7 +7,9 @@ extern "C" __global__ void k_bits(const unsigned *a, const unsigned *b, unsigned
     unsigned *o = out + 16 * i;
     unsigned bfe_u, bfe_s, bfi;
     asm("bfe.u32 %0, %1, %2, %3;" : "=r"(bfe_u) : "r"(x), "r"(y & 31), "r"((y >> 5) & 31));
-    asm("bfe.s32 %0, %1, %2, %3;" : "=r"(bfe_s) : "r"(x), "r"((y >> 10) & 31), "r"(((y >> 15) & 31) + 1));
+    asm("bfe.s32 %0, %1, %2, %3;"
+        : "=r"(bfe_s)
+        : "r"(x), "r"((y >> 10) & 31), "r"(((y >> 15) & 31) + 1));
     asm("bfi.b32 %0, %1, %2, %3, %4;"
         : "=r"(bfi)
         : "r"(y), "r"(x), "r"((x >> 20) & 31), "r"((x >> 25) & 31));

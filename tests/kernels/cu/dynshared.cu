@@ -1,5 +1,6 @@
 // Reverses each block's slice of an array through dynamic shared memory (sharedMemBytes at the
-// launch), as ints followed by the same count of doubles, to check the alignment of the second part.
+// launch), as ints followed by the same count of doubles, to check the alignment of the second
+// part.
 extern "C" __global__ void k_dynshared(const int *in, int *out, double *dout) {
     extern __shared__ double dyn[];
     double *d = dyn;

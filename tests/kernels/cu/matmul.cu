@@ -8,10 +8,13 @@ extern "C" __global__ void k_matmul(const float *a, const float *b, float *c, in
     int col = blockIdx.x * T + threadIdx.x;
     float sum = 0.0f;
     for (int t = 0; t < k; t += T) {
-        as[threadIdx.y][threadIdx.x] = row < m && t + threadIdx.x < k ? a[row * k + t + threadIdx.x] : 0.0f;
-        bs[threadIdx.y][threadIdx.x] = col < n && t + threadIdx.y < k ? b[(t + threadIdx.y) * n + col] : 0.0f;
+        as[threadIdx.y][threadIdx.x] =
+            row < m && t + threadIdx.x < k ? a[row * k + t + threadIdx.x] : 0.0f;
+        bs[threadIdx.y][threadIdx.x] =
+            col < n && t + threadIdx.y < k ? b[(t + threadIdx.y) * n + col] : 0.0f;
         __syncthreads();
-        for (int j = 0; j < T && t + j < k; j++) sum = __fmaf_rn(as[threadIdx.y][j], bs[j][threadIdx.x], sum);
+        for (int j = 0; j < T && t + j < k; j++)
+            sum = __fmaf_rn(as[threadIdx.y][j], bs[j][threadIdx.x], sum);
         __syncthreads();
     }
     if (row < m && col < n) c[row * n + col] = sum;
