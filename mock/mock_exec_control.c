@@ -1,5 +1,6 @@
 /* The control functions of execution (cushim_mock.h, after "Execution: ..."). */
 #include <stdio.h>
+#include <string.h>
 
 #include "mock.h"
 
@@ -23,7 +24,23 @@ static void ctl_fail_next_jit(const char *log) {
     mock__unlock();
 }
 
+static void ctl_set_noop_kernels(bool on) {
+    mock__lock();
+    mock__state.noop_kernels = on;
+    mock__unlock();
+}
+
+static const char *ctl_kernel_error(void) {
+    static char copy[sizeof mock__state.kernel_error];
+    mock__lock();
+    memcpy(copy, mock__state.kernel_error, sizeof copy);
+    mock__unlock();
+    return copy;
+}
+
 void mock__exec_api(cushim_mock_api *api) {
+    api->set_noop_kernels = ctl_set_noop_kernels;
+    api->kernel_error = ctl_kernel_error;
     api->register_kernel = ctl_register_kernel;
     api->host_kernel_runs = ctl_host_kernel_runs;
     api->fail_next_jit = ctl_fail_next_jit;

@@ -1,5 +1,6 @@
 /* Memory: the ranges the mock handed out, checks of device addresses against them, and the
  * allocation entries. A device pointer is the host address of the bytes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -370,4 +371,48 @@ CUresult CUDAAPI mock_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CU
     if (pbase) *pbase = (CUdeviceptr)rg->base;
     if (psize) *psize = rg->size;
     return mock__leave(CUDA_SUCCESS);
+}
+
+/* For the PTX interpreter, from its host threads while the launching thread holds the lock
+ * (nothing changes the ranges meanwhile): whether [p, p + n) lies in one live range. */
+bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
+                         size_t len) {
+    mock_range *r = mock__range_at(p, false);
+    if (r != NULL && n <= r->size - (p - r->base) &&
+        !(r->kind == MOCK_MEM_VMM_MAPPING && r->access == CU_MEM_ACCESS_FLAGS_PROT_NONE)) {
+        *lo = r->base;
+        *hi = r->base + r->size;
+        return true;
+    }
+    if (r != NULL) {
+        snprintf(why, len,
+                 "it runs %zu bytes past the end of the %zu-byte allocation at 0x%llx "
+                 "made by %s",
+                 n - (r->size - (p - r->base)), r->size, (unsigned long long)r->base, r->made_by);
+        return false;
+    }
+    const grave *g = grave_at(p);
+    if (g != NULL) {
+        snprintf(why, len,
+                 "it is in the %zu-byte allocation at 0x%llx (made by %s) that %s "
+                 "freed: a use after free",
+                 g->size, (unsigned long long)g->base, g->made_by, g->freed_by);
+        return false;
+    }
+    /* The allocation just below, which the access most likely ran past. */
+    const mock_range *below = NULL;
+    for (size_t i = 0; i < nranges; i++) {
+        if (ranges[i]->base <= p && (below == NULL || ranges[i]->base > below->base))
+            below = ranges[i];
+    }
+    if (below != NULL && p - (below->base + below->size) < (1u << 20)) {
+        snprintf(why, len,
+                 "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
+                 "made by %s",
+                 (unsigned long long)(p - (below->base + below->size)), below->size,
+                 (unsigned long long)below->base, below->made_by);
+    } else {
+        snprintf(why, len, "it is not device memory the mock handed out");
+    }
+    return false;
 }

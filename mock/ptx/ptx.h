@@ -55,6 +55,10 @@ size_t mock__ptx_static_smem(const mock_ptx_kernel *k);
  * false when the module has none of that name. */
 bool mock__ptx_global(mock_ptx_module *m, const char *name, void **ptr, size_t *size);
 
+/* Decodes the kernel and the functions it calls, once: false with a sentence naming the
+ * instruction and line the interpreter does not support. */
+bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen);
+
 /* Runs a kernel. CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_MISALIGNED_ADDRESS,
  * CUDA_ERROR_ASSERT, CUDA_ERROR_ILLEGAL_INSTRUCTION (trap), CUDA_ERROR_LAUNCH_FAILED (a
  * deadlock, an endless spin) with a sentence naming the block, thread and PTX line;

@@ -86,7 +86,8 @@ const dname *dec_lookup(dec *d, const char *w, size_t n, uint32_t *index) {
         uint32_t v = 0;
         size_t k = x->len;
         if (w[k] == '0' && n > k + 1) continue;
-        for (; k < n && w[k] >= '0' && w[k] <= '9' && v < 100000000; k++) v = v * 10 + (uint32_t)(w[k] - '0');
+        for (; k < n && w[k] >= '0' && w[k] <= '9' && v < 100000000; k++)
+            v = v * 10 + (uint32_t)(w[k] - '0');
         if (k == n && v < x->count) {
             *index = v;
             return x;
@@ -122,7 +123,8 @@ static bool body_decl(dec *d, int kind) {
                 continue;
             if (w[0] == '.') {
                 int t = dec_type(w + 1, n - 1);
-                if (t < 0) return dec_fail(d, "the declaration has an unknown type '%.*s'", (int)n, w);
+                if (t < 0)
+                    return dec_fail(d, "the declaration has an unknown type '%.*s'", (int)n, w);
                 bytes = dec_type_bytes(t);
                 elem = (size_t)bytes * (size_t)vec;
                 continue;
@@ -196,7 +198,8 @@ static bool resolve_labels(dec *d) {
 }
 
 bool dec_fixup(dec *d, const char *w, size_t n) {
-    if (!grow(&d->fix, &d->capfix, d->nfix + 1, sizeof *d->fix)) return dec_fail(d, "out of memory");
+    if (!grow(&d->fix, &d->capfix, d->nfix + 1, sizeof *d->fix))
+        return dec_fail(d, "out of memory");
     d->fix[d->nfix++] = (dfix){w, n, d->ncode};
     return true;
 }
@@ -281,8 +284,7 @@ static void add_params(dec *d) {
 bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
     if (f->decoded) return f->error == NULL;
     if (f->body == NULL) {
-        snprintf(err, errlen, "the function %s is declared but not defined in the module",
-                 f->name);
+        snprintf(err, errlen, "the function %s is declared but not defined in the module", f->name);
         return false;
     }
     dec d = {.f = f, .m = f->mod, .err = err, .errlen = errlen};
@@ -335,7 +337,9 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
     size_t deepest = 0;
     for (size_t i = 0; i < d.ncalls; i++) {
         mock_ptx_func *c = d.calls[i].callee;
-        if (c != NULL && c != f && !c->busy && c->max_depth_bytes > deepest) deepest = c->max_depth_bytes;
+        if (c == NULL) continue;
+        if (c == f || c->busy || c->recursive) f->recursive = true;
+        if (c != f && !c->busy && c->max_depth_bytes > deepest) deepest = c->max_depth_bytes;
     }
     f->max_depth_bytes = f->frame_bytes + deepest;
     return true;

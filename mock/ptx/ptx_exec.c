@@ -8,7 +8,7 @@
 
 #include "ptx_run.h"
 
-#define OPT(o, t) ((o) * T_COUNT + (t))
+#define OPT(o, t) ((o)*T_COUNT + (t))
 #define C(o, t) case OPT(o, t)
 
 static inline float f32(uint64_t v) {
@@ -111,7 +111,10 @@ static int64_t ival(uint64_t v, int t) {
 }
 
 static int fround(int r) {
-    return r == R_RZ ? FE_TOWARDZERO : r == R_RM ? FE_DOWNWARD : r == R_RP ? FE_UPWARD : FE_TONEAREST;
+    return r == R_RZ   ? FE_TOWARDZERO
+           : r == R_RM ? FE_DOWNWARD
+           : r == R_RP ? FE_UPWARD
+                       : FE_TONEAREST;
 }
 
 /* Float to integer of type dt: rounded as r says (truncation by default), NaN to 0, clamped
@@ -119,9 +122,12 @@ static int fround(int r) {
 static uint64_t f2i(double x, int r, int dt) {
     if (isnan(x)) return 0;
     switch (r) {
-    case R_RNI: case R_RN: x = nearbyint(x); break;
-    case R_RMI: case R_RM: x = floor(x); break;
-    case R_RPI: case R_RP: x = ceil(x); break;
+    case R_RNI:
+    case R_RN: x = nearbyint(x); break;
+    case R_RMI:
+    case R_RM: x = floor(x); break;
+    case R_RPI:
+    case R_RP: x = ceil(x); break;
     default: x = trunc(x); break;
     }
     int bits = bits_of(dt);
@@ -148,13 +154,18 @@ static uint64_t cvt(const pinst *in, uint64_t v) {
             if (is_signed(dt)) {
                 int64_t hi = bits == 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1);
                 int64_t lo = bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1));
-                if (su && (uint64_t)x > (uint64_t)hi) x = hi;
-                else if (!su && x > hi) x = hi;
-                else if (!su && x < lo) x = lo;
+                if (su && (uint64_t)x > (uint64_t)hi)
+                    x = hi;
+                else if (!su && x > hi)
+                    x = hi;
+                else if (!su && x < lo)
+                    x = lo;
             } else {
                 uint64_t hi = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-                if (is_signed(st) && x < 0) x = 0;
-                else if ((uint64_t)x > hi) x = (int64_t)hi;
+                if (is_signed(st) && x < 0)
+                    x = 0;
+                else if ((uint64_t)x > hi)
+                    x = (int64_t)hi;
             }
         }
         return (uint64_t)x;
@@ -169,13 +180,18 @@ static uint64_t cvt(const pinst *in, uint64_t v) {
             fesetround(fround(r));
         }
         volatile uint64_t out;
-        if (dt == T_F64) out = b64(u ? (double)(uint64_t)x : (double)x);
-        else if (dt == T_F32) out = b32(u ? (float)(uint64_t)x : (float)x);
-        else out = float_to_half(u ? (float)(uint64_t)x : (float)x);
+        if (dt == T_F64)
+            out = b64(u ? (double)(uint64_t)x : (double)x);
+        else if (dt == T_F32)
+            out = b32(u ? (float)(uint64_t)x : (float)x);
+        else
+            out = float_to_half(u ? (float)(uint64_t)x : (float)x);
         if (r == R_RZ || r == R_RM || r == R_RP) fesetround(old);
         return out;
     }
-    double x = st == T_F64 ? f64(v) : st == T_F32 ? (double)f32(v) : (double)half_to_float((uint16_t)v);
+    double x = st == T_F64   ? f64(v)
+               : st == T_F32 ? (double)f32(v)
+                             : (double)half_to_float((uint16_t)v);
     if (st == T_F32 && (in->flags & F_FTZ)) x = ftz((float)x);
     if (!df) return f2i(x, in->rnd, dt);
     switch (in->rnd) { /* to an integral value of the same or another float type */
@@ -207,10 +223,14 @@ static bool cmp_i(int c, int64_t a, int64_t b, bool u) {
         switch (c) {
         case C_EQ: return x == y;
         case C_NE: return x != y;
-        case C_LT: case C_LO: return x < y;
-        case C_LE: case C_LS: return x <= y;
-        case C_GT: case C_HI: return x > y;
-        case C_GE: case C_HS: return x >= y;
+        case C_LT:
+        case C_LO: return x < y;
+        case C_LE:
+        case C_LS: return x <= y;
+        case C_GT:
+        case C_HI: return x > y;
+        case C_GE:
+        case C_HS: return x >= y;
         default: return false;
         }
     }
@@ -341,7 +361,7 @@ static uint64_t atom_new(int op, int t, uint64_t old, uint64_t b, uint64_t c) {
     case A_INC: return (uint32_t)old >= (uint32_t)b ? 0 : (uint32_t)old + 1;
     case A_DEC:
         return ((uint32_t)old == 0 || (uint32_t)old > (uint32_t)b) ? (uint32_t)b
-                                                                    : (uint32_t)old - 1;
+                                                                   : (uint32_t)old - 1;
     case A_AND: return old & b;
     case A_OR: return old | b;
     case A_XOR: return old ^ b;
@@ -378,8 +398,7 @@ static uint64_t atom(void *p, int op, int t, uint64_t b, uint64_t c) {
     case A_EXCH: return __atomic_exchange_n(q, bb, __ATOMIC_SEQ_CST);
     case A_CAS: {
         uint32_t e = bb;
-        __atomic_compare_exchange_n(q, &e, (uint32_t)c, false, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST);
+        __atomic_compare_exchange_n(q, &e, (uint32_t)c, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         return e;
     }
     default: break;
@@ -411,14 +430,12 @@ static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, b
         return (void *)(uintptr_t)a;
     }
     if (why[0] == 0) snprintf(why, sizeof why, "%s", a == 0 ? "a null pointer" : "no allocation");
-    ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,
-               "a %zu-byte %s at address 0x%llx: %s", n, write ? "write" : "read",
-               (unsigned long long)a, why);
+    ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS, "a %zu-byte %s at address 0x%llx: %s", n,
+               write ? "write" : "read", (unsigned long long)a, why);
     return NULL;
 }
 
-void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size_t n,
-                bool write) {
+void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size_t n, bool write) {
     prun *r = b->run;
     if (in->flags & F_ADDR32) a = (uint32_t)a;
     if (n > 1 && (a & (n - 1)) != 0) {
@@ -456,8 +473,7 @@ void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size
         if (!write && a >= p && a + n <= p + r->param_bytes) return (void *)(uintptr_t)a;
         return global(b, t, in, a, n, write);
     }
-    default:
-        return global(b, t, in, a, n, write);
+    default: return global(b, t, in, a, n, write);
     }
 }
 
@@ -470,7 +486,8 @@ static float f32op(int op, const pinst *in, float x, float y, float z, uint64_t 
     case O_ADD: return x + y;
     case O_SUB: return x - y;
     case O_MUL: return x * y;
-    case O_FMA: case O_MAD: return fmaf(x, y, z);
+    case O_FMA:
+    case O_MAD: return fmaf(x, y, z);
     case O_DIV: return x / y;
     case O_ABS: return fabsf(x);
     case O_NEG: return -x;
@@ -495,7 +512,8 @@ static double f64op(int op, const pinst *in, double x, double y, double z, uint6
     case O_ADD: return x + y;
     case O_SUB: return x - y;
     case O_MUL: return x * y;
-    case O_FMA: case O_MAD: return fma(x, y, z);
+    case O_FMA:
+    case O_MAD: return fma(x, y, z);
     case O_DIV: return x / y;
     case O_ABS: return fabs(x);
     case O_NEG: return -x;
@@ -561,13 +579,15 @@ static bool alu(const pinst *in, uint64_t *R) {
     uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
     int64_t x = ival(a, t), y = ival(bb, t), z = ival(c, t);
     switch (op) {
-    case O_ADD: r = (uint64_t)x + (uint64_t)y;
+    case O_ADD:
+        r = (uint64_t)x + (uint64_t)y;
         if ((in->flags & F_SAT) && t == T_S32) {
             int64_t w = x + y;
             r = (uint64_t)(w > INT32_MAX ? INT32_MAX : w < INT32_MIN ? INT32_MIN : w);
         }
         break;
-    case O_SUB: r = (uint64_t)x - (uint64_t)y;
+    case O_SUB:
+        r = (uint64_t)x - (uint64_t)y;
         if ((in->flags & F_SAT) && t == T_S32) {
             int64_t w = x - y;
             r = (uint64_t)(w > INT32_MAX ? INT32_MAX : w < INT32_MIN ? INT32_MIN : w);
@@ -575,8 +595,12 @@ static bool alu(const pinst *in, uint64_t *R) {
         break;
     case O_MUL: r = (uint64_t)x * (uint64_t)y; break;
     case O_MULHI: r = mulhi(x, y, bits, s); break;
-    case O_MULWIDE: r = (uint64_t)x * (uint64_t)y; mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1; break;
-    case O_MAD: r = (uint64_t)x * (uint64_t)y + (uint64_t)z;
+    case O_MULWIDE:
+        r = (uint64_t)x * (uint64_t)y;
+        mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1;
+        break;
+    case O_MAD:
+        r = (uint64_t)x * (uint64_t)y + (uint64_t)z;
         if ((in->flags & F_SAT) && t == T_S32) {
             int64_t w = (int64_t)((uint64_t)mulhi(x, y, 0, true)) + z;
             r = (uint64_t)(w > INT32_MAX ? INT32_MAX : w < INT32_MIN ? INT32_MIN : w);
@@ -588,14 +612,20 @@ static bool alu(const pinst *in, uint64_t *R) {
         mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1;
         break;
     case O_DIV:
-        if (y == 0) r = mask;
-        else if (s && y == -1) r = (uint64_t)0 - (uint64_t)x;
-        else r = s ? (uint64_t)(x / y) : (uint64_t)x / (uint64_t)y;
+        if (y == 0)
+            r = mask;
+        else if (s && y == -1)
+            r = (uint64_t)0 - (uint64_t)x;
+        else
+            r = s ? (uint64_t)(x / y) : (uint64_t)x / (uint64_t)y;
         break;
     case O_REM:
-        if (y == 0) r = (uint64_t)x;
-        else if (s && y == -1) r = 0;
-        else r = s ? (uint64_t)(x % y) : (uint64_t)x % (uint64_t)y;
+        if (y == 0)
+            r = (uint64_t)x;
+        else if (s && y == -1)
+            r = 0;
+        else
+            r = s ? (uint64_t)(x % y) : (uint64_t)x % (uint64_t)y;
         break;
     case O_ABS: r = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x; break;
     case O_NEG: r = (uint64_t)0 - (uint64_t)x; break;
@@ -609,8 +639,10 @@ static bool alu(const pinst *in, uint64_t *R) {
     case O_SHL: r = (uint32_t)bb >= (unsigned)bits ? 0 : a << (uint32_t)bb; break;
     case O_SHR: {
         uint32_t n = (uint32_t)bb;
-        if (s) r = (uint64_t)(n >= (unsigned)bits ? (x < 0 ? -1 : 0) : x >> n);
-        else r = n >= (unsigned)bits ? 0 : (a & mask) >> n;
+        if (s)
+            r = (uint64_t)(n >= (unsigned)bits ? (x < 0 ? -1 : 0) : x >> n);
+        else
+            r = n >= (unsigned)bits ? 0 : (a & mask) >> n;
         break;
     }
     case O_BFE: r = bfe(a, (uint32_t)bb, (uint32_t)c, t); break;
@@ -627,8 +659,14 @@ static bool alu(const pinst *in, uint64_t *R) {
         mask = 0xffffffffu;
         break;
     }
-    case O_POPC: r = (uint64_t)__builtin_popcountll(a & mask); mask = 0xffffffffu; break;
-    case O_BFIND: r = bfind(a, t, in->flags & F_SHIFTAMT); mask = 0xffffffffu; break;
+    case O_POPC:
+        r = (uint64_t)__builtin_popcountll(a & mask);
+        mask = 0xffffffffu;
+        break;
+    case O_BFIND:
+        r = bfind(a, t, in->flags & F_SHIFTAMT);
+        mask = 0xffffffffu;
+        break;
     case O_PRMT: r = prmt((uint32_t)a, (uint32_t)bb, (uint32_t)c, in->sub ? in->sub : 0); break;
     case O_LOP3: {
         r = 0;
@@ -639,14 +677,16 @@ static bool alu(const pinst *in, uint64_t *R) {
         }
         break;
     }
-    case O_SHFL_L: case O_SHFL_R: {
+    case O_SHFL_L:
+    case O_SHFL_R: {
         uint32_t n = (uint32_t)c;
         n = (in->flags & F_CLAMP) ? (n > 32 ? 32 : n) : (n & 31);
         uint64_t v = (uint64_t)(uint32_t)bb << 32 | (uint32_t)a;
         r = op == O_SHFL_L ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
         break;
     }
-    case O_SLCT: r = ival(c, in->type2) >= 0 ? a : bb;
+    case O_SLCT:
+        r = ival(c, in->type2) >= 0 ? a : bb;
         if (in->type2 == T_F32) r = !(f32(c) < 0.0f) ? a : bb;
         break;
     default: return false;
@@ -663,7 +703,9 @@ static uint64_t load(const void *p, int t) {
     switch (t) {
     case T_U8: return *(const uint8_t *)p;
     case T_S8: return (uint64_t)(int64_t) * (const int8_t *)p;
-    case T_U16: case T_F16: case T_BF16: {
+    case T_U16:
+    case T_F16:
+    case T_BF16: {
         uint16_t v;
         memcpy(&v, p, 2);
         return v;
@@ -673,7 +715,8 @@ static uint64_t load(const void *p, int t) {
         memcpy(&v, p, 2);
         return (uint64_t)(int64_t)v;
     }
-    case T_U32: case T_F32: {
+    case T_U32:
+    case T_F32: {
         uint32_t v;
         memcpy(&v, p, 4);
         return v;
@@ -739,8 +782,8 @@ static void ret(pthr *t) {
     pframe *fr = &t->frames[t->depth], *up = &t->frames[t->depth - 1];
     const pcall *c = fr->call;
     if (c->ret_off >= 0 && fr->f->ret_off >= 0) {
-        memcpy(t->local + up->base + (size_t)c->ret_off, t->local + fr->base + (size_t)fr->f->ret_off,
-               c->ret_size);
+        memcpy(t->local + up->base + (size_t)c->ret_off,
+               t->local + fr->base + (size_t)fr->f->ret_off, c->ret_size);
     }
     t->depth--;
     t->R = up->R;
@@ -796,159 +839,209 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
         steps++;
         if (!((R[in->guard] ^ in->gneg) & 1)) continue;
         switch (in->op) {
-        C(O_MOV, T_NONE): RD = RS(0); break;
-        C(O_ADD, T_U32): C(O_ADD, T_S32):
-            if (in->flags) goto slow;
+            C(O_MOV, T_NONE) : RD = RS(0);
+            break;
+            C(O_ADD, T_U32) : C(O_ADD, T_S32) : if (in->flags) goto slow;
             RD = (uint32_t)(U32(0) + U32(1));
             break;
-        C(O_ADD, T_U64): C(O_ADD, T_S64): RD = RS(0) + RS(1); break;
-        C(O_SUB, T_U32): C(O_SUB, T_S32):
-            if (in->flags) goto slow;
+            C(O_ADD, T_U64) : C(O_ADD, T_S64) : RD = RS(0) + RS(1);
+            break;
+            C(O_SUB, T_U32) : C(O_SUB, T_S32) : if (in->flags) goto slow;
             RD = (uint32_t)(U32(0) - U32(1));
             break;
-        C(O_SUB, T_U64): C(O_SUB, T_S64): RD = RS(0) - RS(1); break;
-        C(O_MUL, T_U32): C(O_MUL, T_S32): RD = (uint32_t)(U32(0) * U32(1)); break;
-        C(O_MUL, T_U64): C(O_MUL, T_S64): RD = RS(0) * RS(1); break;
-        C(O_MULWIDE, T_S32): RD = (uint64_t)((int64_t)S32(0) * (int64_t)S32(1)); break;
-        C(O_MULWIDE, T_U32): RD = (uint64_t)U32(0) * U32(1); break;
-        C(O_MAD, T_U32): C(O_MAD, T_S32):
-            if (in->flags) goto slow;
+            C(O_SUB, T_U64) : C(O_SUB, T_S64) : RD = RS(0) - RS(1);
+            break;
+            C(O_MUL, T_U32) : C(O_MUL, T_S32) : RD = (uint32_t)(U32(0) * U32(1));
+            break;
+            C(O_MUL, T_U64) : C(O_MUL, T_S64) : RD = RS(0) * RS(1);
+            break;
+            C(O_MULWIDE, T_S32) : RD = (uint64_t)((int64_t)S32(0) * (int64_t)S32(1));
+            break;
+            C(O_MULWIDE, T_U32) : RD = (uint64_t)U32(0) * U32(1);
+            break;
+            C(O_MAD, T_U32) : C(O_MAD, T_S32) : if (in->flags) goto slow;
             RD = (uint32_t)(U32(0) * U32(1) + U32(2));
             break;
-        C(O_MAD, T_U64): C(O_MAD, T_S64): RD = RS(0) * RS(1) + RS(2); break;
-        C(O_SHL, T_U32): RD = U32(1) >= 32 ? 0 : (uint32_t)(U32(0) << U32(1)); break;
-        C(O_SHL, T_U64): RD = U32(1) >= 64 ? 0 : RS(0) << U32(1); break;
-        C(O_SHR, T_U32): RD = U32(1) >= 32 ? 0 : U32(0) >> U32(1); break;
-        C(O_SHR, T_S32): RD = (uint32_t)(S32(0) >> (U32(1) >= 32 ? 31 : U32(1))); break;
-        C(O_AND, T_U32): C(O_AND, T_S32): C(O_AND, T_U64): C(O_AND, T_S64): C(O_AND, T_PRED):
-            RD = RS(0) & RS(1);
+            C(O_MAD, T_U64) : C(O_MAD, T_S64) : RD = RS(0) * RS(1) + RS(2);
             break;
-        C(O_OR, T_U32): C(O_OR, T_S32): C(O_OR, T_U64): C(O_OR, T_S64): C(O_OR, T_PRED):
-            RD = RS(0) | RS(1);
+            C(O_SHL, T_U32) : RD = U32(1) >= 32 ? 0 : (uint32_t)(U32(0) << U32(1));
             break;
-        C(O_XOR, T_U32): C(O_XOR, T_S32): C(O_XOR, T_U64): C(O_XOR, T_S64): C(O_XOR, T_PRED):
-            RD = RS(0) ^ RS(1);
+            C(O_SHL, T_U64) : RD = U32(1) >= 64 ? 0 : RS(0) << U32(1);
             break;
-        C(O_NOT, T_PRED): RD = !(RS(0) & 1); break;
-        C(O_SELP, T_U32): C(O_SELP, T_S32): C(O_SELP, T_U64): C(O_SELP, T_S64):
-        C(O_SELP, T_F32): C(O_SELP, T_F64): C(O_SELP, T_U16): C(O_SELP, T_S16):
-            RD = (RS(2) & 1) ? RS(0) : RS(1);
+            C(O_SHR, T_U32) : RD = U32(1) >= 32 ? 0 : U32(0) >> U32(1);
             break;
-        C(O_ADD, T_F32):
-            if (in->flags) goto slow;
+            C(O_SHR, T_S32) : RD = (uint32_t)(S32(0) >> (U32(1) >= 32 ? 31 : U32(1)));
+            break;
+            C(O_AND, T_U32)
+                : C(O_AND, T_S32)
+                : C(O_AND, T_U64) : C(O_AND, T_S64) : C(O_AND, T_PRED) : RD = RS(0) & RS(1);
+            break;
+            C(O_OR, T_U32)
+                : C(O_OR, T_S32)
+                : C(O_OR, T_U64) : C(O_OR, T_S64) : C(O_OR, T_PRED) : RD = RS(0) | RS(1);
+            break;
+            C(O_XOR, T_U32)
+                : C(O_XOR, T_S32)
+                : C(O_XOR, T_U64) : C(O_XOR, T_S64) : C(O_XOR, T_PRED) : RD = RS(0) ^ RS(1);
+            break;
+            C(O_NOT, T_PRED) : RD = !(RS(0) & 1);
+            break;
+            C(O_SELP, T_U32)
+                : C(O_SELP, T_S32)
+                : C(O_SELP, T_U64)
+                : C(O_SELP, T_S64)
+                : C(O_SELP, T_F32)
+                : C(O_SELP, T_F64)
+                : C(O_SELP, T_U16) : C(O_SELP, T_S16) : RD = (RS(2) & 1) ? RS(0) : RS(1);
+            break;
+            C(O_ADD, T_F32) : if (in->flags) goto slow;
             RD = b32(f32(RS(0)) + f32(RS(1)));
             break;
-        C(O_MUL, T_F32):
-            if (in->flags) goto slow;
+            C(O_MUL, T_F32) : if (in->flags) goto slow;
             RD = b32(f32(RS(0)) * f32(RS(1)));
             break;
-        C(O_FMA, T_F32):
-            if (in->flags) goto slow;
+            C(O_FMA, T_F32) : if (in->flags) goto slow;
             RD = b32(fmaf(f32(RS(0)), f32(RS(1)), f32(RS(2))));
             break;
-        C(O_ADD, T_F64): RD = b64(f64(RS(0)) + f64(RS(1))); break;
-        C(O_MUL, T_F64): RD = b64(f64(RS(0)) * f64(RS(1))); break;
-        C(O_FMA, T_F64): RD = b64(fma(f64(RS(0)), f64(RS(1)), f64(RS(2)))); break;
-        C(O_SETP, T_U32): C(O_SETP, T_S32): C(O_SETP, T_U64): C(O_SETP, T_S64):
-        C(O_SETP, T_U16): C(O_SETP, T_S16): C(O_SETP, T_F32): C(O_SETP, T_F64):
-        C(O_SETP, T_PRED): {
-            int ty = in->op % T_COUNT;
-            bool p;
-            if (ty == T_F32) {
-                float x = fin(in, f32(RS(0))), y = fin(in, f32(RS(1)));
-                p = cmp_f(in->sub, x, y);
-            } else if (ty == T_F64) {
-                p = cmp_f(in->sub, f64(RS(0)), f64(RS(1)));
-            } else {
-                p = cmp_i(in->sub, ival(RS(0), ty), ival(RS(1), ty), !is_signed(ty));
+            C(O_ADD, T_F64) : RD = b64(f64(RS(0)) + f64(RS(1)));
+            break;
+            C(O_MUL, T_F64) : RD = b64(f64(RS(0)) * f64(RS(1)));
+            break;
+            C(O_FMA, T_F64) : RD = b64(fma(f64(RS(0)), f64(RS(1)), f64(RS(2))));
+            break;
+            C(O_SETP, T_U32)
+                : C(O_SETP, T_S32)
+                : C(O_SETP, T_U64)
+                : C(O_SETP, T_S64)
+                : C(O_SETP, T_U16)
+                : C(O_SETP, T_S16) : C(O_SETP, T_F32) : C(O_SETP, T_F64) : C(O_SETP, T_PRED) : {
+                int ty = in->op % T_COUNT;
+                bool p;
+                if (ty == T_F32) {
+                    float x = fin(in, f32(RS(0))), y = fin(in, f32(RS(1)));
+                    p = cmp_f(in->sub, x, y);
+                } else if (ty == T_F64) {
+                    p = cmp_f(in->sub, f64(RS(0)), f64(RS(1)));
+                } else {
+                    p = cmp_i(in->sub, ival(RS(0), ty), ival(RS(1), ty), !is_signed(ty));
+                }
+                bool c = (RS(2) & 1) ^ ((in->flags & F_NEGC) != 0);
+                bool q = !p;
+                switch (in->imm) {
+                case 0:
+                    p = p && c;
+                    q = q && c;
+                    break;
+                case 1:
+                    p = p || c;
+                    q = q || c;
+                    break;
+                default:
+                    p = p != c;
+                    q = q != c;
+                    break;
+                }
+                RD = p;
+                R[in->d[1]] = q;
+                break;
             }
-            bool c = (RS(2) & 1) ^ ((in->flags & F_NEGC) != 0);
-            bool q = !p;
-            switch (in->imm) {
-            case 0: p = p && c; q = q && c; break;
-            case 1: p = p || c; q = q || c; break;
-            default: p = p != c; q = q != c; break;
+            C(O_CVT, T_U64)
+                : C(O_CVT, T_S64)
+                : C(O_CVT, T_U32)
+                : C(O_CVT, T_S32)
+                : C(O_CVT, T_U16)
+                : C(O_CVT, T_S16)
+                : C(O_CVT, T_U8)
+                : C(O_CVT, T_S8)
+                : C(O_CVT, T_F32) : C(O_CVT, T_F64) : C(O_CVT, T_F16) : RD = cvt(in, RS(0));
+            break;
+            C(O_CVTA, T_NONE) : {
+                uint64_t a = RS(0);
+                if (in->space == S_SHARED)
+                    a = (uint64_t)(uintptr_t)b->smem + (uint32_t)a;
+                else if (in->space == S_LOCAL)
+                    a = (uint64_t)(uintptr_t)t->local + a;
+                else
+                    a = (uint64_t)(uintptr_t)b->run->params + a;
+                RD = a;
+                break;
             }
-            RD = p;
-            R[in->d[1]] = q;
-            break;
-        }
-        C(O_CVT, T_U64): C(O_CVT, T_S64): C(O_CVT, T_U32): C(O_CVT, T_S32): C(O_CVT, T_U16):
-        C(O_CVT, T_S16): C(O_CVT, T_U8): C(O_CVT, T_S8): C(O_CVT, T_F32): C(O_CVT, T_F64):
-        C(O_CVT, T_F16):
-            RD = cvt(in, RS(0));
-            break;
-        C(O_CVTA, T_NONE): {
-            uint64_t a = RS(0);
-            if (in->space == S_SHARED) a = (uint64_t)(uintptr_t)b->smem + (uint32_t)a;
-            else if (in->space == S_LOCAL) a = (uint64_t)(uintptr_t)t->local + a;
-            else a = (uint64_t)(uintptr_t)b->run->params + a;
-            RD = a;
-            break;
-        }
-        C(O_CVTA_TO, T_NONE): {
-            uint64_t a = RS(0);
-            if (in->space == S_SHARED) a -= (uint64_t)(uintptr_t)b->smem;
-            else if (in->space == S_LOCAL) a -= (uint64_t)(uintptr_t)t->local;
-            else a -= (uint64_t)(uintptr_t)b->run->params;
-            RD = a;
-            break;
-        }
-        C(O_LD, T_U8): C(O_LD, T_S8): C(O_LD, T_U16): C(O_LD, T_S16): C(O_LD, T_U32):
-        C(O_LD, T_S32): C(O_LD, T_U64): C(O_LD, T_S64): C(O_LD, T_F32): C(O_LD, T_F64):
-        C(O_LD, T_F16): {
-            int ty = in->op % T_COUNT;
-            size_t n = (size_t)bits_of(ty) / 8;
-            SYNC();
-            const unsigned char *p =
-                ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n * in->vec, false);
-            if (p == NULL) {
-                st = TS_FAULT;
-                goto out;
+            C(O_CVTA_TO, T_NONE) : {
+                uint64_t a = RS(0);
+                if (in->space == S_SHARED)
+                    a -= (uint64_t)(uintptr_t)b->smem;
+                else if (in->space == S_LOCAL)
+                    a -= (uint64_t)(uintptr_t)t->local;
+                else
+                    a -= (uint64_t)(uintptr_t)b->run->params;
+                RD = a;
+                break;
             }
-            for (unsigned i = 0; i < in->vec; i++) R[in->d[i]] = load(p + i * n, ty);
-            break;
-        }
-        C(O_ST, T_U8): C(O_ST, T_S8): C(O_ST, T_U16): C(O_ST, T_S16): C(O_ST, T_U32):
-        C(O_ST, T_S32): C(O_ST, T_U64): C(O_ST, T_S64): C(O_ST, T_F32): C(O_ST, T_F64):
-        C(O_ST, T_F16): {
-            int ty = in->op % T_COUNT;
-            size_t n = (size_t)bits_of(ty) / 8;
-            SYNC();
-            unsigned char *p =
-                ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n * in->vec, true);
-            if (p == NULL) {
-                st = TS_FAULT;
-                goto out;
+            C(O_LD, T_U8)
+                : C(O_LD, T_S8)
+                : C(O_LD, T_U16)
+                : C(O_LD, T_S16)
+                : C(O_LD, T_U32)
+                : C(O_LD, T_S32)
+                : C(O_LD, T_U64)
+                : C(O_LD, T_S64) : C(O_LD, T_F32) : C(O_LD, T_F64) : C(O_LD, T_F16) : {
+                int ty = in->op % T_COUNT;
+                size_t n = (size_t)bits_of(ty) / 8;
+                SYNC();
+                const unsigned char *p =
+                    ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n * in->vec, false);
+                if (p == NULL) {
+                    st = TS_FAULT;
+                    goto out;
+                }
+                for (unsigned i = 0; i < in->vec; i++) R[in->d[i]] = load(p + i * n, ty);
+                break;
             }
-            for (unsigned i = 0; i < in->vec; i++) memcpy(p + i * n, &R[in->d[i]], n);
-            break;
-        }
-        C(O_ATOM, T_U32): C(O_ATOM, T_S32): C(O_ATOM, T_U64): C(O_ATOM, T_S64):
-        C(O_ATOM, T_F32): C(O_ATOM, T_F64): {
-            int ty = in->op % T_COUNT;
-            size_t n = (size_t)bits_of(ty) / 8;
-            SYNC();
-            void *p = ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n, true);
-            if (p == NULL) {
-                st = TS_FAULT;
-                goto out;
+            C(O_ST, T_U8)
+                : C(O_ST, T_S8)
+                : C(O_ST, T_U16)
+                : C(O_ST, T_S16)
+                : C(O_ST, T_U32)
+                : C(O_ST, T_S32)
+                : C(O_ST, T_U64)
+                : C(O_ST, T_S64) : C(O_ST, T_F32) : C(O_ST, T_F64) : C(O_ST, T_F16) : {
+                int ty = in->op % T_COUNT;
+                size_t n = (size_t)bits_of(ty) / 8;
+                SYNC();
+                unsigned char *p =
+                    ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n * in->vec, true);
+                if (p == NULL) {
+                    st = TS_FAULT;
+                    goto out;
+                }
+                for (unsigned i = 0; i < in->vec; i++) memcpy(p + i * n, &R[in->d[i]], n);
+                break;
             }
-            uint64_t old = atom(p, in->sub, ty, RS(1), RS(2));
-            if (in->d[0] != SL_SINK) RD = old;
-            break;
-        }
-        C(O_BRA, T_NONE):
-            if ((uint32_t)in->imm < pc && steps >= budget) {
+            C(O_ATOM, T_U32)
+                : C(O_ATOM, T_S32)
+                : C(O_ATOM, T_U64) : C(O_ATOM, T_S64) : C(O_ATOM, T_F32) : C(O_ATOM, T_F64) : {
+                int ty = in->op % T_COUNT;
+                size_t n = (size_t)bits_of(ty) / 8;
+                SYNC();
+                void *p = ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n, true);
+                if (p == NULL) {
+                    st = TS_FAULT;
+                    goto out;
+                }
+                uint64_t old = atom(p, in->sub, ty, RS(1), RS(2));
+                if (in->d[0] != SL_SINK) RD = old;
+                break;
+            }
+            C(O_BRA, T_NONE) : if ((uint32_t)in->imm < pc && steps >= budget) {
                 pc = (uint32_t)in->imm;
                 st = TS_YIELD;
                 goto out;
             }
             pc = (uint32_t)in->imm;
             break;
-        C(O_EXIT, T_NONE): st = TS_EXIT; goto out;
-        C(O_RET, T_NONE):
-            if (t->depth == 0) {
+            C(O_EXIT, T_NONE) : st = TS_EXIT;
+            goto out;
+            C(O_RET, T_NONE) : if (t->depth == 0) {
                 st = TS_EXIT;
                 goto out;
             }
@@ -956,8 +1049,7 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
             ret(t);
             LOAD();
             break;
-        C(O_CALL, T_NONE):
-            SYNC();
+            C(O_CALL, T_NONE) : SYNC();
             if (call(b, t, in) == TS_FAULT) {
                 st = TS_FAULT;
                 goto out;
@@ -968,77 +1060,84 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
                 goto out;
             }
             break;
-        C(O_TRAP, T_NONE):
-            SYNC();
+            C(O_TRAP, T_NONE) : SYNC();
             st = ptx__fault(b, t, in, CUDA_ERROR_LAUNCH_FAILED, "the thread executed trap");
             goto out;
-        C(O_ASSERT, T_NONE):
-            SYNC();
+            C(O_ASSERT, T_NONE) : SYNC();
             st = assertfail(b, t, in);
             goto out;
-        C(O_PRINTF, T_NONE): {
-            SYNC();
-            pframe *cur = &t->frames[t->depth];
-            const pcall *c = &cur->f->calls[in->aux];
-            uint64_t fmt, args;
-            memcpy(&fmt, t->local + cur->base + c->arg_off[0], 8);
-            memcpy(&args, t->local + cur->base + c->arg_off[1], 8);
-            int n = ptx__printf(b, t, in, fmt, args);
-            if (n < 0) {
-                st = TS_FAULT;
-                goto out;
+            C(O_PRINTF, T_NONE) : {
+                SYNC();
+                pframe *cur = &t->frames[t->depth];
+                const pcall *c = &cur->f->calls[in->aux];
+                uint64_t fmt, args;
+                memcpy(&fmt, t->local + cur->base + c->arg_off[0], 8);
+                memcpy(&args, t->local + cur->base + c->arg_off[1], 8);
+                int n = ptx__printf(b, t, in, fmt, args);
+                if (n < 0) {
+                    st = TS_FAULT;
+                    goto out;
+                }
+                if (c->ret_off >= 0) {
+                    int32_t v = n;
+                    memcpy(t->local + cur->base + (size_t)c->ret_off, &v, 4);
+                }
+                break;
             }
-            if (c->ret_off >= 0) {
-                int32_t v = n;
-                memcpy(t->local + cur->base + (size_t)c->ret_off, &v, 4);
-            }
-            break;
-        }
-        C(O_BAR, T_NONE):
-            t->wait = in;
+            C(O_BAR, T_NONE) : t->wait = in;
             st = TS_BAR;
             goto out;
-        C(O_SHFL, T_U32): C(O_VOTE, T_U32): C(O_MATCH, T_U32): C(O_MATCH, T_U64):
-        C(O_REDUX, T_U32): C(O_REDUX, T_S32): C(O_ACTIVEMASK, T_NONE): C(O_WARPSYNC, T_NONE):
-            t->wait = in;
+            C(O_SHFL, T_U32)
+                : C(O_VOTE, T_U32)
+                : C(O_MATCH, T_U32)
+                : C(O_MATCH, T_U64)
+                : C(O_REDUX, T_U32)
+                : C(O_REDUX, T_S32)
+                : C(O_ACTIVEMASK, T_NONE) : C(O_WARPSYNC, T_NONE) : t->wait = in;
             st = TS_WARP;
             goto out;
-        C(O_CLOCK, T_NONE): RD = (uint32_t)now_ns(); break;
-        C(O_CLOCK64, T_NONE): C(O_GTIMER, T_NONE): RD = now_ns(); break;
-        C(O_PACK, T_NONE): {
-            uint64_t v = 0;
-            unsigned w = (unsigned)in->imm;
-            uint64_t m = w == 64 ? ~0ull : (1ull << w) - 1;
-            for (unsigned i = 0; i < in->vec; i++) v |= (R[in->s[i]] & m) << (w * i);
-            RD = v;
+            C(O_CLOCK, T_NONE) : RD = (uint32_t)now_ns();
             break;
-        }
-        C(O_UNPACK, T_NONE): {
-            uint64_t v = RS(0);
-            unsigned w = (unsigned)in->imm;
-            uint64_t m = w == 64 ? ~0ull : (1ull << w) - 1;
-            for (unsigned i = 0; i < in->vec; i++) R[in->d[i]] = (v >> (w * i)) & m;
+            C(O_CLOCK64, T_NONE) : C(O_GTIMER, T_NONE) : RD = now_ns();
             break;
-        }
-        C(O_ADDC, T_U32): C(O_ADDC, T_S32): C(O_SUBC, T_U32): C(O_SUBC, T_S32): {
-            uint64_t cin = in->sub ? (R[SL_CARRY] & 1) : 0;
-            uint64_t a = U32(0), bb = U32(1), r;
-            if (in->op / T_COUNT == O_ADDC) r = a + bb + cin;
-            else r = a - bb - cin;
-            RD = (uint32_t)r;
-            if (in->flags & F_CC) R[SL_CARRY] = (r >> 32) & 1;
-            break;
-        }
-        C(O_ADDC, T_U64): C(O_ADDC, T_S64): C(O_SUBC, T_U64): C(O_SUBC, T_S64): {
-            uint64_t cin = in->sub ? (R[SL_CARRY] & 1) : 0;
-            u128 a = RS(0), bb = RS(1), r;
-            if (in->op / T_COUNT == O_ADDC) r = a + bb + cin;
-            else r = a - bb - cin;
-            RD = (uint64_t)r;
-            if (in->flags & F_CC) R[SL_CARRY] = (uint64_t)(r >> 64) & 1;
-            break;
-        }
-        C(O_NOP, T_NONE): break;
+            C(O_PACK, T_NONE) : {
+                uint64_t v = 0;
+                unsigned w = (unsigned)in->imm;
+                uint64_t m = w == 64 ? ~0ull : (1ull << w) - 1;
+                for (unsigned i = 0; i < in->vec; i++) v |= (R[in->s[i]] & m) << (w * i);
+                RD = v;
+                break;
+            }
+            C(O_UNPACK, T_NONE) : {
+                uint64_t v = RS(0);
+                unsigned w = (unsigned)in->imm;
+                uint64_t m = w == 64 ? ~0ull : (1ull << w) - 1;
+                for (unsigned i = 0; i < in->vec; i++) R[in->d[i]] = (v >> (w * i)) & m;
+                break;
+            }
+            C(O_ADDC, T_U32) : C(O_ADDC, T_S32) : C(O_SUBC, T_U32) : C(O_SUBC, T_S32) : {
+                uint64_t cin = in->sub ? (R[SL_CARRY] & 1) : 0;
+                uint64_t a = U32(0), bb = U32(1), r;
+                if (in->op / T_COUNT == O_ADDC)
+                    r = a + bb + cin;
+                else
+                    r = a - bb - cin;
+                RD = (uint32_t)r;
+                if (in->flags & F_CC) R[SL_CARRY] = (r >> 32) & 1;
+                break;
+            }
+            C(O_ADDC, T_U64) : C(O_ADDC, T_S64) : C(O_SUBC, T_U64) : C(O_SUBC, T_S64) : {
+                uint64_t cin = in->sub ? (R[SL_CARRY] & 1) : 0;
+                u128 a = RS(0), bb = RS(1), r;
+                if (in->op / T_COUNT == O_ADDC)
+                    r = a + bb + cin;
+                else
+                    r = a - bb - cin;
+                RD = (uint64_t)r;
+                if (in->flags & F_CC) R[SL_CARRY] = (uint64_t)(r >> 64) & 1;
+                break;
+            }
+            C(O_NOP, T_NONE) : break;
         default:
         slow:
             if (!alu(in, R)) {

@@ -9,9 +9,9 @@ int dec_type(const char *w, size_t n) {
     static const struct {
         const char *name;
         int t;
-    } t[] = {{"u8", T_U8},   {"b8", T_U8},   {"s8", T_S8},     {"u16", T_U16},  {"b16", T_U16},
-             {"s16", T_S16}, {"u32", T_U32}, {"b32", T_U32},   {"s32", T_S32},  {"u64", T_U64},
-             {"b64", T_U64}, {"s64", T_S64}, {"f16", T_F16},   {"f32", T_F32},  {"f64", T_F64},
+    } t[] = {{"u8", T_U8},     {"b8", T_U8},     {"s8", T_S8},      {"u16", T_U16}, {"b16", T_U16},
+             {"s16", T_S16},   {"u32", T_U32},   {"b32", T_U32},    {"s32", T_S32}, {"u64", T_U64},
+             {"b64", T_U64},   {"s64", T_S64},   {"f16", T_F16},    {"f32", T_F32}, {"f64", T_F64},
              {"pred", T_PRED}, {"bf16", T_BF16}, {"f16x2", T_F16X2}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         if (ptx__is(w, n, t[i].name)) return t[i].t;
@@ -83,10 +83,10 @@ static int take_one(mods *m, const char *const *names, int count) {
 /* Modifiers that do not change what the mock computes: memory ordering and scope (the mock's
  * accesses are sequentially consistent), cache hints, uniformity and alignment promises. */
 static bool harmless(const char *w, size_t n) {
-    static const char *const ok[] = {"volatile", "relaxed", "acquire", "release", "acq_rel",
-                                     "sc", "weak", "cta", "gpu", "sys", "cluster", "nc", "ca",
-                                     "cg", "cs", "lu", "cv", "wb", "wt", "uni", "aligned",
-                                     "mmio", "noftz", "unified"};
+    static const char *const ok[] = {
+        "volatile", "relaxed", "acquire", "release", "acq_rel", "sc",   "weak",  "cta",
+        "gpu",      "sys",     "cluster", "nc",      "ca",      "cg",   "cs",    "lu",
+        "cv",       "wb",      "wt",      "uni",     "aligned", "mmio", "noftz", "unified"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         if (ptx__is(w, n, ok[i])) return true;
     }
@@ -96,8 +96,9 @@ static bool harmless(const char *w, size_t n) {
 static bool all_used(dec *d, mods *m) {
     for (int i = 0; i < m->nparts; i++) {
         if (!m->part[i].used && !harmless(m->part[i].w, m->part[i].n)) {
-            return dec_fail(d, "the modifier '.%.*s' of '%.*s' is not supported by the mock's "
-                               "interpreter",
+            return dec_fail(d,
+                            "the modifier '.%.*s' of '%.*s' is not supported by the mock's "
+                            "interpreter",
                             (int)m->part[i].n, m->part[i].w, (int)m->oplen, m->op);
         }
     }
@@ -108,7 +109,8 @@ static int space_of(mods *m) {
     static const char *const s[] = {"global", "shared", "local", "param", "const"};
     static const int v[] = {S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM, S_CONST};
     int i = take_one(m, s, 5);
-    if (take(m, "cta")) {} /* shared::cta */
+    if (take(m, "cta")) {
+    } /* shared::cta */
     return i < 0 ? S_GENERIC : v[i];
 }
 
@@ -148,15 +150,31 @@ typedef struct opnd {
 static const struct {
     const char *name;
     uint32_t slot;
-} specials[] = {{"%tid.x", SL_TID},        {"%tid.y", SL_TIDY},       {"%tid.z", SL_TIDZ},
-                {"%ntid.x", SL_NTID},      {"%ntid.y", SL_NTIDY},     {"%ntid.z", SL_NTIDZ},
-                {"%ctaid.x", SL_CTAID},    {"%ctaid.y", SL_CTAIDY},   {"%ctaid.z", SL_CTAIDZ},
-                {"%nctaid.x", SL_NCTAID},  {"%nctaid.y", SL_NCTAIDY}, {"%nctaid.z", SL_NCTAIDZ},
-                {"%laneid", SL_LANE},      {"%warpid", SL_WARP},      {"%nwarpid", SL_NWARP},
-                {"%smid", SL_SMID},        {"%nsmid", SL_NSMID},      {"%lanemask_eq", SL_LMEQ},
-                {"%lanemask_lt", SL_LMLT}, {"%lanemask_le", SL_LMLE}, {"%lanemask_gt", SL_LMGT},
-                {"%lanemask_ge", SL_LMGE}, {"%dynamic_smem_size", SL_DYNSMEM},
-                {"%total_smem_size", SL_TOTSMEM}, {"%gridid", SL_GRIDID}};
+} specials[] = {{"%tid.x", SL_TID},
+                {"%tid.y", SL_TIDY},
+                {"%tid.z", SL_TIDZ},
+                {"%ntid.x", SL_NTID},
+                {"%ntid.y", SL_NTIDY},
+                {"%ntid.z", SL_NTIDZ},
+                {"%ctaid.x", SL_CTAID},
+                {"%ctaid.y", SL_CTAIDY},
+                {"%ctaid.z", SL_CTAIDZ},
+                {"%nctaid.x", SL_NCTAID},
+                {"%nctaid.y", SL_NCTAIDY},
+                {"%nctaid.z", SL_NCTAIDZ},
+                {"%laneid", SL_LANE},
+                {"%warpid", SL_WARP},
+                {"%nwarpid", SL_NWARP},
+                {"%smid", SL_SMID},
+                {"%nsmid", SL_NSMID},
+                {"%lanemask_eq", SL_LMEQ},
+                {"%lanemask_lt", SL_LMLT},
+                {"%lanemask_le", SL_LMLE},
+                {"%lanemask_gt", SL_LMGT},
+                {"%lanemask_ge", SL_LMGE},
+                {"%dynamic_smem_size", SL_DYNSMEM},
+                {"%total_smem_size", SL_TOTSMEM},
+                {"%gridid", SL_GRIDID}};
 
 static bool word_operand(dec *d, const char *w, size_t n, opnd *o) {
     uint32_t idx;
@@ -410,12 +428,11 @@ static uint16_t half_from_float(float f) {
     return (uint16_t)(sign | h);
 }
 
-
 /* ------------------------------------------------------------------------------------------ */
 /* Opcodes                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-#define OPT(o, t) ((uint16_t)((o) * T_COUNT + (t)))
+#define OPT(o, t) ((uint16_t)((o)*T_COUNT + (t)))
 
 static pinst *emit(dec *d, int op, int t) {
     pinst *in = dec_emit(d);
@@ -452,9 +469,12 @@ static bool typed(dec *d, mods *m, int t) {
 static bool binary(dec *d, mods *m, int op, int t, opnd *o, int no) {
     if (!want(d, no, 3, m) || !typed(d, m, t)) return false;
     int st = t;
-    if (op == O_MUL && take(m, "hi")) op = O_MULHI;
-    else if (op == O_MUL && take(m, "wide")) op = O_MULWIDE;
-    else if (op == O_MUL) take(m, "lo");
+    if (op == O_MUL && take(m, "hi"))
+        op = O_MULHI;
+    else if (op == O_MUL && take(m, "wide"))
+        op = O_MULWIDE;
+    else if (op == O_MUL)
+        take(m, "lo");
     if ((op == O_ADD || op == O_SUB) && take(m, "cc")) op = op == O_ADD ? O_ADDC : O_SUBC;
     uint32_t a = value(d, &o[1], st), b = value(d, &o[2], op == O_SHL || op == O_SHR ? T_U32 : st);
     pinst *in = emit(d, op, t);
@@ -499,10 +519,14 @@ static bool unary(dec *d, mods *m, int op, int t, opnd *o, int no) {
 static bool ternary(dec *d, mods *m, int op, int t, opnd *o, int no) {
     if (!want(d, no, 4, m) || !typed(d, m, t)) return false;
     int t2 = t, t3 = t;
-    if (op == O_MAD && take(m, "hi")) op = O_MADHI;
-    else if (op == O_MAD && take(m, "wide")) op = O_MADWIDE;
-    else if (op == O_MAD && take(m, "lo")) op = O_MAD;
-    else if (op == O_MAD && is_float(t)) op = O_FMA;
+    if (op == O_MAD && take(m, "hi"))
+        op = O_MADHI;
+    else if (op == O_MAD && take(m, "wide"))
+        op = O_MADWIDE;
+    else if (op == O_MAD && take(m, "lo"))
+        op = O_MAD;
+    else if (op == O_MAD && is_float(t))
+        op = O_FMA;
     if (op == O_MAD && take(m, "cc")) return dec_fail(d, "mad.cc is not supported");
     if (op == O_BFE) t2 = t3 = T_U32;
     if (op == O_SELP) t3 = T_PRED;
@@ -527,9 +551,8 @@ static bool ternary(dec *d, mods *m, int op, int t, opnd *o, int no) {
 }
 
 static bool setp(dec *d, mods *m, int t, opnd *o, int no) {
-    static const char *const cmp[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",
-                                      "lo",  "ls",  "hi",  "hs",  "equ", "neu",
-                                      "ltu", "leu", "gtu", "geu", "num", "nan"};
+    static const char *const cmp[] = {"eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
+                                      "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
     static const char *const bop[] = {"and", "or", "xor"};
     if (!typed(d, m, t)) return false;
     int c = take_one(m, cmp, 18), b = take_one(m, bop, 3);
@@ -567,7 +590,10 @@ static bool mov(dec *d, mods *m, int t, opnd *o, int no) {
         return true;
     }
     if (o[1].kind == K_SPECIAL) {
-        pinst *in = emit(d, o[1].special == 1 ? O_CLOCK : o[1].special == 2 ? O_CLOCK64 : O_GTIMER,
+        pinst *in = emit(d,
+                         o[1].special == 1   ? O_CLOCK
+                         : o[1].special == 2 ? O_CLOCK64
+                                             : O_GTIMER,
                          T_NONE);
         return in != NULL && dest(d, &o[0], &in->d[0]);
     }
@@ -662,7 +688,7 @@ static bool memory(dec *d, mods *m, bool load, int t, opnd *o, int no) {
 }
 
 static bool atomic(dec *d, mods *m, bool red, int t, opnd *o, int no) {
-    static const char *const ops[] = {"add", "min", "max", "inc", "dec",
+    static const char *const ops[] = {"add", "min", "max", "inc",  "dec",
                                       "and", "or",  "xor", "exch", "cas"};
     int sp = space_of(m);
     int a = take_one(m, ops, 10);
@@ -735,8 +761,7 @@ static bool collective(dec *d, mods *m, const char *op, size_t ol, int t, opnd *
         static const char *const ops[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor"};
         take(m, "sync");
         int a = take_one(m, ops, 8);
-        if (a < 0 || a == A_INC || a == A_DEC || !want(d, no, 3, m) ||
-            (t != T_U32 && t != T_S32))
+        if (a < 0 || a == A_INC || a == A_DEC || !want(d, no, 3, m) || (t != T_U32 && t != T_S32))
             return dec_fail(d, "this redux is not supported by the mock's interpreter");
         pinst *in = emit(d, O_REDUX, t);
         if (in == NULL || !dest(d, &o[0], &in->d[0])) return false;
@@ -760,7 +785,8 @@ static bool collective(dec *d, mods *m, const char *op, size_t ol, int t, opnd *
         r = take_one(m, reds, 3);
         if (r < 0) return dec_fail(d, "bar.red without an operation");
     } else if (!take(m, "sync")) {
-        if (take(m, "arrive")) return dec_fail(d, "bar.arrive is not supported by the mock's interpreter");
+        if (take(m, "arrive"))
+            return dec_fail(d, "bar.arrive is not supported by the mock's interpreter");
     }
     int first = r >= 0 ? 1 : 0, last = r >= 0 ? no - 1 : no;
     if (last - first < 1 || last - first > 2) return dec_fail(d, "a bad barrier");
@@ -796,7 +822,8 @@ static bool call(dec *d, mods *m) {
     pcall c = {.ret_off = -1};
     if (ret != NULL) c.ret_off = (long)ret->off;
     if (ptx__eat(&d->l, ',')) {
-        if (!ptx__eat(&d->l, '(')) return dec_fail(d, "an indirect call (through a prototype) is not supported");
+        if (!ptx__eat(&d->l, '('))
+            return dec_fail(d, "an indirect call (through a prototype) is not supported");
         while (!ptx__eat(&d->l, ')')) {
             n = ptx__word(&d->l, &w);
             const dname *a = n ? dec_lookup(d, w, n, &idx) : NULL;
@@ -806,7 +833,8 @@ static bool call(dec *d, mods *m) {
             if (!ptx__eat(&d->l, ',') && !(ptx__skip(&d->l), *d->l.p == ')'))
                 return dec_fail(d, "a call's arguments without ','");
         }
-        if (ptx__eat(&d->l, ',')) return dec_fail(d, "an indirect call (through a prototype) is not supported");
+        if (ptx__eat(&d->l, ','))
+            return dec_fail(d, "an indirect call (through a prototype) is not supported");
     }
     if (!ptx__eat(&d->l, ';')) return dec_fail(d, "a call without ';'");
     take(m, "uni");
@@ -814,11 +842,14 @@ static bool call(dec *d, mods *m) {
     int op = O_CALL;
     mock_ptx_func *f = ptx__func(d->m, name, nlen);
     if (f == NULL || f->body == NULL) {
-        if (ptx__is(name, nlen, "vprintf") && c.nargs == 2) op = O_PRINTF;
-        else if (ptx__is(name, nlen, "__assertfail") && c.nargs >= 4) op = O_ASSERT;
+        if (ptx__is(name, nlen, "vprintf") && c.nargs == 2)
+            op = O_PRINTF;
+        else if (ptx__is(name, nlen, "__assertfail") && c.nargs >= 4)
+            op = O_ASSERT;
         else
-            return dec_fail(d, "the call of %.*s, a function the module does not define (the "
-                               "mock links no device code)",
+            return dec_fail(d,
+                            "the call of %.*s, a function the module does not define (the "
+                            "mock links no device code)",
                             (int)nlen, name);
     } else {
         if (c.nargs != f->nparams)
@@ -870,18 +901,18 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
     static const struct {
         const char *name;
         int op, kind; /* 2 binary, 1 unary, 3 ternary */
-    } table[] = {{"add", O_ADD, 2},     {"sub", O_SUB, 2},      {"mul", O_MUL, 2},
-                 {"div", O_DIV, 2},     {"rem", O_REM, 2},      {"min", O_MIN, 2},
-                 {"max", O_MAX, 2},     {"and", O_AND, 2},      {"or", O_OR, 2},
-                 {"xor", O_XOR, 2},     {"shl", O_SHL, 2},      {"shr", O_SHR, 2},
-                 {"copysign", O_COPYSIGN, 2}, {"abs", O_ABS, 1}, {"neg", O_NEG, 1},
-                 {"not", O_NOT, 1},     {"cnot", O_CNOT, 1},    {"sqrt", O_SQRT, 1},
-                 {"rcp", O_RCP, 1},     {"rsqrt", O_RSQRT, 1},  {"sin", O_SIN, 1},
-                 {"cos", O_COS, 1},     {"lg2", O_LG2, 1},      {"ex2", O_EX2, 1},
-                 {"tanh", O_TANH, 1},   {"brev", O_BREV, 1},    {"clz", O_CLZ, 1},
-                 {"popc", O_POPC, 1},   {"bfind", O_BFIND, 1},  {"mad", O_MAD, 3},
-                 {"fma", O_FMA, 3},     {"bfe", O_BFE, 3},      {"selp", O_SELP, 3},
-                 {"slct", O_SLCT, 3},   {"prmt", O_PRMT, 3}};
+    } table[] = {{"add", O_ADD, 2},           {"sub", O_SUB, 2},     {"mul", O_MUL, 2},
+                 {"div", O_DIV, 2},           {"rem", O_REM, 2},     {"min", O_MIN, 2},
+                 {"max", O_MAX, 2},           {"and", O_AND, 2},     {"or", O_OR, 2},
+                 {"xor", O_XOR, 2},           {"shl", O_SHL, 2},     {"shr", O_SHR, 2},
+                 {"copysign", O_COPYSIGN, 2}, {"abs", O_ABS, 1},     {"neg", O_NEG, 1},
+                 {"not", O_NOT, 1},           {"cnot", O_CNOT, 1},   {"sqrt", O_SQRT, 1},
+                 {"rcp", O_RCP, 1},           {"rsqrt", O_RSQRT, 1}, {"sin", O_SIN, 1},
+                 {"cos", O_COS, 1},           {"lg2", O_LG2, 1},     {"ex2", O_EX2, 1},
+                 {"tanh", O_TANH, 1},         {"brev", O_BREV, 1},   {"clz", O_CLZ, 1},
+                 {"popc", O_POPC, 1},         {"bfind", O_BFIND, 1}, {"mad", O_MAD, 3},
+                 {"fma", O_FMA, 3},           {"bfe", O_BFE, 3},     {"selp", O_SELP, 3},
+                 {"slct", O_SLCT, 3},         {"prmt", O_PRMT, 3}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!IS(table[i].name)) continue;
         if (table[i].op == O_PRMT) {
@@ -898,7 +929,8 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
         }
         return ok && all_used(d, &m);
     }
-    if (IS("addc") || IS("subc")) ok = carry_op(d, &m, IS("addc") ? O_ADDC : O_SUBC, t, o, no);
+    if (IS("addc") || IS("subc"))
+        ok = carry_op(d, &m, IS("addc") ? O_ADDC : O_SUBC, t, o, no);
     else if (IS("bfi")) {
         ok = want(d, no, 5, &m) && typed(d, &m, t);
         pinst *in = ok ? emit(d, O_BFI, t) : NULL;
@@ -929,20 +961,31 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
             for (int i = 0; i < 3; i++) in->s[i] = value(d, &o[1 + i], T_U32);
             if (clamp) in->flags |= F_CLAMP;
         }
-    } else if (IS("setp")) ok = setp(d, &m, t, o, no);
-    else if (IS("mov")) ok = mov(d, &m, t, o, no);
-    else if (IS("cvt")) ok = cvt(d, &m, o, no);
-    else if (IS("cvta")) ok = cvta(d, &m, o, no);
-    else if (IS("ld") || IS("ldu")) ok = memory(d, &m, true, t, o, no);
-    else if (IS("st")) ok = memory(d, &m, false, t, o, no);
-    else if (IS("atom") || IS("red")) ok = atomic(d, &m, IS("red"), t, o, no);
+    } else if (IS("setp"))
+        ok = setp(d, &m, t, o, no);
+    else if (IS("mov"))
+        ok = mov(d, &m, t, o, no);
+    else if (IS("cvt"))
+        ok = cvt(d, &m, o, no);
+    else if (IS("cvta"))
+        ok = cvta(d, &m, o, no);
+    else if (IS("ld") || IS("ldu"))
+        ok = memory(d, &m, true, t, o, no);
+    else if (IS("st"))
+        ok = memory(d, &m, false, t, o, no);
+    else if (IS("atom") || IS("red"))
+        ok = atomic(d, &m, IS("red"), t, o, no);
     else if (IS("bra")) {
         ok = want(d, no, 1, &m) && o[0].kind == K_SYM && o[0].name != NULL;
         if (!ok) return dec_fail(d, "a branch whose target is not a label");
         ok = dec_fixup(d, o[0].name, o[0].nlen) && emit(d, O_BRA, T_NONE) != NULL;
         take(&m, "uni");
     } else if (IS("ret") || IS("exit") || IS("trap")) {
-        ok = want(d, no, 0, &m) && emit(d, IS("ret") ? O_RET : IS("exit") ? O_EXIT : O_TRAP, T_NONE);
+        ok = want(d, no, 0, &m) && emit(d,
+                                        IS("ret")    ? O_RET
+                                        : IS("exit") ? O_EXIT
+                                                     : O_TRAP,
+                                        T_NONE);
         if (IS("ret") && d->f->entry && ok) d->code[d->ncode - 1].op = OPT(O_EXIT, T_NONE);
     } else if (IS("bar") || IS("barrier") || IS("shfl") || IS("vote") || IS("match") ||
                IS("redux")) {
@@ -951,8 +994,8 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
         pinst *in = want(d, no, 1, &m) ? emit(d, O_ACTIVEMASK, T_NONE) : NULL;
         ok = in != NULL && dest(d, &o[0], &in->d[0]);
     } else if (IS("testp")) {
-        static const char *const tp[] = {"finite", "infinite", "number", "notanumber", "normal",
-                                         "subnormal"};
+        static const char *const tp[] = {"finite",     "infinite", "number",
+                                         "notanumber", "normal",   "subnormal"};
         int md = take_one(&m, tp, 6);
         ok = md >= 0 && unary(d, &m, O_TESTP, t, o, no);
         if (ok) d->code[d->ncode - 1].sub = (uint8_t)md;

@@ -7,20 +7,106 @@
 
 /* Type classes of an instruction's type. */
 enum {
-    T_U8, T_U16, T_U32, T_U64, T_S8, T_S16, T_S32, T_S64,
-    T_F16, T_F32, T_F64, T_PRED, T_BF16, T_F16X2, T_NONE, T_COUNT
+    T_U8,
+    T_U16,
+    T_U32,
+    T_U64,
+    T_S8,
+    T_S16,
+    T_S32,
+    T_S64,
+    T_F16,
+    T_F32,
+    T_F64,
+    T_PRED,
+    T_BF16,
+    T_F16X2,
+    T_NONE,
+    T_COUNT
 };
 
 /* Opcodes, specialised by type class at decode: executed as OP * T_COUNT + type. */
 enum {
-    O_NOP, O_MOV, O_ADD, O_SUB, O_MUL, O_MULHI, O_MULWIDE, O_MAD, O_MADHI, O_MADWIDE, O_DIV,
-    O_REM, O_ABS, O_NEG, O_MIN, O_MAX, O_FMA, O_SQRT, O_RCP, O_RSQRT, O_SIN, O_COS, O_LG2, O_EX2,
-    O_TANH, O_AND, O_OR, O_XOR, O_NOT, O_CNOT, O_SHL, O_SHR, O_BFE, O_BFI, O_BREV, O_CLZ, O_POPC,
-    O_PRMT, O_BFIND, O_LOP3, O_SHFL_L, O_SHFL_R, O_SETP, O_SELP, O_SLCT, O_CVT, O_CVTA_TO,
-    O_CVTA, O_LD, O_ST, O_ATOM, O_BRA, O_CALL, O_RET, O_EXIT, O_TRAP, O_BAR, O_SHFL, O_VOTE,
-    O_MATCH, O_REDUX, O_ACTIVEMASK, O_WARPSYNC, O_CLOCK, O_CLOCK64, O_GTIMER, O_PACK, O_UNPACK,
-    O_COPYSIGN, O_TESTP, O_SAD, O_ADDC, O_SUBC, O_SET, O_DP4A, O_MADC, O_PRINTF, O_ASSERT,
-    O_SETMAXNREG, O_COUNT
+    O_NOP,
+    O_MOV,
+    O_ADD,
+    O_SUB,
+    O_MUL,
+    O_MULHI,
+    O_MULWIDE,
+    O_MAD,
+    O_MADHI,
+    O_MADWIDE,
+    O_DIV,
+    O_REM,
+    O_ABS,
+    O_NEG,
+    O_MIN,
+    O_MAX,
+    O_FMA,
+    O_SQRT,
+    O_RCP,
+    O_RSQRT,
+    O_SIN,
+    O_COS,
+    O_LG2,
+    O_EX2,
+    O_TANH,
+    O_AND,
+    O_OR,
+    O_XOR,
+    O_NOT,
+    O_CNOT,
+    O_SHL,
+    O_SHR,
+    O_BFE,
+    O_BFI,
+    O_BREV,
+    O_CLZ,
+    O_POPC,
+    O_PRMT,
+    O_BFIND,
+    O_LOP3,
+    O_SHFL_L,
+    O_SHFL_R,
+    O_SETP,
+    O_SELP,
+    O_SLCT,
+    O_CVT,
+    O_CVTA_TO,
+    O_CVTA,
+    O_LD,
+    O_ST,
+    O_ATOM,
+    O_BRA,
+    O_CALL,
+    O_RET,
+    O_EXIT,
+    O_TRAP,
+    O_BAR,
+    O_SHFL,
+    O_VOTE,
+    O_MATCH,
+    O_REDUX,
+    O_ACTIVEMASK,
+    O_WARPSYNC,
+    O_CLOCK,
+    O_CLOCK64,
+    O_GTIMER,
+    O_PACK,
+    O_UNPACK,
+    O_COPYSIGN,
+    O_TESTP,
+    O_SAD,
+    O_ADDC,
+    O_SUBC,
+    O_SET,
+    O_DP4A,
+    O_MADC,
+    O_PRINTF,
+    O_ASSERT,
+    O_SETMAXNREG,
+    O_COUNT
 };
 
 /* Instruction flags. */
@@ -41,21 +127,65 @@ enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI, R_RNA };
 
 /* Comparison operators of setp, and sub-operations of atom, vote, shfl, redux, bar.red. */
 enum {
-    C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS,
-    C_EQU, C_NEU, C_LTU, C_LEU, C_GTU, C_GEU, C_NUM, C_NAN
+    C_EQ,
+    C_NE,
+    C_LT,
+    C_LE,
+    C_GT,
+    C_GE,
+    C_LO,
+    C_LS,
+    C_HI,
+    C_HS,
+    C_EQU,
+    C_NEU,
+    C_LTU,
+    C_LEU,
+    C_GTU,
+    C_GEU,
+    C_NUM,
+    C_NAN
 };
 enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS };
 
 /* Reserved register slots, the same in every function's frame. */
 enum {
-    SL_TRUE, SL_FALSE, SL_ZERO, SL_TID, SL_TIDY, SL_TIDZ, SL_NTID, SL_NTIDY, SL_NTIDZ, SL_CTAID,
-    SL_CTAIDY, SL_CTAIDZ, SL_NCTAID, SL_NCTAIDY, SL_NCTAIDZ, SL_LANE, SL_WARP, SL_NWARP, SL_SMID,
-    SL_NSMID, SL_LMEQ, SL_LMLT, SL_LMLE, SL_LMGT, SL_LMGE, SL_FRAME, SL_DYNSMEM, SL_TOTSMEM,
-    SL_GRIDID, SL_SINK, SL_CARRY, SL_RESERVED
+    SL_TRUE,
+    SL_FALSE,
+    SL_ZERO,
+    SL_TID,
+    SL_TIDY,
+    SL_TIDZ,
+    SL_NTID,
+    SL_NTIDY,
+    SL_NTIDZ,
+    SL_CTAID,
+    SL_CTAIDY,
+    SL_CTAIDZ,
+    SL_NCTAID,
+    SL_NCTAIDY,
+    SL_NCTAIDZ,
+    SL_LANE,
+    SL_WARP,
+    SL_NWARP,
+    SL_SMID,
+    SL_NSMID,
+    SL_LMEQ,
+    SL_LMLT,
+    SL_LMLE,
+    SL_LMGT,
+    SL_LMGE,
+    SL_FRAME,
+    SL_DYNSMEM,
+    SL_TOTSMEM,
+    SL_GRIDID,
+    SL_SINK,
+    SL_CARRY,
+    SL_RESERVED
 };
 
 typedef struct pinst {
-    uint16_t op; /* O_* * T_COUNT + T_* */
+    uint16_t op;   /* O_* * T_COUNT + T_* */
     uint8_t type2; /* cvt's source type; mul.wide's source */
     uint8_t flags;
     uint8_t space, vec, sub, rnd; /* sub: C_* or A_* or mode */
@@ -105,6 +235,7 @@ typedef struct mock_ptx_func {
     pcall *calls;
     size_t ncalls;
     size_t max_depth_bytes; /* frames of this function and what it calls, for the stack */
+    bool recursive;         /* it may call itself: the stack gets room for depth */
 } mock_ptx_func;
 
 typedef struct pvar {

@@ -29,8 +29,8 @@ void ptx__skip(plex *l) {
 }
 
 static bool word_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
-           c == '%' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%' ||
+           c == '.';
 }
 
 static bool word_char(char c) { return word_start(c) || (c >= '0' && c <= '9'); }

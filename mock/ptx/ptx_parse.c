@@ -17,7 +17,7 @@ typedef struct parser {
     struct pinit {
         size_t var;
         plex at;
-    } *inits;
+    } * inits;
     size_t ninits, capinits;
 } parser;
 
@@ -59,10 +59,10 @@ static size_t type_bytes(const char *w, size_t n) {
     static const struct {
         const char *name;
         size_t size;
-    } t[] = {{".b8", 1},  {".u8", 1},   {".s8", 1},    {".b16", 2},  {".u16", 2},  {".s16", 2},
-             {".f16", 2}, {".bf16", 2}, {".b32", 4},   {".u32", 4},  {".s32", 4},  {".f32", 4},
-             {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8}, {".u64", 8}, {".s64", 8}, {".f64", 8},
-             {".b128", 16}, {".pred", 1}};
+    } t[] = {{".b8", 1},  {".u8", 1},  {".s8", 1},    {".b16", 2},    {".u16", 2},
+             {".s16", 2}, {".f16", 2}, {".bf16", 2},  {".b32", 4},    {".u32", 4},
+             {".s32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8},
+             {".u64", 8}, {".s64", 8}, {".f64", 8},   {".b128", 16},  {".pred", 1}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         if (ptx__is(w, n, t[i].name)) return t[i].size;
     }
@@ -115,8 +115,8 @@ static bool declaration(parser *p, decl *d) {
         d->name_len = n;
         break;
     }
-    if (d->elem == 0) return fail(p, "the declaration of '%.*s' has no type", (int)d->name_len,
-                                  d->name);
+    if (d->elem == 0)
+        return fail(p, "the declaration of '%.*s' has no type", (int)d->name_len, d->name);
     d->size = d->elem;
     while (ptx__eat(&p->l, '[')) {
         uint64_t c;
@@ -354,8 +354,9 @@ static bool initialiser(parser *p, const struct pinit *in) {
         bool fl;
         double f;
         if (!ptx__number(&p->l, &x, &fl, &f)) {
-            return fail(p, "the initialiser of %s holds an address or an expression, which "
-                           "the interpreter does not support",
+            return fail(p,
+                        "the initialiser of %s holds an address or an expression, which "
+                        "the interpreter does not support",
                         v->name);
         }
         if (fl && elem == 4) {

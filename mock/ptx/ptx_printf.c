@@ -38,8 +38,9 @@ static void put(obuf *o, const char *s, size_t n) {
 
 static bool arg(pblock *b, pthr *t, const pinst *in, uint64_t args, size_t *off, size_t size,
                 uint64_t *v) {
-    if (args == 0) return ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,
-                                     "printf reads an argument it was not given") != TS_FAULT;
+    if (args == 0)
+        return ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,
+                          "printf reads an argument it was not given") != TS_FAULT;
     *off = (*off + size - 1) / size * size;
     const void *p = ptx__addr(b, t, in, S_GENERIC, args + *off, size, false);
     if (p == NULL) return false;
@@ -105,7 +106,9 @@ int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmtp, uint64_t arg
             spec[sn++] = 'l';
             spec[sn++] = conv;
             spec[sn] = 0;
-            long long x = wide ? (long long)v : (strchr("di", conv) ? (long long)(int32_t)v : (long long)(uint32_t)v);
+            long long x =
+                wide ? (long long)v
+                     : (strchr("di", conv) ? (long long)(int32_t)v : (long long)(uint32_t)v);
             if (conv == 'c') {
                 spec[sn - 3] = 'c';
                 spec[sn - 2] = 0;

@@ -79,7 +79,6 @@ int ptx__fault(pblock *b, const pthr *t, const pinst *in, CUresult code, const c
 /* Device printf: the format at fmt, the arguments at args (both host addresses, checked). */
 int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmt, uint64_t args);
 /* A host pointer for [a, a+n) in a state space, or NULL after recording a fault. */
-void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size_t n,
-                bool write);
+void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size_t n, bool write);
 
 #endif
