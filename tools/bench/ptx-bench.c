@@ -5,7 +5,9 @@
  *   CUSHIM_DRIVER=$PWD/build/mock/libcushim-mock.so build/tools/bench/ptx-bench [--quick]
  *
  * Without CUSHIM_MOCK_THREADS the program runs itself twice, with CUSHIM_MOCK_THREADS=1 and with
- * the number of cores; with it, it measures that setting only. The count of thread-instructions
+ * the number of cores; with it, it measures that setting only. Each row gives the rate per second
+ * of wall time and per second of the process's CPU time (the figure per core, which a machine
+ * busy with other work does not lower). The count of thread-instructions
  * comes from the mock (cushim_mock_ptx_instructions) where it offers one, else from the
  * per-thread counts below, read off the PTX (saxpy: 20 instructions a thread when every thread
  * is in range). */
@@ -24,9 +26,11 @@ extern const char ptx_bench_saxpy[], ptx_bench_matmul[], ptx_bench_reduce[];
 
 typedef unsigned long long (*count_fn)(void);
 
-static double now(void) {
+/* Seconds on `clock`: CLOCK_MONOTONIC for the wall, CLOCK_PROCESS_CPUTIME_ID for the CPU time
+ * of every thread of the process, which a busy machine does not inflate. */
+static double now(clockid_t clock) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -80,14 +84,14 @@ static void measure(cushim_context *ctx, workload *w, double seconds, const char
     }
     unsigned long long before = count ? count() : 0;
     unsigned launches = 0;
-    double start = now(), elapsed = 0;
+    double start = now(CLOCK_MONOTONIC), cpu_start = now(CLOCK_PROCESS_CPUTIME_ID), elapsed = 0;
     while (launches < 2 || elapsed < seconds) {
         if (cushim_launch(f, &cfg, w->params) != CUDA_SUCCESS ||
             cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
             die(w->name);
         }
         launches++;
-        elapsed = now() - start;
+        elapsed = now(CLOCK_MONOTONIC) - start;
     }
     double threads_per_launch =
         (double)w->grid.x * w->grid.y * w->grid.z * w->block.x * w->block.y * w->block.z;
@@ -96,7 +100,9 @@ static void measure(cushim_context *ctx, workload *w, double seconds, const char
     printf("%-8s %7s %9u %12.3f %14.0f", w->name, threads, launches, elapsed / launches * 1e3,
            insns / launches);
     if (insns > 0) {
-        printf(" %12.1f%s\n", insns / elapsed * 1e-6, count ? "" : " (fixed counts)");
+        double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+        printf(" %12.1f %14.1f%s\n", insns / elapsed * 1e-6, insns / cpu * 1e-6,
+               count ? "" : " (fixed counts)");
     } else {
         printf(" %12s\n", "n/a");
     }
@@ -168,8 +174,8 @@ int main(int argc, char **argv) {
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
         char cores[16];
         snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-        printf("%-8s %7s %9s %12s %14s %12s\n", "kernel", "threads", "launches", "ms/launch",
-               "insns/launch", "M insns/s");
+        printf("%-8s %7s %9s %12s %14s %12s %14s\n", "kernel", "threads", "launches", "ms/launch",
+               "insns/launch", "M insns/s", "M insns/cpu-s");
         int r = run_child("1", argv);
         return r != 0 ? r : run_child(cores, argv);
     }
