@@ -38,7 +38,7 @@ typedef struct dec {
     uint32_t guard, gneg;
     uint64_t *init;
     size_t capinit;
-    uint32_t nslots;
+    uint32_t nslots, const_start;
     dname *names;
     size_t nnames, capnames;
     int depth;

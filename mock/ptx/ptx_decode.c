@@ -32,6 +32,7 @@ bool dec_fail(dec *d, const char *fmt, ...) {
 }
 
 uint32_t dec_const(dec *d, uint64_t v) {
+    if (d->const_start == 0) d->const_start = d->nslots;
     if (!grow(&d->init, &d->capinit, (size_t)d->nslots + 1, sizeof *d->init)) {
         dec_fail(d, "out of memory");
         return SL_ZERO;
@@ -346,6 +347,20 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
     f->calls = d.calls;
     f->ncalls = d.ncalls;
     f->frame_bytes = (d.frame + 15) / 16 * 16;
+    f->const_start = d.const_start ? d.const_start : d.nslots;
+    f->specials = 0;
+    for (size_t i = 0; i < d.ncode; i++) {
+        const pinst *in = &d.code[i];
+        const uint32_t *s[] = {in->s, in->d};
+        for (int k = 0; k < 2; k++) {
+            for (int j = 0; j < 4; j++) {
+                if (s[k][j] < 32) f->specials |= 1u << s[k][j];
+            }
+        }
+    }
+    for (size_t i = 0; i < d.ncalls; i++) {
+        if (d.calls[i].callee != NULL) f->specials |= d.calls[i].callee->specials;
+    }
     size_t deepest = 0;
     for (size_t i = 0; i < d.ncalls; i++) {
         mock_ptx_func *c = d.calls[i].callee;
