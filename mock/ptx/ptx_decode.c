@@ -23,7 +23,11 @@ static bool grow(void *v, size_t *cap, size_t need, size_t size) {
 bool dec_fail(dec *d, const char *fmt, ...) {
     if (d->failed) return false;
     d->failed = true;
-    int n = snprintf(d->err, d->errlen, "PTX line %u (in %s): ", d->inst_line, d->f->name);
+    int n =
+        d->oplen > 0
+            ? snprintf(d->err, d->errlen, "PTX line %u (in %s, instruction '%.*s'): ", d->inst_line,
+                       d->f->name, (int)d->oplen, d->op)
+            : snprintf(d->err, d->errlen, "PTX line %u (in %s): ", d->inst_line, d->f->name);
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < d->errlen) vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
@@ -280,7 +284,11 @@ static bool statement(dec *d) {
     }
     if (ptx__is(w, n, ".shared")) return body_decl(d, N_SHARED);
     if (w[0] == '.') return dec_fail(d, "the directive '%.*s' is not supported", (int)n, w);
-    return dec_instruction(d, w, n);
+    d->op = w;
+    d->oplen = n;
+    bool ok = dec_instruction(d, w, n);
+    d->oplen = 0;
+    return ok;
 }
 
 static void add_params(dec *d) {

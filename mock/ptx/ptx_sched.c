@@ -365,7 +365,7 @@ static int block_turn(pblock *b) {
         progress = true;
         if (s == TS_FAULT || failed(r)) return -1;
         if (t->steps > r->step_limit) {
-            ptx__fault(b, t, &t->code[t->pc - 1], CUDA_ERROR_LAUNCH_TIMEOUT,
+            ptx__fault(b, t, &t->code[t->pc], CUDA_ERROR_LAUNCH_TIMEOUT,
                        "the thread ran more than %llu instructions (an endless loop, or a spin "
                        "on a value no thread sets; CUSHIM_MOCK_PTX_STEPS raises the bound)",
                        (unsigned long long)r->step_limit);
