@@ -268,9 +268,10 @@ static bool statement(dec *d) {
     if (n == 0) return dec_fail(d, "unexpected '%c'", c);
     /* `a::b` modifiers (ld.global.L2::128B) belong to the opcode word. */
     while (d->l.p + 1 < d->l.end && d->l.p[0] == ':' && d->l.p[1] == ':') {
-        const char *w2;
+        const char *w2 = NULL;
         d->l.p += 2;
         size_t n2 = ptx__word(&d->l, &w2);
+        if (n2 == 0) return dec_fail(d, "a modifier ends in '::'");
         n = (size_t)(w2 + n2 - w);
     }
     if (d->guard == SL_TRUE && ptx__eat(&d->l, ':')) return label(d, w, n);

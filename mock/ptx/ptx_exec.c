@@ -553,7 +553,8 @@ __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 static uint64_t mulhi(int64_t x, int64_t y, int bits, bool s) {
-    if (bits < 64) return (uint64_t)((x * y) >> bits);
+    if (bits < 64 && s) return (uint64_t)((x * y) >> bits); /* |x|, |y| < 2^31: no overflow */
+    if (bits < 64) return ((uint64_t)x * (uint64_t)y) >> bits;
     if (s) return (uint64_t)(((i128)x * (i128)y) >> 64);
     return (uint64_t)(((u128)(uint64_t)x * (uint64_t)y) >> 64);
 }
