@@ -330,6 +330,7 @@ typedef struct mock_state {
     size_t ncaptures, capcaptures;
     struct mock_host_kernel *host_kernels;
     size_t nhost_kernels, caphost_kernels;
+    int sticky_count;        /* contexts with a sticky fault */
     bool noop_kernels;       /* a kernel with no code runs as a no-op instead of failing */
     char kernel_error[1024]; /* the last launch refused or kernel fault, "" for none */
 } mock_state;

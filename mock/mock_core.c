@@ -58,7 +58,17 @@ void mock__lock(void) {
 
 void mock__unlock(void) { pthread_mutex_unlock(&lock); }
 
+static bool sticky_exempt(const char *base);
+
 CUresult mock__leave(CUresult r) {
+    /* A kernel that faulted while this call ran the queue (a synchronize, a launch on an idle
+     * stream): the call answers the fault, as the driver's next call does. */
+    if (r == CUDA_SUCCESS && mock__state.sticky_count > 0) {
+        struct CUctx_st *c = mock__current();
+        if (c != NULL && c->sticky != CUDA_SUCCESS && !sticky_exempt(mock__entry_name())) {
+            r = c->sticky;
+        }
+    }
     mock__unlock();
     return r;
 }

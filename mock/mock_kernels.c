@@ -103,7 +103,10 @@ static void kernel_fault(klaunch *l, CUresult r, const char *err) {
             "cushim mock: %s (CUresult %d); the context is unusable from now on, as "
             "after a fault on a GPU\n",
             err, (int)r);
-    if (l->ctx != NULL && l->ctx->sticky == CUDA_SUCCESS) l->ctx->sticky = r;
+    if (l->ctx != NULL && l->ctx->sticky == CUDA_SUCCESS) {
+        l->ctx->sticky = r;
+        mock__state.sticky_count++;
+    }
 }
 
 static void run_ptx(klaunch *l) {

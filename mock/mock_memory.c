@@ -406,11 +406,10 @@ bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, ch
             below = ranges[i];
     }
     if (below != NULL && p - (below->base + below->size) < (1u << 20)) {
-        snprintf(why, len,
-                 "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
-                 "made by %s",
-                 (unsigned long long)(p - (below->base + below->size)), below->size,
-                 (unsigned long long)below->base, below->made_by);
+        unsigned long long past = (unsigned long long)(p - (below->base + below->size));
+        snprintf(why, len, "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
+                           "made by %s",
+                 past, below->size, (unsigned long long)below->base, below->made_by);
     } else {
         snprintf(why, len, "it is not device memory the mock handed out");
     }

@@ -38,7 +38,7 @@ typedef struct dec {
     uint32_t guard, gneg;
     uint64_t *init;
     size_t capinit;
-    uint32_t nslots;
+    uint32_t nslots, const_start;
     dname *names;
     size_t nnames, capnames;
     int depth;
@@ -52,6 +52,8 @@ typedef struct dec {
     size_t ncalls, capcalls;
     size_t frame;
     bool allow_emit; /* value() may add an instruction before the one decoded */
+    const char *op;  /* the instruction being decoded, for messages */
+    size_t oplen;
 } dec;
 
 bool dec_fail(dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

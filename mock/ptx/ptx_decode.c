@@ -23,7 +23,11 @@ static bool grow(void *v, size_t *cap, size_t need, size_t size) {
 bool dec_fail(dec *d, const char *fmt, ...) {
     if (d->failed) return false;
     d->failed = true;
-    int n = snprintf(d->err, d->errlen, "PTX line %u (in %s): ", d->inst_line, d->f->name);
+    int n =
+        d->oplen > 0
+            ? snprintf(d->err, d->errlen, "PTX line %u (in %s, instruction '%.*s'): ", d->inst_line,
+                       d->f->name, (int)d->oplen, d->op)
+            : snprintf(d->err, d->errlen, "PTX line %u (in %s): ", d->inst_line, d->f->name);
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < d->errlen) vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
@@ -32,6 +36,7 @@ bool dec_fail(dec *d, const char *fmt, ...) {
 }
 
 uint32_t dec_const(dec *d, uint64_t v) {
+    if (d->const_start == 0) d->const_start = d->nslots;
     if (!grow(&d->init, &d->capinit, (size_t)d->nslots + 1, sizeof *d->init)) {
         dec_fail(d, "out of memory");
         return SL_ZERO;
@@ -263,9 +268,10 @@ static bool statement(dec *d) {
     if (n == 0) return dec_fail(d, "unexpected '%c'", c);
     /* `a::b` modifiers (ld.global.L2::128B) belong to the opcode word. */
     while (d->l.p + 1 < d->l.end && d->l.p[0] == ':' && d->l.p[1] == ':') {
-        const char *w2;
+        const char *w2 = NULL;
         d->l.p += 2;
         size_t n2 = ptx__word(&d->l, &w2);
+        if (n2 == 0) return dec_fail(d, "a modifier ends in '::'");
         n = (size_t)(w2 + n2 - w);
     }
     if (d->guard == SL_TRUE && ptx__eat(&d->l, ':')) return label(d, w, n);
@@ -279,7 +285,11 @@ static bool statement(dec *d) {
     }
     if (ptx__is(w, n, ".shared")) return body_decl(d, N_SHARED);
     if (w[0] == '.') return dec_fail(d, "the directive '%.*s' is not supported", (int)n, w);
-    return dec_instruction(d, w, n);
+    d->op = w;
+    d->oplen = n;
+    bool ok = dec_instruction(d, w, n);
+    d->oplen = 0;
+    return ok;
 }
 
 static void add_params(dec *d) {
@@ -346,6 +356,20 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
     f->calls = d.calls;
     f->ncalls = d.ncalls;
     f->frame_bytes = (d.frame + 15) / 16 * 16;
+    f->const_start = d.const_start ? d.const_start : d.nslots;
+    f->specials = 0;
+    for (size_t i = 0; i < d.ncode; i++) {
+        const pinst *in = &d.code[i];
+        const uint32_t *s[] = {in->s, in->d};
+        for (int k = 0; k < 2; k++) {
+            for (int j = 0; j < 4; j++) {
+                if (s[k][j] < 32) f->specials |= 1u << s[k][j];
+            }
+        }
+    }
+    for (size_t i = 0; i < d.ncalls; i++) {
+        if (d.calls[i].callee != NULL) f->specials |= d.calls[i].callee->specials;
+    }
     size_t deepest = 0;
     for (size_t i = 0; i < d.ncalls; i++) {
         mock_ptx_func *c = d.calls[i].callee;

@@ -553,7 +553,8 @@ __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 static uint64_t mulhi(int64_t x, int64_t y, int bits, bool s) {
-    if (bits < 64) return (uint64_t)((x * y) >> bits);
+    if (bits < 64 && s) return (uint64_t)((x * y) >> bits); /* |x|, |y| < 2^31: no overflow */
+    if (bits < 64) return ((uint64_t)x * (uint64_t)y) >> bits;
     if (s) return (uint64_t)(((i128)x * (i128)y) >> 64);
     return (uint64_t)(((u128)(uint64_t)x * (uint64_t)y) >> 64);
 }
@@ -753,9 +754,10 @@ static int call(pblock *b, pthr *t, const pinst *in) {
                           g->name, r->local_size);
     }
     if (t->depth + 1 >= t->capframes) {
-        int n = t->capframes ? t->capframes * 2 : 8;
-        pframe *f = realloc(t->frames, (size_t)n * sizeof *f);
+        int n = t->capframes < 8 ? 8 : t->capframes * 2;
+        pframe *f = realloc(t->frames == &t->f0 ? NULL : t->frames, (size_t)n * sizeof *f);
         if (f == NULL) return ptx__fault(b, t, in, CUDA_ERROR_OUT_OF_MEMORY, "out of memory");
+        if (t->frames == &t->f0) f[0] = t->f0;
         memset(f + t->capframes, 0, (size_t)(n - t->capframes) * sizeof *f);
         t->frames = f;
         t->capframes = n;
@@ -835,6 +837,9 @@ static int assertfail(pblock *b, pthr *t, const pinst *in) {
     } while (0)
 
 int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
+    pworker *w = b->w;
+    const unsigned char *params = b->run->params;
+    size_t pbytes = b->run->param_bytes;
     uint64_t *R = t->R;
     const pinst *code = t->code;
     uint32_t pc = t->pc;
@@ -992,13 +997,27 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
                 : C(O_LD, T_U64)
                 : C(O_LD, T_S64) : C(O_LD, T_F32) : C(O_LD, T_F64) : C(O_LD, T_F16) : {
                 int ty = in->op % T_COUNT;
-                size_t n = (size_t)bits_of(ty) / 8;
-                SYNC();
-                const unsigned char *p =
-                    ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n * in->vec, false);
-                if (p == NULL) {
-                    st = TS_FAULT;
-                    goto out;
+                size_t n = (size_t)bits_of(ty) / 8, nb = n * in->vec;
+                uint64_t a = RS(0) + (uint64_t)in->imm;
+                if (in->flags & F_ADDR32) a = (uint32_t)a;
+                const unsigned char *p;
+                /* The common cases inline: a kernel parameter, the allocation last used. */
+                if (in->space == S_PARAM && a + nb <= pbytes && !(a & (nb - 1))) {
+                    p = params + a;
+                } else if (in->space == S_GLOBAL && a >= w->lo && a + nb <= w->hi &&
+                           !(a & (nb - 1))) {
+                    p = (const unsigned char *)(uintptr_t)a;
+                } else {
+                    SYNC();
+                    p = ptx__addr(b, t, in, in->space, a, nb, false);
+                    if (p == NULL) {
+                        st = TS_FAULT;
+                        goto out;
+                    }
+                }
+                if (in->vec == 1) {
+                    RD = load(p, ty);
+                    break;
                 }
                 for (unsigned i = 0; i < in->vec; i++) R[in->d[i]] = load(p + i * n, ty);
                 break;
@@ -1012,13 +1031,19 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
                 : C(O_ST, T_U64)
                 : C(O_ST, T_S64) : C(O_ST, T_F32) : C(O_ST, T_F64) : C(O_ST, T_F16) : {
                 int ty = in->op % T_COUNT;
-                size_t n = (size_t)bits_of(ty) / 8;
-                SYNC();
-                unsigned char *p =
-                    ptx__addr(b, t, in, in->space, RS(0) + (uint64_t)in->imm, n * in->vec, true);
-                if (p == NULL) {
-                    st = TS_FAULT;
-                    goto out;
+                size_t n = (size_t)bits_of(ty) / 8, nb = n * in->vec;
+                uint64_t a = RS(0) + (uint64_t)in->imm;
+                if (in->flags & F_ADDR32) a = (uint32_t)a;
+                unsigned char *p;
+                if (in->space == S_GLOBAL && a >= w->lo && a + nb <= w->hi && !(a & (nb - 1))) {
+                    p = (unsigned char *)(uintptr_t)a;
+                } else {
+                    SYNC();
+                    p = ptx__addr(b, t, in, in->space, a, nb, true);
+                    if (p == NULL) {
+                        st = TS_FAULT;
+                        goto out;
+                    }
                 }
                 for (unsigned i = 0; i < in->vec; i++) memcpy(p + i * n, &R[in->d[i]], n);
                 break;

@@ -893,6 +893,23 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
         IS("applypriority")) {
         return nop(d);
     }
+    static const char *const known[] = {
+        "add",  "sub",  "mul",   "div",   "rem",        "min",   "max",         "and",
+        "or",   "xor",  "shl",   "shr",   "copysign",   "abs",   "neg",         "not",
+        "cnot", "sqrt", "rcp",   "rsqrt", "sin",        "cos",   "lg2",         "ex2",
+        "tanh", "brev", "clz",   "popc",  "bfind",      "mad",   "fma",         "bfe",
+        "selp", "slct", "prmt",  "sad",   "addc",       "subc",  "bfi",         "lop3",
+        "shf",  "setp", "mov",   "cvt",   "cvta",       "ld",    "ldu",         "st",
+        "atom", "red",  "bra",   "ret",   "exit",       "trap",  "bar",         "barrier",
+        "shfl", "vote", "match", "redux", "activemask", "testp", "createpolicy"};
+    bool is_known = false;
+    for (size_t i = 0; i < sizeof known / sizeof known[0] && !is_known; i++) {
+        is_known = IS(known[i]);
+    }
+    if (!is_known) {
+        return dec_fail(d, "the instruction '%.*s' is not supported by the mock's interpreter",
+                        (int)n, w);
+    }
     opnd o[8];
     int no;
     if (!operands(d, o, 8, &no)) return false;

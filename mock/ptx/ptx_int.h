@@ -231,7 +231,9 @@ typedef struct mock_ptx_func {
     size_t ncode;
     uint64_t *init; /* the frame's initial registers (constants included) */
     uint32_t nslots;
-    size_t frame_bytes; /* its local frame: params, return, depots, call scratch */
+    uint32_t const_start; /* slots from here on have initial values (constants) */
+    uint32_t specials;    /* the special registers (1 << SL_*) it and its callees read */
+    size_t frame_bytes;   /* its local frame: params, return, depots, call scratch */
     pcall *calls;
     size_t ncalls;
     size_t max_depth_bytes; /* frames of this function and what it calls, for the stack */

@@ -136,7 +136,7 @@ static bool declaration(parser *p, decl *d) {
 }
 
 /* A parameter list `( .param ..., ... )`, laid out from `start`. */
-static bool param_list(parser *p, pparam **out, int *count, size_t *end, size_t start) {
+static bool param_list_(parser *p, pparam **out, int *count, size_t *end, size_t start) {
     size_t off = start;
     int n = 0;
     size_t cap = 0;
@@ -165,6 +165,14 @@ done:
     *count = n;
     *end = off;
     return true;
+}
+
+/* The same, with nothing left allocated when it fails. */
+static bool param_list(parser *p, pparam **out, int *count, size_t *end, size_t start) {
+    if (param_list_(p, out, count, end, start)) return true;
+    free(*out);
+    *out = NULL;
+    return false;
 }
 
 mock_ptx_func *ptx__func(mock_ptx_module *m, const char *name, size_t len) {

@@ -24,7 +24,8 @@ typedef struct pthr {
     uint8_t state;
     unsigned tid[3], linear, lane, warp;
     unsigned char *local;
-    pframe *frames;
+    pframe *frames; /* &f0 until the first call */
+    pframe f0;
     int depth, capframes;
     const pinst *wait; /* the barrier or warp collective it waits at */
     uint64_t steps;

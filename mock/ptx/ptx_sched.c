@@ -43,6 +43,7 @@ static bool failed(prun *r) { return __atomic_load_n(&r->failed, __ATOMIC_RELAXE
 
 static void block_free(pblock *b) {
     for (unsigned i = 0; b->t != NULL && i < b->n; i++) {
+        if (b->t[i].frames == &b->t[i].f0) continue;
         for (int d = 1; d < b->t[i].capframes; d++) free(b->t[i].frames[d].R);
         free(b->t[i].frames);
     }
@@ -65,9 +66,8 @@ static bool block_alloc(pblock *b, prun *r) {
     b->smem = malloc(b->smem_size + 16);
     if (b->t == NULL || b->regs == NULL || b->local_all == NULL || b->smem == NULL) return false;
     for (unsigned i = 0; i < b->n; i++) {
-        b->t[i].frames = calloc(4, sizeof *b->t[i].frames);
-        if (b->t[i].frames == NULL) return false;
-        b->t[i].capframes = 4;
+        b->t[i].frames = &b->t[i].f0;
+        b->t[i].capframes = 1;
     }
     return true;
 }
@@ -85,16 +85,34 @@ static void block_start(pblock *b, unsigned long long index) {
     /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
      * either). */
     memset(b->smem, 0, b->smem_size);
+    uint32_t used = k->specials;
     for (unsigned i = 0; i < b->n; i++) {
         pthr *t = &b->t[i];
         uint64_t *R = b->regs + (size_t)i * k->nslots;
-        memcpy(R, k->init, k->nslots * sizeof *R);
+        /* Registers start undefined, as in PTX: only constants and special registers. */
+        memcpy(R + k->const_start, k->init + k->const_start,
+               (k->nslots - k->const_start) * sizeof *R);
+        R[SL_TRUE] = 1;
+        R[SL_FALSE] = R[SL_ZERO] = R[SL_SINK] = R[SL_CARRY] = R[SL_FRAME] = 0;
         t->tid[0] = i % l->block[0];
         t->tid[1] = i / l->block[0] % l->block[1];
         t->tid[2] = i / l->block[0] / l->block[1];
         t->linear = i;
         t->lane = i % 32;
         t->warp = i / 32;
+        t->R = R;
+        t->code = k->code;
+        t->pc = 0;
+        t->state = TS_RUN;
+        t->depth = 0;
+        t->steps = 0;
+        t->wait = NULL;
+        t->local = b->local_all + (size_t)i * r->local_size;
+        t->frames[0] = (pframe){k, R, 0, 0, NULL};
+        R[SL_TID] = t->tid[0];
+        R[SL_NTID] = l->block[0];
+        R[SL_CTAID] = b->ctaid[0];
+        if ((used & ~(1u << SL_TID | 1u << SL_NTID | 1u << SL_CTAID)) == 0) continue;
         const unsigned v[] = {t->tid[0],   t->tid[1],   t->tid[2],   l->block[0],
                               l->block[1], l->block[2], b->ctaid[0], b->ctaid[1],
                               b->ctaid[2], l->grid[0],  l->grid[1],  l->grid[2]};
@@ -109,19 +127,9 @@ static void block_start(pblock *b, unsigned long long index) {
         R[SL_LMLE] = (uint32_t)((2ull << t->lane) - 1);
         R[SL_LMGT] = ~(uint32_t)((2ull << t->lane) - 1);
         R[SL_LMGE] = ~(uint32_t)((1ull << t->lane) - 1);
-        R[SL_FRAME] = 0;
         R[SL_DYNSMEM] = (uint32_t)l->dynamic_smem;
         R[SL_TOTSMEM] = (uint32_t)b->smem_size;
         R[SL_GRIDID] = 1;
-        t->R = R;
-        t->code = k->code;
-        t->pc = 0;
-        t->state = TS_RUN;
-        t->depth = 0;
-        t->steps = 0;
-        t->wait = NULL;
-        t->local = b->local_all + (size_t)i * r->local_size;
-        t->frames[0] = (pframe){k, R, 0, 0, NULL};
     }
 }
 
@@ -357,7 +365,7 @@ static int block_turn(pblock *b) {
         progress = true;
         if (s == TS_FAULT || failed(r)) return -1;
         if (t->steps > r->step_limit) {
-            ptx__fault(b, t, &t->code[t->pc - 1], CUDA_ERROR_LAUNCH_TIMEOUT,
+            ptx__fault(b, t, &t->code[t->pc], CUDA_ERROR_LAUNCH_TIMEOUT,
                        "the thread ran more than %llu instructions (an endless loop, or a spin "
                        "on a value no thread sets; CUSHIM_MOCK_PTX_STEPS raises the bound)",
                        (unsigned long long)r->step_limit);
