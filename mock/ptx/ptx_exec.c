@@ -603,7 +603,7 @@ static bool alu(const pinst *in, uint64_t *R) {
     case O_MULHI: r = mulhi(x, y, bits, s); break;
     case O_MULWIDE:
         r = (uint64_t)x * (uint64_t)y;
-        mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1;
+        mask = bits >= 32 ? ~0ull : (1ull << 2 * bits) - 1;
         break;
     case O_MAD:
         r = (uint64_t)x * (uint64_t)y + (uint64_t)z;
@@ -615,7 +615,7 @@ static bool alu(const pinst *in, uint64_t *R) {
     case O_MADHI: r = mulhi(x, y, bits, s) + (uint64_t)z; break;
     case O_MADWIDE:
         r = (uint64_t)x * (uint64_t)y + c;
-        mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1;
+        mask = bits >= 32 ? ~0ull : (1ull << 2 * bits) - 1;
         break;
     case O_DIV:
         if (y == 0)
