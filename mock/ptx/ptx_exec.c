@@ -711,7 +711,7 @@ static bool alu(const pinst *in, uint64_t *R) {
  * GPU, and a plain access would be a data race in C. On x86 they are plain moves. */
 #define RELAXED_LOAD(type, p) __atomic_load_n((const type *)(p), __ATOMIC_RELAXED)
 
-static uint64_t load(const void *p, int t) {
+static inline __attribute__((always_inline)) uint64_t load(const void *p, int t) {
     switch (t) {
     case T_U8: return RELAXED_LOAD(uint8_t, p);
     case T_S8: return (uint64_t)(int64_t)RELAXED_LOAD(int8_t, p);
@@ -842,7 +842,7 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
     for (;;) {
         const pinst *in = &code[pc++];
         steps++;
-        if (!((R[in->guard] ^ in->gneg) & 1)) continue;
+        if (in->guard != SL_TRUE && !((R[in->guard] ^ in->gneg) & 1)) continue;
         switch (in->op) {
             C(O_MOV, T_NONE) : RD = RS(0);
             break;
