@@ -104,6 +104,12 @@ void mock__image_free(mock_image *img) {
     }
     for (size_t i = 0; i < img->nptx; i++) free(img->ptx[i].text);
     free(img->ptx);
+    if (img->interp != NULL) {
+        void *storage;
+        size_t size;
+        mock__ptx_storage(img->interp, &storage, &size);
+        mock__module_vars((uintptr_t)storage, size, false);
+    }
     mock__ptx_free(img->interp);
     free(img->interp_error);
     free(img->entries);
@@ -181,6 +187,10 @@ void mock__image_interpret(mock_image *img, int cc) {
     CUresult r = mock__ptx_parse(&m, best->text, strlen(best->text), err, sizeof err);
     if (r == CUDA_SUCCESS) {
         img->interp = m;
+        void *storage;
+        size_t size;
+        mock__ptx_storage(m, &storage, &size);
+        mock__module_vars((uintptr_t)storage, size, true);
     } else {
         img->interp_error = dup_text(r == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : err);
     }

@@ -84,8 +84,36 @@ static const grave *grave_at(uintptr_t p) {
     return NULL;
 }
 
+static struct {
+    uintptr_t base;
+    size_t size;
+} * modvars;
+static size_t nmodvars, capmodvars;
+
+void mock__module_vars(uintptr_t base, size_t size, bool add) {
+    for (size_t i = 0; !add && i < nmodvars; i++) {
+        if (modvars[i].base == base) {
+            modvars[i] = modvars[--nmodvars];
+            return;
+        }
+    }
+    if (add && size > 0 && mock__grow(&modvars, &capmodvars, nmodvars + 1, sizeof *modvars)) {
+        modvars[nmodvars].base = base;
+        modvars[nmodvars++].size = size;
+    }
+}
+
+static bool in_module_vars(uintptr_t p, size_t n) {
+    for (size_t i = 0; i < nmodvars; i++) {
+        if (p >= modvars[i].base && n <= modvars[i].size &&
+            p - modvars[i].base <= modvars[i].size - n)
+            return true;
+    }
+    return false;
+}
+
 CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
-    if (n == 0) return CUDA_SUCCESS;
+    if (n == 0 || in_module_vars(p, n)) return CUDA_SUCCESS;
     uintptr_t at = p;
     size_t left = n;
     while (left > 0) {
@@ -407,8 +435,9 @@ bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, ch
     }
     if (below != NULL && p - (below->base + below->size) < (1u << 20)) {
         unsigned long long past = (unsigned long long)(p - (below->base + below->size));
-        snprintf(why, len, "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
-                           "made by %s",
+        snprintf(why, len,
+                 "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
+                 "made by %s",
                  past, below->size, (unsigned long long)below->base, below->made_by);
     } else {
         snprintf(why, len, "it is not device memory the mock handed out");

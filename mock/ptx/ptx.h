@@ -62,6 +62,9 @@ bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen);
 /* Thread-instructions the interpreter ran in this process, every launch summed. */
 uint64_t mock__ptx_instructions(void);
 
+/* The storage of all the module's .global and .const variables, one block. */
+void mock__ptx_storage(const mock_ptx_module *m, void **ptr, size_t *size);
+
 /* Runs a kernel. CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_MISALIGNED_ADDRESS,
  * CUDA_ERROR_ASSERT, CUDA_ERROR_ILLEGAL_INSTRUCTION (trap), CUDA_ERROR_LAUNCH_FAILED (a
  * deadlock, an endless spin) with a sentence naming the block, thread and PTX line;

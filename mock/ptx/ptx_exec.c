@@ -603,7 +603,7 @@ static bool alu(const pinst *in, uint64_t *R) {
     case O_MULHI: r = mulhi(x, y, bits, s); break;
     case O_MULWIDE:
         r = (uint64_t)x * (uint64_t)y;
-        mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1;
+        mask = bits >= 32 ? ~0ull : (1ull << 2 * bits) - 1;
         break;
     case O_MAD:
         r = (uint64_t)x * (uint64_t)y + (uint64_t)z;
@@ -615,7 +615,7 @@ static bool alu(const pinst *in, uint64_t *R) {
     case O_MADHI: r = mulhi(x, y, bits, s) + (uint64_t)z; break;
     case O_MADWIDE:
         r = (uint64_t)x * (uint64_t)y + c;
-        mask = bits == 32 ? ~0ull : (1ull << 2 * bits) - 1;
+        mask = bits >= 32 ? ~0ull : (1ull << 2 * bits) - 1;
         break;
     case O_DIV:
         if (y == 0)
@@ -706,38 +706,32 @@ static bool alu(const pinst *in, uint64_t *R) {
 /* The loop                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-static uint64_t load(const void *p, int t) {
+/* Loads and stores are relaxed atomics of their natural size (the address was checked to be
+ * aligned): other host threads may change the same word with atom, as other blocks do on the
+ * GPU, and a plain access would be a data race in C. On x86 they are plain moves. */
+#define RELAXED_LOAD(type, p) __atomic_load_n((const type *)(p), __ATOMIC_RELAXED)
+
+static inline __attribute__((always_inline)) uint64_t load(const void *p, int t) {
     switch (t) {
-    case T_U8: return *(const uint8_t *)p;
-    case T_S8: return (uint64_t)(int64_t) * (const int8_t *)p;
+    case T_U8: return RELAXED_LOAD(uint8_t, p);
+    case T_S8: return (uint64_t)(int64_t)RELAXED_LOAD(int8_t, p);
     case T_U16:
     case T_F16:
-    case T_BF16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case T_S16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return (uint64_t)(int64_t)v;
-    }
+    case T_BF16: return RELAXED_LOAD(uint16_t, p);
+    case T_S16: return (uint64_t)(int64_t)RELAXED_LOAD(int16_t, p);
     case T_U32:
-    case T_F32: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
+    case T_F32: return RELAXED_LOAD(uint32_t, p);
+    case T_S32: return (uint64_t)(int64_t)RELAXED_LOAD(int32_t, p);
+    default: return RELAXED_LOAD(uint64_t, p);
     }
-    case T_S32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return (uint64_t)(int64_t)v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
+}
+
+static void store(void *p, size_t n, uint64_t v) {
+    switch (n) {
+    case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELAXED); break;
+    default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED); break;
     }
 }
 
@@ -848,7 +842,7 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
     for (;;) {
         const pinst *in = &code[pc++];
         steps++;
-        if (!((R[in->guard] ^ in->gneg) & 1)) continue;
+        if (in->guard != SL_TRUE && !((R[in->guard] ^ in->gneg) & 1)) continue;
         switch (in->op) {
             C(O_MOV, T_NONE) : RD = RS(0);
             break;
@@ -1045,7 +1039,7 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
                         goto out;
                     }
                 }
-                for (unsigned i = 0; i < in->vec; i++) memcpy(p + i * n, &R[in->d[i]], n);
+                for (unsigned i = 0; i < in->vec; i++) store(p + i * n, n, R[in->d[i]]);
                 break;
             }
             C(O_ATOM, T_U32)

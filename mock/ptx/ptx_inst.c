@@ -476,6 +476,7 @@ static bool binary(dec *d, mods *m, int op, int t, opnd *o, int no) {
     else if (op == O_MUL)
         take(m, "lo");
     if ((op == O_ADD || op == O_SUB) && take(m, "cc")) op = op == O_ADD ? O_ADDC : O_SUBC;
+    if (op == O_MULWIDE && dec_type_bytes(t) > 4) return dec_fail(d, "mul.wide of a 64-bit type");
     uint32_t a = value(d, &o[1], st), b = value(d, &o[2], op == O_SHL || op == O_SHR ? T_U32 : st);
     pinst *in = emit(d, op, t);
     if (in == NULL) return false;
@@ -528,6 +529,7 @@ static bool ternary(dec *d, mods *m, int op, int t, opnd *o, int no) {
     else if (op == O_MAD && is_float(t))
         op = O_FMA;
     if (op == O_MAD && take(m, "cc")) return dec_fail(d, "mad.cc is not supported");
+    if (op == O_MADWIDE && dec_type_bytes(t) > 4) return dec_fail(d, "mad.wide of a 64-bit type");
     if (op == O_BFE) t2 = t3 = T_U32;
     if (op == O_SELP) t3 = T_PRED;
     if (op == O_SLCT) {

@@ -490,6 +490,11 @@ void mock__ptx_param(const mock_ptx_kernel *k, int i, size_t *offset, size_t *si
     *size = k->params[i].size;
 }
 
+void mock__ptx_storage(const mock_ptx_module *m, void **ptr, size_t *size) {
+    *ptr = m->storage;
+    *size = m->storage_bytes;
+}
+
 size_t mock__ptx_static_smem(const mock_ptx_kernel *k) { return k->mod->smem_static; }
 
 bool mock__ptx_global(mock_ptx_module *m, const char *name, void **ptr, size_t *size) {

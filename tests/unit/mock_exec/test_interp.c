@@ -29,7 +29,8 @@ static void test_ptx_kernel_runs_on_device_memory(void **state) {
     assert_ok(t->cuModuleGetGlobal(&g, &gsize, m, "factor"));
     assert_int_equal(gsize, 4);
     assert_int_equal(*(uint32_t *)(uintptr_t)g, 3); /* the initialiser, in the interpreter's */
-    *(uint32_t *)(uintptr_t)g = 5;                  /* storage that the kernel reads */
+    uint32_t five = 5; /* cudaMemcpyToSymbol's way into the storage that the kernel reads */
+    assert_ok(t->cuMemcpyHtoD(g, &five, sizeof five));
     for (int i = 0; i < N; i++) h[i] = (uint32_t)i;
     assert_ok(t->cuMemAlloc(&d, sizeof h));
     assert_ok(t->cuMemcpyHtoD(d, h, sizeof h));
