@@ -418,6 +418,8 @@ static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, b
     pworker *w = b->w;
     if (a >= w->lo && a + n <= w->hi && a + n >= a) return (void *)(uintptr_t)a;
     const mock_ptx_module *m = b->run->k->mod;
+    uintptr_t ws = (uintptr_t)b->run->workspace;
+    if (a >= ws && a + n <= ws + sizeof b->run->workspace) return (void *)(uintptr_t)a;
     uintptr_t s = (uintptr_t)m->storage;
     if (a >= s && a + n <= s + m->storage_bytes && a + n >= a) return (void *)(uintptr_t)a;
     const mock_ptx_launch *l = b->run->l;

@@ -174,7 +174,9 @@ static const struct {
                 {"%lanemask_ge", SL_LMGE},
                 {"%dynamic_smem_size", SL_DYNSMEM},
                 {"%total_smem_size", SL_TOTSMEM},
-                {"%gridid", SL_GRIDID}};
+                {"%gridid", SL_GRIDID},
+                {"%envreg1", SL_ENVREG1},
+                {"%envreg2", SL_ENVREG2}};
 
 static bool word_operand(dec *d, const char *w, size_t n, opnd *o) {
     uint32_t idx;
