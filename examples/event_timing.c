@@ -90,8 +90,8 @@ int main(void) {
     uint32_t n = N;
     float a = 2.0f;
     void *params[] = {&n, &a, &dx, &dy};
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3((N + BLOCK - 1) / BLOCK),
-                                .block = CUSHIM_DIM3(BLOCK)};
+    cushim_launch_config cfg =
+        cushim_launch_config_make(CUSHIM_DIM3((N + BLOCK - 1) / BLOCK), CUSHIM_DIM3(BLOCK));
     /* The first launch of a kernel may also pay for loading it (the driver loads lazily), so
      * one untimed launch comes first. Then the two events bracket the timed launch: each is
      * stamped when the GPU reaches it, so their difference is the kernel's time. */

@@ -41,8 +41,9 @@ static void queue_step(const step *st) {
     float a = 1.0f;
     CUdeviceptr x = st->x, y = st->y;
     void *params[] = {&n, &a, &x, &y};
-    cushim_launch_config cfg = {
-        .grid = CUSHIM_DIM3(N / BLOCK), .block = CUSHIM_DIM3(BLOCK), .stream = st->s};
+    cushim_launch_config cfg =
+        cushim_launch_config_make(CUSHIM_DIM3(N / BLOCK), CUSHIM_DIM3(BLOCK));
+    cfg.stream = st->s;
     for (int k = 0; k < KERNELS; k++) CHECK(cushim_launch(st->saxpy, &cfg, params));
 }
 
@@ -115,7 +116,7 @@ int main(void) {
     cushim_graph_exec *exec;
     CHECK(cushim_stream_begin_capture(st.s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     queue_step(&st);
-    CHECK(cushim_stream_end_capture(st.s, &graph));
+    CHECK(cushim_stream_end_capture(&graph, st.s));
     CHECK(cushim_graph_instantiate(&exec, graph, 0));
     cushim_graph_release(graph); /* the executable keeps what it needs */
     CHECK(cushim_graph_exec_upload(exec, st.s));

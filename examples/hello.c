@@ -76,7 +76,8 @@ int main(void) {
     CHECK_RAW(cu->cuMemAlloc(&out, N * sizeof(uint32_t)));
     uint32_t n = N;
     void *params[] = {&out, &n}; /* a pointer to each kernel argument, in order */
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(N / BLOCK), .block = CUSHIM_DIM3(BLOCK)};
+    cushim_launch_config cfg =
+        cushim_launch_config_make(CUSHIM_DIM3(N / BLOCK), CUSHIM_DIM3(BLOCK));
     CHECK(cushim_launch(hello, &cfg, params));
     CHECK(cushim_context_synchronize(ctx)); /* a kernel that faulted would say so here */
     uint32_t host[N];

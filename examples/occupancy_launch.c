@@ -105,7 +105,8 @@ int main(void) {
     void *params[] = {&n, &a, &dx, &dy};
     /* No stream: the launch goes to the default stream of the kernel's context, the stream of
      * the copies before and after it, so the three run in order. */
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3(grid), .block = CUSHIM_DIM3((unsigned)block)};
+    cushim_launch_config cfg =
+        cushim_launch_config_make(CUSHIM_DIM3(grid), CUSHIM_DIM3((unsigned)block));
     CHECK(cushim_launch(saxpy, &cfg, params));
     CHECK(cushim_context_synchronize(ctx)); /* a kernel that faulted would say so here */
     CHECK_RAW(cu->cuMemcpyDtoH(y, dy, N * sizeof(float)));

@@ -92,13 +92,14 @@ int main(void) {
     CHECK_RAW(cu->cuMemcpyHtoDAsync(buf, in, N * sizeof(float), cushim_stream_raw(compute)));
     uint64_t cycles = 20000000;
     void *spin_params[] = {&cycles};
-    cushim_launch_config one = {.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(1), .stream = compute};
+    cushim_launch_config one = cushim_launch_config_make(CUSHIM_DIM3(1), CUSHIM_DIM3(1));
+    one.stream = compute;
     CHECK(cushim_launch(spin, &one, spin_params));
     uint32_t n = N;
     void *params[] = {&buf, &n};
-    cushim_launch_config cfg = {.grid = CUSHIM_DIM3((N + BLOCK - 1) / BLOCK),
-                                .block = CUSHIM_DIM3(BLOCK),
-                                .stream = compute};
+    cushim_launch_config cfg =
+        cushim_launch_config_make(CUSHIM_DIM3((N + BLOCK - 1) / BLOCK), CUSHIM_DIM3(BLOCK));
+    cfg.stream = compute;
     CHECK(cushim_launch(twice, &cfg, params));
     CHECK(cushim_event_record(doubled, compute));
 

@@ -86,9 +86,9 @@ int main(void) {
         CUdeviceptr dev_part = dev + (size_t)s * count * sizeof(float);
         CHECK_RAW(cu->cuMemcpyHtoDAsync(dev_part, part, count * sizeof(float), raw));
         void *params[] = {&dev_part, &count}; /* copied by the launch, so locals will do */
-        cushim_launch_config cfg = {.grid = CUSHIM_DIM3((count + BLOCK - 1) / BLOCK),
-                                    .block = CUSHIM_DIM3(BLOCK),
-                                    .stream = streams[s]};
+        cushim_launch_config cfg =
+            cushim_launch_config_make(CUSHIM_DIM3((count + BLOCK - 1) / BLOCK), CUSHIM_DIM3(BLOCK));
+        cfg.stream = streams[s];
         CHECK(cushim_launch(twice, &cfg, params));
         CHECK_RAW(cu->cuMemcpyDtoHAsync(part, dev_part, count * sizeof(float), raw));
     }

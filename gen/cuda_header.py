@@ -95,8 +95,29 @@ class Preprocessor:
                 yield line
 
 
-RENAME = re.compile(r"\s*#\s*define\s+(cu\w+)\s+(?:__CUDA_API_(PTDS|PTSZ)\(\s*(\w+)\s*\)|(\w+))\s*$")
-DECL = re.compile(r"((?:__CUDA_DEPRECATED\s+)?)CUresult\s+CUDAAPI\s+(cu\w+)\s*\(([^;{]*?)\)\s*;")
+class Api:
+    """Which header a generator reads and how its entry points look there: the file (and the
+    PFN_ typedefs beside it, None when it has none), the prefix of the entry names, the type they
+    return, the calling-convention macro between the two (empty when none), the macro holding the
+    header's version and the enum of its result codes (None when it has none). The driver's
+    cuda.h is DRIVER; NVRTC's nvrtc.h or nvJitLink.h are read by passing another Api."""
+
+    def __init__(self, header="cuda.h", prefix="cu", result="CUresult", callconv="CUDAAPI",
+                 typedefs="cudaTypedefs.h", version_macro="CUDA_VERSION",
+                 error_enum="cudaError_enum"):
+        self.header, self.prefix, self.result, self.callconv = header, prefix, result, callconv
+        self.typedefs, self.version_macro, self.error_enum = typedefs, version_macro, error_enum
+        p = re.escape(prefix)
+        self.rename = re.compile(r"\s*#\s*define\s+(%s\w+)\s+(?:__CUDA_API_(PTDS|PTSZ)\(\s*(\w+)"
+                                 r"\s*\)|(\w+))\s*$" % p)
+        conv = r"\s+" + re.escape(callconv) if callconv else ""
+        self.decl = re.compile(r"((?:__CUDA_DEPRECATED\s+)?)%s%s\s+(%s\w+)\s*\(([^;{]*?)\)\s*;"
+                               % (re.escape(result), conv, p))
+
+
+DRIVER = Api()
+RENAME = DRIVER.rename
+DECL = DRIVER.decl
 
 
 def expand(name, renames):
@@ -136,7 +157,7 @@ class Mode:
     renames: every cu* macro at the end of the header, name -> replacement.
     """
 
-    def __init__(self, raw, per_thread):
+    def __init__(self, raw, per_thread, api=DRIVER):
         self.per_thread = per_thread
         text = join_continuations(strip_comments(raw))
         pp = Preprocessor([PTDS_MACRO] if per_thread else [])
@@ -144,7 +165,7 @@ class Mode:
         size = 0
         events = []  # (offset in body where the define takes effect, name, replacement)
         for line in pp.active_lines(text):
-            m = RENAME.match(line)
+            m = api.rename.match(line)
             if m:
                 if m.group(2):
                     repl = m.group(3) + ("_" + m.group(2).lower() if per_thread else "")
@@ -159,7 +180,7 @@ class Mode:
         self.self_defined = {n for n, r in self.renames.items() if n == r}
         self.decls = []
         seen = set()
-        for m in DECL.finditer(body):
+        for m in api.decl.finditer(body):
             name = m.group(2)
             before = {n: r for o, n, r in events if o <= m.start()}
             declared = expand(name, before)
@@ -176,13 +197,20 @@ def read(path):
     return open(path, encoding="utf-8", errors="replace").read()
 
 
-def cuda_version(raw):
-    return int(re.search(r"#define\s+CUDA_VERSION\s+(\d+)", raw).group(1))
+def cuda_version(raw, macro="CUDA_VERSION"):
+    """The header's version macro (0 when the header has none)."""
+    if macro is None:
+        return 0
+    return int(re.search(r"#define\s+%s\s+(\d+)" % re.escape(macro), raw).group(1))
 
 
-def parse_errors(raw):
-    """Enumerators of enum cudaError_enum with the first sentence of their doc comment."""
-    m = re.search(r"typedef\s+enum\s+cudaError_enum\s*\{(.*?)\}\s*CUresult\s*;", raw, re.S)
+def parse_errors(raw, enum="cudaError_enum", result="CUresult"):
+    """Enumerators of the result enum (cuda.h's cudaError_enum) with the first sentence of
+    their doc comment."""
+    if enum is None:
+        return []
+    m = re.search(r"typedef\s+enum\s+%s\s*\{(.*?)\}\s*%s\s*;" % (re.escape(enum), re.escape(result)),
+                  raw, re.S)
     body = m.group(1)
     out = []
     doc = ""
@@ -241,19 +269,20 @@ class Entries:
     """The driver entries cushim's table has: one per prototype of the legacy mode, each with
     what the per-thread mode makes of the same name."""
 
-    def __init__(self, inc):
-        raw = read(inc + "/cuda.h")
-        self.version = cuda_version(raw)
-        self.errors = parse_errors(raw)
-        self.typedefs = parse_typedefs(inc + "/cudaTypedefs.h")
-        self.legacy = Mode(raw, per_thread=False)
-        self.ptds = Mode(raw, per_thread=True)
+    def __init__(self, inc, api=DRIVER):
+        raw = read(inc + "/" + api.header)
+        self.api = api
+        self.version = cuda_version(raw, api.version_macro)
+        self.errors = parse_errors(raw, api.error_enum, api.result)
+        self.typedefs = parse_typedefs(inc + "/" + api.typedefs) if api.typedefs else {}
+        self.legacy = Mode(raw, per_thread=False, api=api)
+        self.ptds = Mode(raw, per_thread=True, api=api)
         by_name = {d["name"]: d for d in self.ptds.decls}
         self.list = []
         for d in self.legacy.decls:
             p = by_name.get(d["name"])
             if p is None:
-                raise SystemExit("cuda.h declares %s only in the legacy mode" % d["name"])
+                raise SystemExit("%s declares %s only in the legacy mode" % (api.header, d["name"]))
             symbol = d["declared"]
             base = re.sub(r"_v\d+$", "", symbol)
             cands = self.typedefs.get(base, [])
@@ -265,8 +294,8 @@ class Entries:
                 "ptds_cands": [c for c in cands if c[1]],
             })
         missing = [e["symbol"] for e in self.list if not e["legacy_cands"]]
-        if missing:
-            raise SystemExit("no PFN_ typedef in cudaTypedefs.h for: " + ", ".join(missing))
+        if missing and api.typedefs:
+            raise SystemExit("no PFN_ typedef in %s for: %s" % (api.typedefs, ", ".join(missing)))
         finals = {}
         for e in self.list:
             for mode in ("legacy", "ptds"):

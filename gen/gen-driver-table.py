@@ -2,7 +2,12 @@
 """Generate cushim's driver function tables and the drop-in trampolines from the installed
 cuda.h and cudaTypedefs.h.
 
-Usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C
+Usage: gen-driver-table.py [--header H --prefix P --result T --callconv C --typedefs F]
+                           CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C
+
+The options name the header read and the shape of its entry points (cuda_header.Api); their
+defaults are the driver's: cuda.h, "cu", CUresult, CUDAAPI, cudaTypedefs.h. They are the seam for
+another library's header (nvrtc.h, nvJitLink.h); the code written is the driver's table so far.
 
 Writes:
   OUT_HEADER        the public table struct (cushim_table.h): one slot per entry point that
@@ -21,6 +26,7 @@ build with a message naming it. Each trampoline is checked against cuda.h's prot
 name it stands for, so a mismatch fails the build too.
 """
 
+import argparse
 import os
 import sys
 
@@ -34,6 +40,12 @@ c_string = cuda_header.c_string
 # its errors with them must keep working on a machine without one.
 OWN_ANSWER = {"cuGetErrorName": "cushim__own_error_name",
               "cuGetErrorString": "cushim__own_error_string"}
+
+# Entries that libcuda answers before cuInit: the drop-in lets them through (each initialises
+# the loader, as cushim's own functions do). Every other entry, called through the drop-in before
+# the driver was initialised, answers CUDA_ERROR_NOT_INITIALIZED, as libcuda does.
+BEFORE_INIT = {"cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
+               "cuGetProcAddress"}
 
 
 choose_chain = cuda_header.choose_chain
@@ -101,11 +113,22 @@ def stubs(E, per_thread):
         body = ("return %s(%s);" % (own, args)) if own else \
             "return cushim__unavailable(%du, %d);" % (i, mode)
         out.append("static CUresult CUDAAPI cushim__missing_%d(%s) { %s }\n" % (i, params, body))
+        if e["base"] not in BEFORE_INIT:
+            out.append("static CUresult CUDAAPI cushim__uninit_%d(%s) {\n"
+                       "    return cushim__before_init(%du, %d);\n}\n" % (i, params, i, mode))
     for kind in ("lazy", "missing"):
         out.append("\nstatic const cushim_driver_table %s_table = {\n" % kind)
         for i, e in enumerate(E.list):
             out.append("    .%s = cushim__%s_%d,\n" % (e["name"], kind, i))
         out.append("};\n")
+    # The drop-in's table: what the trampolines jump through. Until the driver is initialised it
+    # holds the uninit stubs (and the lazy ones of BEFORE_INIT); the loader copies the live table
+    # into it once loaded, and puts the uninit table back when it forgets the driver.
+    uninit = "".join("    .%s = cushim__%s_%d,\n"
+                     % (e["name"], "lazy" if e["base"] in BEFORE_INIT else "uninit", i)
+                     for i, e in enumerate(E.list))
+    out.append("\nstatic const cushim_driver_table uninit_table = {\n%s};\n" % uninit)
+    out.append("\nstatic cushim_driver_table dropin_table = {\n%s};\n" % uninit)
     out.append("\ncushim_driver_table cushim__table = {\n")
     for i, e in enumerate(E.list):
         out.append("    .%s = cushim__lazy_%d,\n" % (e["name"], i))
@@ -115,14 +138,14 @@ def stubs(E, per_thread):
 
 def trampolines(E, mode):
     """One exported cushim_<final name> per name a caller in this mode reaches, jumping
-    through the slot; and a check that each is typed as cuda.h declares that name."""
+    through the slot of the drop-in's table; and a check that each is typed as cuda.h declares that name."""
     out = ["/* The drop-in's trampolines: a jump through the slot, nothing more. */\n"]
     for e in E.list:
         d = e[mode]
         if mode == "ptds" and d["final"] == e["legacy"]["final"]:
             continue  # the same name in both modes: the legacy file has it
         args = ", ".join(e["args"])
-        out.append("CUSHIM_API CUresult CUDAAPI cushim_%s(%s) {\n    return CUSHIM__LOAD(%s)(%s);\n}\n"
+        out.append("CUSHIM_API CUresult CUDAAPI cushim_%s(%s) {\n    return CUSHIM__DROPIN(%s)(%s);\n}\n"
                    % (d["final"], e["params"] or "void", e["name"], args))
         out.append("_Static_assert(__builtin_types_compatible_p(__typeof__(&cushim_%s), "
                    "__typeof__(&%s)), \"cushim_%s is not typed as cuda.h declares %s\");\n"
@@ -138,7 +161,8 @@ def common_prelude(E, inc, what):
             "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n\n",
             "/* Slots are read with a relaxed atomic load (a plain load on every target): a\n"
             " * trampoline may run while another thread's first call fills the table. */\n",
-            "#define CUSHIM__LOAD(slot) __atomic_load_n(&cushim__table.slot, __ATOMIC_RELAXED)\n\n"]
+            "#define CUSHIM__LOAD(slot) __atomic_load_n(&cushim__table.slot, __ATOMIC_RELAXED)\n",
+            "#define CUSHIM__DROPIN(slot) __atomic_load_n(&dropin_table.slot, __ATOMIC_RELAXED)\n\n"]
 
 
 def legacy_source(E, inc):
@@ -147,7 +171,7 @@ def legacy_source(E, inc):
                "    __builtin_choose_expr(__builtin_types_compatible_p(__typeof__(&sym), T), v, rest)\n\n")
     out.append(stubs(E, per_thread=False))
     out.append("const cushim__mode_tables cushim__legacy_tables = {&cushim__table, &lazy_table, "
-               "&missing_table, NULL, 0};\n\n")
+               "&missing_table, sizeof lazy_table, NULL, 0, &dropin_table, &uninit_table};\n\n")
     out.append("const cushim__entry cushim__entries[CUSHIM_TABLE_ENTRIES] = {\n")
     for e in E.list:
         out.append("    {%s, %s, %s, %s, %s, %s, offsetof(cushim_driver_table, %s)},\n"
@@ -196,18 +220,36 @@ def per_thread_source(E, inc):
         overrides.append("    {%du, (void (*)(void))cushim__override_%d},\n" % (i, i))
     out.append("\nstatic const cushim__override overrides[] = {\n%s};\n" % "".join(overrides))
     out.append("const cushim__mode_tables cushim__per_thread_tables = {&cushim__table, "
-               "&lazy_table, &missing_table, overrides, %du};\n\n" % len(overrides))
+               "&lazy_table, &missing_table, sizeof lazy_table, overrides, %du, &dropin_table, "
+               "&uninit_table};\n\n" % len(overrides))
     out.append(trampolines(E, "ptds"))
     out.append("\nCUSHIM_API const cushim_driver_table *cushim_driver(void) {\n"
                "    (void)cushim_init();\n    return &cushim__table;\n}\n")
     return "".join(out)
 
 
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="Generate cushim's function tables from a header.")
+    d = cuda_header.DRIVER
+    ap.add_argument("--header", default=d.header)
+    ap.add_argument("--prefix", default=d.prefix)
+    ap.add_argument("--result", default=d.result)
+    ap.add_argument("--callconv", default=d.callconv)
+    ap.add_argument("--typedefs", default=d.typedefs, help="'' when the header has none")
+    ap.add_argument("inc")
+    ap.add_argument("out_h")
+    ap.add_argument("out_c")
+    ap.add_argument("out_pt")
+    a = ap.parse_args(argv)
+    api = cuda_header.Api(header=a.header, prefix=a.prefix, result=a.result,
+                          callconv=a.callconv, typedefs=a.typedefs or None)
+    return a, api
+
+
 def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: gen-driver-table.py CUDA_INCLUDE_DIR OUT_HEADER OUT_LEGACY_C OUT_PER_THREAD_C")
-    inc, out_h, out_c, out_pt = sys.argv[1:]
-    E = cuda_header.Entries(inc)
+    a, api = parse_args(sys.argv[1:])
+    inc, out_h, out_c, out_pt = a.inc, a.out_h, a.out_c, a.out_pt
+    E = cuda_header.Entries(inc, api)
     for path, text in ((out_h, header(E, inc)), (out_c, legacy_source(E, inc)),
                        (out_pt, per_thread_source(E, inc))):
         with open(path, "w") as f:

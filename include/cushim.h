@@ -51,15 +51,24 @@ extern "C" {
  *   CUSHIM_DRIVER_STUB          CUDA_ERROR_STUB_LIBRARY: NVIDIA's stub libcuda, which only
  *                               satisfies the linker
  *   CUSHIM_DRIVER_TOO_OLD       CUDA_ERROR_NOT_SUPPORTED: the driver has no cuGetProcAddress
- *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), or
- *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init
+ *                               and reports a version older than CUDA 11.3
+ *   CUSHIM_DRIVER_INIT_FAILED   cuInit's own code (CUDA_ERROR_NO_DEVICE, ...), whatever else
+ *                               the driver lacks; cuDriverGetVersion's code when it failed; or
+ *                               CUDA_ERROR_NOT_INITIALIZED in a child forked after init, or
+ *                               forked while another thread was initialising the driver
+ *   CUSHIM_DRIVER_UNUSABLE      CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: cuInit succeeded but the
+ *                               driver cannot be used: it has no cuDriverGetVersion, reports
+ *                               a version of 0 or less, or succeeds without writing one; it has
+ *                               no cuGetProcAddress though it reports CUDA 11.3 or newer; or its
+ *                               cuGetProcAddress resolves no entry at all
  */
 typedef enum cushim_driver_status {
-    CUSHIM_DRIVER_LOADED,     /* a driver was loaded, cuInit succeeded, the table is resolved */
-    CUSHIM_DRIVER_NOT_FOUND,  /* no candidate library could be opened, or none was a driver */
-    CUSHIM_DRIVER_STUB,       /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
-    CUSHIM_DRIVER_TOO_OLD,    /* the driver has no cuGetProcAddress (older than CUDA 11.3) */
-    CUSHIM_DRIVER_INIT_FAILED /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_LOADED,      /* a driver was loaded, cuInit succeeded, the table is resolved */
+    CUSHIM_DRIVER_NOT_FOUND,   /* no candidate library could be opened, or none was a driver */
+    CUSHIM_DRIVER_STUB,        /* the toolkit's stub libcuda: cuInit said CUDA_ERROR_STUB_LIBRARY */
+    CUSHIM_DRIVER_TOO_OLD,     /* no cuGetProcAddress, and a version older than CUDA 11.3 */
+    CUSHIM_DRIVER_INIT_FAILED, /* cuInit failed with its own code: no device, forked child, ... */
+    CUSHIM_DRIVER_UNUSABLE     /* initialised, but no usable version, or no entry resolves */
 } cushim_driver_status;
 
 typedef struct cushim_driver_info {
@@ -78,20 +87,27 @@ typedef struct cushim_driver_info {
 
 /* Loads the driver and calls cuInit(0), once per process; thread-safe. Returns CUDA_SUCCESS or
  * the result that goes with the status (see cushim_driver_status above), with the reason in
- * cushim_last_error() and cushim_driver_get_info()->message. Later calls return the cached
+ * cushim_last_error() and cushim_driver_state()->message. Later calls return the cached
  * result; a failure is not retried. The functions that need the driver and take no cushim object
  * call it (objects exist only once it has succeeded), so callers never have to.
- * fork(): in a child forked after a successful cushim_init(), every cushim function and every
- * slot of the raw table answers CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without
- * touching the parent's driver state; a child of a process that never initialised is free to. */
+ * fork(): in a child forked after a successful cushim_init(), or while another thread was inside
+ * the first one, every cushim function and every slot of the raw table answers
+ * CUDA_ERROR_NOT_INITIALIZED with a sentence saying why, without touching the parent's driver
+ * state; a child of a process that never initialised is free to.
+ * Re-entry: called on the thread that is loading the driver, from inside the driver's own
+ * initialisation (an interposer's cuInit calling back into cushim), it returns
+ * CUDA_ERROR_NOT_INITIALIZED at once, with a sentence saying initialisation is in progress on
+ * this thread; the outer load goes on. No lock of cushim's is held while the driver's code
+ * runs. */
 CUSHIM_API CUresult cushim_init(void);
 
 /* For tests: forgets the loaded driver and cushim_init()'s result, so that the next cushim
  * function loads again, with the environment (CUSHIM_DRIVER) and the mock's knobs as they are
  * then. One test program can so check its behaviour without a driver and with one. Returns
  * CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_STATE while any cushim context or library is alive (every
- * other object holds a context: release them first); CUDA_ERROR_NOT_INITIALIZED in a forked
- * child. No other thread may be calling cushim meanwhile. Raw table pointers stay valid. */
+ * other object holds a context: release them first), or while the driver is being loaded;
+ * CUDA_ERROR_NOT_INITIALIZED in a forked child. No other thread may be calling cushim meanwhile.
+ * Raw table pointers stay valid. */
 CUSHIM_API CUresult cushim_testing_reinit(void);
 
 /* The state of the loader after cushim_init(), which it calls (so a failure sets
@@ -99,7 +115,7 @@ CUSHIM_API CUresult cushim_testing_reinit(void);
  * the life of the process and unchanged after the first call, except in a child forked after
  * init, where status, result and message say so, and after cushim_testing_reinit(). Do not
  * free or write them. */
-CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void);
+CUSHIM_API const cushim_driver_info *cushim_driver_state(void);
 
 /* The raw table, fields named as in cuda.h: cushim_driver()->cuMemAlloc(&p, n). Never NULL,
  * valid for the life of the process, and safe to call through from any thread; no slot is
@@ -159,7 +175,7 @@ typedef void (*cushim_log_fn)(cushim_log_level level, const char *message, void 
  * and message is valid only during the call. A message that another thread was already
  * logging may still reach the previous handler after this returns, so do not free that
  * handler's `user` while other threads may be logging. */
-CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_level min_level);
+CUSHIM_API void cushim_log_set_handler(cushim_log_fn fn, void *user, cushim_log_level min_level);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Objects                                                                                    */
@@ -195,8 +211,17 @@ CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_
  * Contexts. A function that needs a context current makes the object's context current for the
  * call and puts the thread's previous one (or none) back afterwards, on success and on failure.
  * Releases make no switch: the driver destroys events, streams, modules, libraries, graphs and
- * graph executables with any context current or none (checked on an H200, driver 580). A NULL
- * stream means the default stream of the object's context. */
+ * graph executables with any context current or none (checked on an H200, driver 580).
+ *
+ * A NULL stream, the one rule: it means the default stream of a context, and so is taken only
+ * where another argument gives that context. cushim_launch (the function's), cushim_event_record
+ * and cushim_stream_wait_event (the event's), cushim_graph_exec_launch and _upload (the
+ * executable's) take NULL for that default stream, as the runtime's 0 stream. A function whose
+ * only object is the stream has no context to take it from, so there a NULL stream is
+ * CUDA_ERROR_INVALID_VALUE, with a sentence saying what to call instead:
+ * cushim_stream_synchronize (use cushim_context_synchronize), cushim_stream_query (record an
+ * event on the default stream and query that), cushim_stream_begin_capture and _end_capture (the
+ * legacy default stream cannot be captured), cushim_stream_launch_host_func. */
 
 typedef struct cushim_context cushim_context;
 typedef struct cushim_stream cushim_stream;
@@ -224,15 +249,17 @@ CUSHIM_API void cushim_context_release(cushim_context *ctx);
  * asynchronous error (CUDA_ERROR_LAUNCH_FAILED, ...). */
 CUSHIM_API CUresult cushim_context_synchronize(cushim_context *ctx);
 /* Waits for all work in the calling thread's current context. Returns cushim_init()'s result
- * without a driver, and CUDA_ERROR_INVALID_CONTEXT from the driver when no context is current;
- * CUDA_SUCCESS when the work is done. */
+ * without a driver, and CUDA_ERROR_INVALID_CONTEXT from the driver when no context is current
+ * (as right after cushim_context_primary, which makes none current: for the runtime's
+ * cudaDeviceSynchronize, call cushim_context_synchronize(ctx)); CUDA_SUCCESS when the work is
+ * done. */
 CUSHIM_API CUresult cushim_device_synchronize(void);
 /* The context's range of stream priorities. Lower numbers are higher priorities: *least is the
  * lowest priority (numerically the greatest) and *greatest the highest (numerically the
  * least). Either pointer may be NULL; both NULL is CUDA_ERROR_INVALID_VALUE. CUDA_SUCCESS or
  * the driver's code. */
-CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
-                                                         int *greatest);
+CUSHIM_API CUresult cushim_context_stream_priority_range(int *least, int *greatest,
+                                                         cushim_context *ctx);
 /* The driver's context, owned by ctx; NULL for a bad handle. */
 CUSHIM_API CUcontext cushim_context_raw(const cushim_context *ctx);
 /* The context's device; CU_DEVICE_INVALID for a bad handle. */
@@ -292,7 +319,7 @@ CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx);
 /* The switches and counts of ctx's caches, into *out (zeroed on failure). out NULL is
  * CUDA_ERROR_INVALID_VALUE; CUDA_SUCCESS otherwise. Makes no driver call; thread-safe, and a
  * count may be out of date as soon as it is read when other threads create and release. */
-CUSHIM_API CUresult cushim_context_get_recycling(cushim_context *ctx, cushim_recycling *out);
+CUSHIM_API CUresult cushim_context_recycling(cushim_recycling *out, cushim_context *ctx);
 
 /* Creates a stream in ctx with CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING and a priority
  * within cushim_context_stream_priority_range (0 is the default), or hands out a recycled one
@@ -305,12 +332,16 @@ CUSHIM_API cushim_stream *cushim_stream_retain(cushim_stream *s);
 /* Drops a reference; the last destroys the stream (no context switch is needed) or keeps it for
  * recycling (a wrapped one is left to its owner), and releases its context. */
 CUSHIM_API void cushim_stream_release(cushim_stream *s);
-/* Waits for all work queued in s. CUDA_SUCCESS, or the driver's code (an earlier asynchronous
- * error of that work; CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, which invalidates
- * the capture). */
+/* Waits for all work queued in s. s NULL is CUDA_ERROR_INVALID_VALUE (see "A NULL stream":
+ * cushim_context_synchronize waits for a context's default stream). CUDA_SUCCESS, or the
+ * driver's code: an earlier asynchronous error of that work, or
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, with a sentence saying that s is
+ * capturing, that its work is recorded rather than run, and that the driver has invalidated the
+ * capture (cushim_stream_end_capture then ends it with no graph). */
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s);
 /* CUDA_SUCCESS when all work is done, CUDA_ERROR_NOT_READY while some is pending (which sets no
- * error), or the driver's code. */
+ * error), or the driver's code (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while s captures, as for
+ * cushim_stream_synchronize). s NULL is CUDA_ERROR_INVALID_VALUE (see "A NULL stream"). */
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s);
 /* Makes future work in s wait for the last record of e; flags are cuStreamWaitEvent's. s NULL:
  * the default stream of e's context; s and e may belong to different contexts. An event with no
@@ -470,9 +501,11 @@ typedef struct cushim_dim3 {
     CUSHIM__DIM3_PICK(__VA_ARGS__, CUSHIM__DIM3_3, CUSHIM__DIM3_2, CUSHIM__DIM3_1, _)(__VA_ARGS__)
 
 /* A launch's shape and, after the first four fields, its launch attributes. Every attribute is
- * off when zero, so a config that names only the first fields launches as it always did. Use
- * designated initialisers ({.grid = ..., .block = ...}): a positional {grid, block, smem, stream}
- * still means the same launch, but -Wextra warns that the later fields are left out.
+ * off when zero, so a config that names only the first fields launches as it always did. Make
+ * one with cushim_launch_config_make(grid, block), below, and set further fields after: that
+ * compiles without a warning in C and every C++. (Designated initialisers are C++20 only, and
+ * there, as a positional {grid, block, smem, stream} anywhere, -Wextra warns that the later
+ * fields are left out.)
  *
  * A config with any attribute set is launched through cuLaunchKernelEx, with one
  * CUlaunchAttribute for each; one with none through cuLaunchKernel as before (or
@@ -500,6 +533,19 @@ typedef struct cushim_launch_config {
      * kernel triggers it (griddepcontrol), on devices that support it. */
     bool programmatic_serialization : 1;
 } cushim_launch_config;
+
+/* A config of grid and block, every other field zero: no dynamic shared memory, the default
+ * stream, no launch attribute. The one spelling that compiles without a warning in C11 and in
+ * C++11 to C++23 under -Wall -Wextra -pedantic, with gcc and clang:
+ *     cushim_launch_config cfg = cushim_launch_config_make(CUSHIM_DIM3(n / 64), CUSHIM_DIM3(64));
+ *     cfg.stream = s;               (then any other field: cfg.cluster = CUSHIM_DIM3(2), ...)
+ * Defined here, so it calls nothing in the library and cannot fail: it returns no code. */
+static inline cushim_launch_config cushim_launch_config_make(cushim_dim3 grid, cushim_dim3 block) {
+    /* Every field named: a field added later and missed here is a -Wextra warning in the
+     * headers suite. */
+    cushim_launch_config cfg = {grid, block, 0, NULL, {0, 0, 0}, 0, false, false, false};
+    return cfg;
+}
 
 /* Launches f. params is what cuLaunchKernel takes: an array of pointers to each argument.
  * Zero or oversized dimensions, too many threads per block and too much shared memory are
@@ -613,7 +659,7 @@ CUSHIM_API CUresult cushim_stream_begin_capture(cushim_stream *s, CUstreamCaptur
  * CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD (a global or thread-local capture begun on another
  * thread), CUDA_ERROR_ILLEGAL_STATE (s is not capturing). CUDA_ERROR_OUT_OF_MEMORY from cushim
  * itself leaves the capture going. CUDA_SUCCESS otherwise. */
-CUSHIM_API CUresult cushim_stream_end_capture(cushim_stream *s, cushim_graph **out);
+CUSHIM_API CUresult cushim_stream_end_capture(cushim_graph **out, cushim_stream *s);
 /* Returns g with one more reference, or NULL for a bad handle. */
 CUSHIM_API cushim_graph *cushim_graph_retain(cushim_graph *g);
 /* Drops a reference; the last destroys the graph and releases its context. The executables made
@@ -667,7 +713,66 @@ CUSHIM_API CUresult cushim_graph_exec_update(cushim_graph_exec *x, cushim_graph 
  * node of the graph, called at each launch. s NULL is CUDA_ERROR_INVALID_VALUE (a host function
  * needs a stream: cushim_stream_create, or cushim_stream_wrap of another library's), as is fn
  * NULL; otherwise CUDA_SUCCESS or the driver's code. */
-CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user);
+CUSHIM_API CUresult cushim_stream_launch_host_func(cushim_stream *s, CUhostFn fn, void *user);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Hooks and tracing                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+/* Every driver call, made through the drop-in cuda.h, the raw table or cushim's own functions,
+ * goes through one slot of the table; a hook sees the calls of the slots it covers. While no hook
+ * is installed the slots hold the driver's functions themselves: hooks cost nothing then. Calls
+ * made through a pointer that cuGetProcAddress returned are not seen. A driver call made from
+ * inside a hook is not hooked again (it goes straight to the driver). The functions of this
+ * section are thread-safe and do not load the driver: hooks installed before it is loaded take
+ * effect when it is. A thread calling while a hook is added or removed gets the entry's old
+ * function or its new one, each whole (a slot is one word). CUSHIM_TRACE=calls|timeline|summary
+ * (comma-separated) starts the tracer, which is built on them, when the driver is loaded;
+ * CUSHIM_TRACE_FILE names its file. */
+
+/* One driver call, as a hook sees it. */
+typedef struct cushim_hook_call {
+    const char *entry;  /* cuda.h's name of the entry: "cuLaunchKernel" */
+    const char *symbol; /* the driver symbol the call reached: "cuLaunchKernel_ptsz" */
+    unsigned index;     /* the entry's place in cushim_driver_table, < CUSHIM_TABLE_ENTRIES */
+    bool per_thread;    /* made through the per-thread default-stream table */
+    unsigned arg_count;
+    void *const *args;           /* args[k] points at argument k, in the prototype's order; a
+                                    before hook may change the argument through it */
+    CUresult result;             /* the driver's result (after hooks); CUDA_SUCCESS before */
+    unsigned long long start_ns; /* CLOCK_MONOTONIC when the call began */
+    unsigned long long end_ns;   /* and when it returned (after hooks); 0 before */
+} cushim_hook_call;
+
+/* A hook: called on the calling thread, with the user pointer given to cushim_hook_add. */
+typedef void (*cushim_hook_fn)(const cushim_hook_call *call, void *user);
+
+/* Installs a hook on the entry named `entry` (cuda.h's name, "cuMemAlloc", or a symbol,
+ * "cuMemAlloc_v2", "cuLaunchKernel_ptsz": the entry in both default-stream modes), or on every
+ * entry when entry is NULL: `before` is called before each call, `after` after it with the
+ * result; either may be NULL. After a call's before hooks ran, its after hooks run for those
+ * hooks that are still installed. Its id for cushim_hook_remove goes to *id. Hooks run in the
+ * order they were added. Codes: CUDA_SUCCESS; CUDA_ERROR_INVALID_VALUE when id is NULL or both
+ * functions are; CUDA_ERROR_NOT_FOUND when cuda.h has no such entry; CUDA_ERROR_OUT_OF_MEMORY
+ * when 64 hooks are installed already. */
+CUSHIM_API CUresult cushim_hook_add(const char *entry, cushim_hook_fn before, cushim_hook_fn after,
+                                    void *user, unsigned long long *id);
+/* Removes the hook `id`. When it returns, the hook's functions run nowhere and will not be called
+ * again; called from inside a hook, it does not wait for other threads' calls of it. While other
+ * threads call the driver is fine. Codes: CUDA_SUCCESS; CUDA_ERROR_INVALID_HANDLE when id is not
+ * an installed hook (removed already, or never returned by cushim_hook_add). */
+CUSHIM_API CUresult cushim_hook_remove(unsigned long long id);
+
+/* Starts the tracer, as CUSHIM_TRACE does: `what` is "calls" (a line per call: thread, entry,
+ * arguments, result, duration), "timeline" (Chrome trace-event JSON for Perfetto), "summary" (at
+ * exit or cushim_trace_stop, a table per entry) or a comma-separated list of them; `path` is the
+ * file (NULL: stderr for calls and summary, cushim-trace-<pid>.json for a timeline). Codes:
+ * CUDA_SUCCESS; CUDA_ERROR_INVALID_VALUE when what is NULL or names nothing known;
+ * CUDA_ERROR_ILLEGAL_STATE when the tracer runs already; CUDA_ERROR_FILE_NOT_FOUND when the file
+ * cannot be opened (the sentence says why); CUDA_ERROR_OUT_OF_MEMORY when no hook is left. */
+CUSHIM_API CUresult cushim_trace_start(const char *what, const char *path);
+/* Stops the tracer: writes what it holds, ends the timeline's JSON, prints the summary, closes
+ * the file. Codes: CUDA_SUCCESS, also when it was not running. */
+CUSHIM_API CUresult cushim_trace_stop(void);
 
 #ifdef __cplusplus
 }

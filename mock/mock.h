@@ -377,6 +377,15 @@ CUresult mock__leave(CUresult r);
         if (mock_enter_r_ != CUDA_SUCCESS) return mock_enter_r_;                                   \
     } while (0)
 
+/* The loader's knobs (mock_loader_knobs.c): cuInit's delay and callback, a version that
+ * cuDriverGetVersion reports, a cuGetProcAddress that resolves nothing, a device count. The last
+ * two return true when the knob decided the answer. */
+void mock__init_knobs(void);
+bool mock__version_knob(int *version, CUresult *r);
+bool mock__proc_knob(void **pfn, CUdriverProcAddressQueryResult *status, CUresult *r);
+/* True, with *count set, when CUSHIM_MOCK_DEVICE_COUNT overrides cuDeviceGetCount. */
+bool mock__count_knob(int *count);
+
 /* Prints "cushim mock: <entry>: <message>" on stderr and aborts. */
 MOCK_NORETURN void mock__die(const char *entry, const char *fmt, ...) MOCK_PRINTF(2, 3);
 

@@ -51,6 +51,8 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     if (symbol == NULL || pfn == NULL) return CUDA_ERROR_INVALID_VALUE;
     *pfn = NULL;
+    CUresult knob;
+    if (mock__proc_knob(pfn, status, &knob)) return knob;
     mock__lock();
     mock_lookup *rec = lookup_record(symbol);
     if (rec) {

@@ -10,6 +10,7 @@
 /* ------------------------------------------------------------------------------------------ */
 
 CUresult CUDAAPI mock_cuInit(unsigned int flags) {
+    mock__init_knobs(); /* outside the mock's lock: a callback may call back into the mock */
     MOCK_ENTER_ANYTIME(cuInit);
     if (flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     CUresult r = mock__state.init_result;
@@ -20,6 +21,8 @@ CUresult CUDAAPI mock_cuInit(unsigned int flags) {
 CUresult CUDAAPI mock_cuDriverGetVersion(int *version) {
     MOCK_ENTER_ANYTIME(cuDriverGetVersion);
     if (version == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUresult r;
+    if (mock__version_knob(version, &r)) return mock__leave(r);
     *version = mock__state.driver_version;
     return mock__leave(CUDA_SUCCESS);
 }
@@ -106,6 +109,7 @@ CUresult CUDAAPI mock_cuDeviceGet(CUdevice *device, int ordinal) {
 CUresult CUDAAPI mock_cuDeviceGetCount(int *count) {
     MOCK_ENTER(cuDeviceGetCount);
     if (count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (mock__count_knob(count)) return mock__leave(CUDA_SUCCESS);
     *count = mock__state.device_count;
     return mock__leave(CUDA_SUCCESS);
 }

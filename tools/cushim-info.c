@@ -1,11 +1,12 @@
 /* cushim-info: prints the CUDA driver that cushim loads, its status, and each device.
  *
- * Usage: cushim-info [--json] [--help]
+ * Usage: cushim-info [--json] [--help] [--version]
  *
  * Exit codes:
  *   0  a driver is loaded and it has at least one device;
- *   1  no usable driver: not found, NVIDIA's stub, too old, or cuInit failed (the reason goes to
- *      stderr, or into the JSON "message" with --json);
+ *   1  no usable driver: not found, NVIDIA's stub, too old, or cuInit failed (the reason is the
+ *      "message" line of the report, or the JSON "message" with --json; stderr says which case
+ *      it is in one line, without repeating the reason);
  *   2  bad usage, such as an unknown option;
  *   3  a driver is loaded but it has no device, or its devices could not be enumerated.
  *
@@ -34,7 +35,7 @@ enum {
 #define KEY_WIDTH 36
 
 static const char usage_text[] =
-    "Usage: cushim-info [--json] [--help]\n"
+    "Usage: cushim-info [--json] [--help] [--version]\n"
     "\n"
     "Prints the CUDA driver that cushim loads (its status, library, versions and resolved\n"
     "entries; on cushim's mock driver, how many entries it implements) and the properties\n"
@@ -43,6 +44,7 @@ static const char usage_text[] =
     "Options:\n"
     "  --json      print one JSON object instead of text\n"
     "  -h, --help  print this help and exit\n"
+    "  --version   print cushim-info's version, and the CUDA headers it was built with\n"
     "\n"
     "Environment:\n"
     "  CUSHIM_DRIVER  absolute path of the driver library to load, instead of searching\n"
@@ -50,8 +52,8 @@ static const char usage_text[] =
     "\n"
     "Exit codes:\n"
     "  0  a driver is loaded and it has at least one device\n"
-    "  1  no usable driver (not found, stub, too old, init failed); the reason is on stderr,\n"
-    "     or in the JSON \"message\" with --json\n"
+    "  1  no usable driver (not found, stub, too old, init failed); the reason is on the\n"
+    "     \"message\" line, or in the JSON \"message\" with --json\n"
     "  2  bad usage, such as an unknown option\n"
     "  3  a driver is loaded but it has no device, or the devices could not be enumerated\n";
 
@@ -177,15 +179,28 @@ static void print_driver_human(const cushim_driver_info *info) {
     line(0, "default stream", info->per_thread_stream ? "per-thread" : "legacy");
 }
 
+/* A driver may report any count (a broken one, 2147483647): only the first MAX_LISTED devices
+ * are queried and written, and the output says so. */
+enum { MAX_LISTED = 64 };
+
+static bool devices_cut(int count, char *buf, size_t n) {
+    if (count <= MAX_LISTED) return false;
+    snprintf(buf, n,
+             "the first %d of the %d devices the driver reports (cushim-info lists at most %d)",
+             MAX_LISTED, count, MAX_LISTED);
+    return true;
+}
+
 static int run_human(const cushim_driver_info *info) {
     print_driver_human(info);
     if (info->status != CUSHIM_DRIVER_LOADED) {
         char words[32];
         fflush(stdout);
-        fprintf(stderr, "cushim-info: no usable CUDA driver (%s): ",
+        /* The reason is the report's "message" line: said once, not again here. */
+        fprintf(stderr,
+                "cushim-info: no usable CUDA driver (%s); the reason is on the message "
+                "line above\n",
                 driver_status_words(info->status, words, sizeof words));
-        put_clean(stderr, info->message ? info->message : "");
-        fputc('\n', stderr);
         return RC_NO_DRIVER;
     }
     const cushim_driver_table *drv = cushim_driver();
@@ -193,8 +208,10 @@ static int run_human(const cushim_driver_info *info) {
     int count = 0;
     bool listed = count_devices(drv, &count, why, sizeof why);
     linef(0, "devices", "%d", count);
+    char cut[128];
+    if (devices_cut(count, cut, sizeof cut)) linef(0, "listed", "%s", cut);
     int usable = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && i < MAX_LISTED; i++) {
         device_report d;
         query_device(drv, i, &d);
         print_device_human(&d);
@@ -286,7 +303,7 @@ static void json_driver(json *j, const cushim_driver_info *info) {
 /* Lists the devices into the open "devices" array; returns how many could be opened. */
 static int json_devices(json *j, const cushim_driver_table *drv, int count) {
     int usable = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && i < MAX_LISTED; i++) {
         device_report d;
         query_device(drv, i, &d);
         json_device(j, &d);
@@ -304,6 +321,9 @@ static int run_json(const cushim_driver_info *info) {
     char why[512] = "";
     int count = 0;
     bool listed = loaded && count_devices(drv, &count, why, sizeof why);
+    json_int(&j, "devices_reported", count);
+    char cut[128];
+    json_str(&j, "devices_cut", devices_cut(count, cut, sizeof cut) ? cut : NULL);
     json_open(&j, "devices", '[');
     int usable = json_devices(&j, drv, count);
     json_close(&j, ']');
@@ -320,16 +340,18 @@ static int run_json(const cushim_driver_info *info) {
 /* Command line                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef enum mode { MODE_HUMAN, MODE_JSON, MODE_HELP } mode;
+typedef enum mode { MODE_HUMAN, MODE_JSON, MODE_HELP, MODE_VERSION } mode;
 
 /* Returns false, after telling stderr why, on any argument it does not know. */
 static bool parse_args(int argc, char **argv, mode *out) {
-    bool json_wanted = false, help = false;
+    bool json_wanted = false, help = false, version = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json_wanted = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             help = true;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            version = true;
         } else {
             fputs("cushim-info: unknown argument '", stderr);
             put_clean(stderr, argv[i]);
@@ -337,7 +359,7 @@ static bool parse_args(int argc, char **argv, mode *out) {
             return false;
         }
     }
-    *out = help ? MODE_HELP : json_wanted ? MODE_JSON : MODE_HUMAN;
+    *out = help ? MODE_HELP : version ? MODE_VERSION : json_wanted ? MODE_JSON : MODE_HUMAN;
     return true;
 }
 
@@ -351,6 +373,13 @@ int main(int argc, char **argv) {
         fputs(usage_text, stdout);
         return RC_OK;
     }
-    const cushim_driver_info *info = cushim_driver_get_info();
+    if (m == MODE_VERSION) {
+        char headers[32];
+        if (!format_version(headers, sizeof headers, CUDA_VERSION)) headers[0] = '\0';
+        printf("cushim-info %d.%d.%d (CUDA %s headers, %d)\n", CUSHIM_VERSION_MAJOR,
+               CUSHIM_VERSION_MINOR, CUSHIM_VERSION_PATCH, headers, CUDA_VERSION);
+        return RC_OK;
+    }
+    const cushim_driver_info *info = cushim_driver_state();
     return m == MODE_JSON ? run_json(info) : run_human(info);
 }

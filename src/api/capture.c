@@ -68,7 +68,7 @@ static CUSHIM__COLD CUresult end_failed(CUresult r, const cushim_stream *s, cons
     }
 }
 
-CUSHIM_API CUresult cushim_stream_end_capture(cushim_stream *s, cushim_graph **out) {
+CUSHIM_API CUresult cushim_stream_end_capture(cushim_graph **out, cushim_stream *s) {
     if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     *out = NULL;
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);

@@ -9,7 +9,14 @@ static CUresult get_device(CUdevice *dev, int ordinal, const char *fn) {
     CUresult r = cushim__table.cuDeviceGet(dev, ordinal);
     if (r == CUDA_SUCCESS) return r;
     int count = 0;
-    if (cushim__table.cuDeviceGetCount(&count) != CUDA_SUCCESS) count = 0;
+    CUresult cr = cushim__table.cuDeviceGetCount(&count);
+    if (cr != CUDA_SUCCESS) {
+        /* No count was given, so none is claimed. */
+        return cushim__fail(r,
+                            "%s: device %d: cuDeviceGet failed with %s (and cuDeviceGetCount "
+                            "failed with %s)",
+                            fn, ordinal, cushim_error_name(r), cushim_error_name(cr));
+    }
     return cushim__fail(r,
                         "%s: device %d: cuDeviceGet failed with %s (this machine has %d "
                         "device%s)",
@@ -128,13 +135,16 @@ CUSHIM_API CUresult cushim_device_synchronize(void) {
     if (r != CUDA_SUCCESS) {
         return cushim__fail(r, "%s: cuCtxSynchronize failed with %s%s", __func__,
                             cushim_error_name(r),
-                            r == CUDA_ERROR_INVALID_CONTEXT ? " (no context is current)" : "");
+                            r == CUDA_ERROR_INVALID_CONTEXT
+                                ? " (no context is current; cushim_context_primary makes none "
+                                  "current, and cushim_context_synchronize(ctx) needs none)"
+                                : "");
     }
     return CUDA_SUCCESS;
 }
 
-CUSHIM_API CUresult cushim_context_stream_priority_range(cushim_context *ctx, int *least,
-                                                         int *greatest) {
+CUSHIM_API CUresult cushim_context_stream_priority_range(int *least, int *greatest,
+                                                         cushim_context *ctx) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (least == NULL && greatest == NULL) {

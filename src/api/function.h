@@ -1,6 +1,6 @@
-/* Internal: a kernel as cushim holds it, owned by its module or library, and the cache that
- * keeps a cooperative launch from asking the driver its occupancy every time. Read by the
- * launch and occupancy; made by module.c. */
+/* Internal: a kernel as cushim holds it, owned by its module or library, and the caches that
+ * keep a launch from asking the driver the same question every time. Read by the launch, its
+ * checks and occupancy; made by function.c for modules and libraries. */
 #ifndef CUSHIM_API_FUNCTION_H
 #define CUSHIM_API_FUNCTION_H
 
@@ -88,28 +88,5 @@ cushim_function *cushim__function_find(cushim_function *list, const char *name, 
 
 /* Frees a list of functions; a library's hold a reference to their context (owns_ctx). */
 void cushim__functions_free(cushim_function *f, bool owns_ctx);
-
-/* For a cooperative launch of f with this block size and dynamic shared memory: the active
- * blocks per SM, from the cache when it holds them, else asked of the driver and kept in the
- * cache. CUDA_ERROR_NOT_SUPPORTED on a device without cooperative launch. Sets the last error
- * (naming fn) on failure. In occupancy.c, beside the queries that ask the same. */
-CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, unsigned smem,
-                                    int *per_sm, const char *fn);
-
-/* Whether a cooperative launch of c fits at once: CUDA_SUCCESS, or
- * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (or cushim__cooperative_blocks' refusal) with the last
- * error set, naming fn. c has passed the launch's dimension checks. In occupancy.c. */
-CUresult cushim__cooperative_fits(const cushim_function *f, const cushim_launch_config *c,
-                                  const char *fn);
-
-/* Whether f's device has thread-block clusters: CUDA_SUCCESS, or CUDA_ERROR_NOT_SUPPORTED with
- * a sentence naming the compute capability or the attribute (naming fn). In cluster.c. */
-CUresult cushim__cluster_supported(const cushim_function *f, const char *fn);
-
-/* The most blocks a cluster of f may have with this block size and dynamic shared memory: from
- * the cache (unless fresh), else asked of the driver (cuOccupancyMaxPotentialClusterSize, f's
- * context current) and kept. Sets the last error (naming fn) on failure. In cluster.c. */
-CUresult cushim__cluster_max_size(const cushim_function *f, cushim_dim3 block, unsigned smem,
-                                  bool fresh, int *size, const char *fn);
 
 #endif

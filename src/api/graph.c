@@ -5,6 +5,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/graph.h"
+#include "api/graph_diag.h"
 #include "loader/loader.h"
 
 /* ------------------------------------------------------------------------------------------ */

@@ -1,9 +1,7 @@
-/* Internal: the layouts of graphs and graph executables, and the words that turn the driver's
- * graph results into sentences. */
+/* Internal: the layouts of graphs and graph executables. The words that turn the driver's graph
+ * results into sentences are in graph_diag.h. */
 #ifndef CUSHIM_API_GRAPH_H
 #define CUSHIM_API_GRAPH_H
-
-#include <stddef.h>
 
 #include "api/object.h"
 
@@ -24,16 +22,5 @@ struct cushim_graph_exec {
     CUcontext ctx_raw;
     CUgraphExec raw;
 };
-
-/* Write the enumerator's name and what it means into buf, for a sentence:
- * "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED (nodes were added or removed, or their
- * dependencies changed)"; an unknown value as "result N". */
-void cushim__describe_update_result(char *buf, size_t size, CUgraphExecUpdateResult r);
-void cushim__describe_instantiate_result(char *buf, size_t size, CUgraphInstantiateResult r);
-
-/* Writes before, "node 0x... (a kernel node)" and after into buf, asking the driver for the
- * node's type; nothing at all for a NULL node (the driver blamed none). */
-void cushim__describe_node(char *buf, size_t size, const char *before, CUgraphNode node,
-                           const char *after);
 
 #endif

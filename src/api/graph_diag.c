@@ -2,7 +2,7 @@
  * says, and which node it names. The meanings are those of cuda.h's documentation. */
 #include <stdio.h>
 
-#include "api/graph.h"
+#include "api/graph_diag.h"
 #include "loader/loader.h"
 
 typedef struct named {

@@ -6,6 +6,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/graph.h"
+#include "api/graph_diag.h"
 #include "loader/loader.h"
 
 CUSHIM_API cushim_graph_exec *cushim_graph_exec_retain(cushim_graph_exec *x) {

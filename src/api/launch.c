@@ -5,7 +5,7 @@
 #include <limits.h>
 
 #include "api/context_rule.h"
-#include "api/function.h"
+#include "api/launch_checks.h"
 #include "api/launch_ex.h"
 #include "loader/loader.h"
 
@@ -176,14 +176,6 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f,
     }
     if (l != CUDA_SUCCESS) return cushim__launched_not_restored(l, f, fn);
     return CUDA_SUCCESS;
-}
-
-CUSHIM__COLD CUresult cushim__launched_not_restored(CUresult l, const cushim_function *f,
-                                                    const char *fn) {
-    return cushim__fail(l,
-                        "%s: kernel '%s' was launched, but restoring the previous current "
-                        "context failed with %s, so it is still current",
-                        fn, f->name, cushim_error_name(l));
 }
 
 /* Everything off the common path: a refusal, a raised shared memory limit, launch attributes.

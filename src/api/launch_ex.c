@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/context_rule.h"
+#include "api/launch_checks.h"
 #include "api/launch_ex.h"
 #include "loader/loader.h"
 

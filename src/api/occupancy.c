@@ -1,78 +1,12 @@
-/* Occupancy: the driver's answers, passed through. The driver answers only with a context
- * current, even for a CUfunction that knows its own (CUDA_ERROR_INVALID_CONTEXT otherwise, seen
- * with driver 580 on an H200), so each query is made in the function's context by the context
+/* Occupancy, the six queries: the driver's answers, passed through. The driver answers only with a
+ * context current, even for a CUfunction that knows its own (CUDA_ERROR_INVALID_CONTEXT otherwise,
+ * seen with driver 580 on an H200), so each query is made in the function's context by the context
  * rule. A library kernel is asked about through its CUfunction in the bound context. */
 #include <limits.h>
 
 #include "api/context_rule.h"
-#include "api/function.h"
+#include "api/launch_checks.h"
 #include "loader/loader.h"
-
-/* Active blocks per SM of f for this block size and dynamic shared memory, asked of the driver
- * every time (a query answers what the driver says now), with f's context current, and kept in
- * the cooperative launch's cache. */
-static CUresult active_blocks(const cushim_function *f, unsigned threads, size_t smem, int *blocks,
-                              const char *fn) {
-    cushim__guard g;
-    CUresult r = cushim__enter(f->ctx_raw, &g, fn);
-    if (r != CUDA_SUCCESS) return r;
-    int n = 0;
-    r = cushim__table.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f->fn, (int)threads, smem);
-    CUresult l = cushim__leave(&g, fn);
-    if (r != CUDA_SUCCESS) {
-        return cushim__fail(r,
-                            "%s: cuOccupancyMaxActiveBlocksPerMultiprocessor of kernel '%s' for "
-                            "%u threads and %zu bytes of dynamic shared memory failed with %s",
-                            fn, f->name, threads, smem, cushim_error_name(r));
-    }
-    if (l != CUDA_SUCCESS) return l;
-    if (n < 0) n = 0;
-    cushim__coop_cache_put(f, threads, smem, n);
-    *blocks = n;
-    return CUDA_SUCCESS;
-}
-
-/* The refusal of a cooperative launch or grid on a device without cooperative launch. */
-static CUresult no_cooperative(const cushim_function *f, const char *fn) {
-    return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
-                        "%s: device %d does not support cooperative launch "
-                        "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)",
-                        fn, f->ctx->ordinal);
-}
-
-CUresult cushim__cooperative_blocks(const cushim_function *f, unsigned threads, unsigned smem,
-                                    int *per_sm, const char *fn) {
-    if (CUSHIM__UNLIKELY(!f->limits->cooperative)) return no_cooperative(f, fn);
-    if (cushim__coop_cache_get(f, threads, smem, per_sm)) return CUDA_SUCCESS;
-    return active_blocks(f, threads, smem, per_sm, fn);
-}
-
-static CUSHIM__COLD CUresult refuse_too_large(const cushim_function *f,
-                                              const cushim_launch_config *c,
-                                              unsigned long long blocks, int per_sm,
-                                              const char *fn) {
-    return cushim__fail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
-                        "%s: cooperative launch of %llu blocks exceeds the %llu that fit at once "
-                        "(%d per SM x %d SMs) for kernel '%s' with block (%u, %u, %u) and %u "
-                        "bytes of dynamic shared memory",
-                        fn, blocks, (unsigned long long)per_sm * (unsigned)f->limits->sm_count,
-                        per_sm, f->limits->sm_count, f->name, c->block.x, c->block.y, c->block.z,
-                        c->shared_mem_bytes);
-}
-
-CUresult cushim__cooperative_fits(const cushim_function *f, const cushim_launch_config *c,
-                                  const char *fn) {
-    /* The pre-checks bound the thread count by the device's limit. */
-    unsigned threads = c->block.x * c->block.y * c->block.z;
-    int per_sm = 0;
-    CUresult r = cushim__cooperative_blocks(f, threads, c->shared_mem_bytes, &per_sm, fn);
-    if (r != CUDA_SUCCESS) return r;
-    unsigned long long blocks = (unsigned long long)c->grid.x * c->grid.y * c->grid.z;
-    if (CUSHIM__UNLIKELY(blocks > (unsigned long long)per_sm * (unsigned)f->limits->sm_count)) {
-        return refuse_too_large(f, c, blocks, per_sm, fn);
-    }
-    return CUDA_SUCCESS;
-}
 
 /* The checks the queries share: an output, a function, a block size. */
 static CUresult check_query(const void *out, const char *out_name, const cushim_function *f,
@@ -93,7 +27,7 @@ CUSHIM_API CUresult cushim_occupancy_max_active_blocks(int *blocks, const cushim
     if (blocks != NULL) *blocks = 0;
     CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    return active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, __func__);
+    return cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, blocks, __func__);
 }
 
 CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cushim_function *f,
@@ -101,9 +35,9 @@ CUSHIM_API CUresult cushim_occupancy_max_cooperative_grid(int *blocks, const cus
     if (blocks != NULL) *blocks = 0;
     CUresult r = check_query(blocks, "blocks", f, block_size, __func__);
     if (r != CUDA_SUCCESS) return r;
-    if (!f->limits->cooperative) return no_cooperative(f, __func__);
+    if (!f->limits->cooperative) return cushim__no_cooperative(f, __func__);
     int per_sm = 0;
-    r = active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, __func__);
+    r = cushim__active_blocks(f, (unsigned)block_size, dynamic_smem, &per_sm, __func__);
     if (r != CUDA_SUCCESS) return r;
     /* The same product the cooperative launch compares against, so that this grid launches. */
     long long grid = (long long)per_sm * f->limits->sm_count;
@@ -164,4 +98,38 @@ CUSHIM_API CUresult cushim_occupancy_max_potential_block_size_fn(
     }
     return potential_block_size(min_grid, block_size, f, smem_for_block_size, 0, block_limit,
                                 __func__);
+}
+
+/* The checks both cluster queries share: an output, a function, a config, a device with
+ * clusters. */
+static CUresult check_cluster_query(int *out, const char *out_name, const cushim_function *f,
+                                    const cushim_launch_config *cfg, const char *fn) {
+    if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: %s is NULL", fn, out_name);
+    *out = 0;
+    CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
+    if (r != CUDA_SUCCESS) return r;
+    if (cfg == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: cfg is NULL", fn);
+    return cushim__cluster_supported(f, fn);
+}
+
+CUSHIM_API CUresult cushim_occupancy_max_active_clusters(int *clusters, const cushim_function *f,
+                                                         const cushim_launch_config *cfg) {
+    CUresult r = check_cluster_query(clusters, "clusters", f, cfg, __func__);
+    if (r != CUDA_SUCCESS) return r;
+    const cushim_dim3 k = cfg->cluster;
+    if (k.x == 0 || k.y == 0 || k.z == 0) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: cfg->cluster is (%u, %u, %u); the query needs a cluster with "
+                            "no zero dimension",
+                            __func__, k.x, k.y, k.z);
+    }
+    return cushim__cluster_query(f, cfg, true, clusters, __func__);
+}
+
+CUSHIM_API CUresult cushim_occupancy_max_potential_cluster_size(int *cluster_size,
+                                                                const cushim_function *f,
+                                                                const cushim_launch_config *cfg) {
+    CUresult r = check_cluster_query(cluster_size, "cluster_size", f, cfg, __func__);
+    if (r != CUDA_SUCCESS) return r;
+    return cushim__cluster_query(f, cfg, false, cluster_size, __func__);
 }

@@ -253,7 +253,7 @@ CUSHIM_API CUresult cushim_context_set_recycling(cushim_context *ctx, bool event
     return r == CUDA_SUCCESS ? r : drain_failed(r, __func__);
 }
 
-CUSHIM_API CUresult cushim_context_get_recycling(cushim_context *ctx, cushim_recycling *out) {
+CUSHIM_API CUresult cushim_context_recycling(cushim_recycling *out, cushim_context *ctx) {
     if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
     memset(out, 0, sizeof *out);
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);

@@ -90,25 +90,60 @@ CUSHIM_API void cushim_stream_release(cushim_stream *s) {
     cushim_context_release(ctx);
 }
 
-CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
-    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
-    if (r != CUDA_SUCCESS) return r;
-    r = cushim__table.cuStreamSynchronize(s->raw);
-    if (r != CUDA_SUCCESS) return cushim__fail(r, "%s: %s", __func__, cushim_error_name(r));
-    return CUDA_SUCCESS;
+/* A function whose only object is the stream has no context to take a default stream from
+ * (cushim.h, "A NULL stream"): the sentence says so and what to call instead. */
+static CUSHIM__COLD CUresult bad_stream(CUresult r, const cushim_stream *s, const char *instead,
+                                        const char *fn) {
+    if (s != NULL) return r; /* cushim__check's sentence says what the handle is */
+    return cushim__fail(r,
+                        "%s: s is NULL, and a NULL stream names a default stream only beside an "
+                        "object that gives its context (a function, an event, a graph "
+                        "executable); %s",
+                        fn, instead);
 }
 
-static CUSHIM__COLD CUresult query_failed(CUresult r, const char *fn) {
-    return cushim__fail(r, "%s: cuStreamQuery failed with %s", fn, cushim_error_name(r));
+/* A wait on a stream that captures: the driver's code alone does not say why. */
+static CUSHIM__COLD CUresult wait_failed(CUresult r, const cushim_stream *s, const char *entry,
+                                         const char *fn) {
+    if (r == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) {
+        return cushim__fail(r,
+                            "%s: stream %p is capturing (cushim_stream_begin_capture): its work "
+                            "is being recorded into a graph, not run, so there is nothing to wait "
+                            "for. The driver refuses %s during a capture and has invalidated it: "
+                            "cushim_stream_end_capture will end it with no graph "
+                            "(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED). Wait after the end of the "
+                            "capture, on a launch of its graph",
+                            fn, (void *)s->raw, entry);
+    }
+    return cushim__fail(r, "%s: %s on stream %p failed with %s", fn, entry, (void *)s->raw,
+                        cushim_error_name(r));
+}
+
+CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
+    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
+    if (r != CUDA_SUCCESS) {
+        return bad_stream(r, s,
+                          "to wait for a context's default stream, use "
+                          "cushim_context_synchronize(ctx)",
+                          __func__);
+    }
+    r = cushim__table.cuStreamSynchronize(s->raw);
+    if (r != CUDA_SUCCESS) return wait_failed(r, s, "cuStreamSynchronize", __func__);
+    return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
-    if (r != CUDA_SUCCESS) return r;
+    if (r != CUDA_SUCCESS) {
+        return bad_stream(r, s,
+                          "to ask about a default stream's work, record an event on it "
+                          "(cushim_event_record(e, NULL)) and query that",
+                          __func__);
+    }
     r = cushim__table.cuStreamQuery(s->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
     if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
-    return query_failed(r, __func__);
+    return wait_failed(r, s, "cuStreamQuery", __func__);
 }
 
 /* A wait for an event with no record is a no-op, as the driver makes it (and a recycled event's
@@ -156,9 +191,14 @@ CUSHIM_API CUresult cushim_stream_wait_event(cushim_stream *s, cushim_event *e, 
     return CUDA_SUCCESS;
 }
 
-CUSHIM_API CUresult cushim_stream_host_func(cushim_stream *s, CUhostFn fn, void *user) {
+CUSHIM_API CUresult cushim_stream_launch_host_func(cushim_stream *s, CUhostFn fn, void *user) {
     CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
-    if (r != CUDA_SUCCESS) return r;
+    if (r != CUDA_SUCCESS) {
+        return bad_stream(r, s,
+                          "a host function needs a stream: cushim_stream_create, or "
+                          "cushim_stream_wrap of another library's",
+                          __func__);
+    }
     if (fn == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: fn is NULL", __func__);
     r = cushim__table.cuLaunchHostFunc(s->raw, fn, user);
     if (r != CUDA_SUCCESS) {

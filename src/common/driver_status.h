@@ -17,6 +17,7 @@ static inline const char *driver_status_token(cushim_driver_status s) {
     case CUSHIM_DRIVER_STUB: return "stub";
     case CUSHIM_DRIVER_TOO_OLD: return "too_old";
     case CUSHIM_DRIVER_INIT_FAILED: return "init_failed";
+    case CUSHIM_DRIVER_UNUSABLE: return "unusable";
     }
     return "unknown";
 }

@@ -84,7 +84,7 @@ bool cushim__log_enabled(cushim_log_level level) {
     return level != CUSHIM_LOG_OFF && (int)level >= min_level();
 }
 
-CUSHIM_API void cushim_set_log_handler(cushim_log_fn fn, void *user, cushim_log_level min) {
+CUSHIM_API void cushim_log_set_handler(cushim_log_fn fn, void *user, cushim_log_level min) {
     pthread_mutex_lock(&log_lock);
     log_fn = fn;
     log_user = user;

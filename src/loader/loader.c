@@ -1,19 +1,16 @@
-/* Finding and opening the driver, resolving the function table, and the driver status. */
+/* The CUDA driver as the loader's first library: its candidates, how it starts (cuInit, its
+ * version, cuGetProcAddress per entry), cushim_init and the driver's status. */
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <link.h>
-#include <pthread.h>
+#include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "loader/diag.h"
 #include "loader/fork.h"
+#include "loader/library.h"
 #include "loader/loader.h"
 #include "loader/table.h"
 #include "loader/tables.h"
@@ -26,243 +23,199 @@
 #define CUSHIM_PER_THREAD_STREAM 0
 #endif
 
-/* load() runs once under load_lock, and again only after cushim_testing_reinit(). */
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool attempted;     /* under load_lock */
-static bool atfork_failed; /* said by init_slow, outside the lock */
-static atomic_bool loaded; /* set, with release, once the table is complete */
-atomic_uint cushim__load_generation = 1;
-atomic_int cushim__live_roots;
-static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
-static cushim_driver_info info;
-static char message[4096];
-static char loaded_path[4096];
-static bool saw_non_driver; /* a candidate opened, but it had no cuInit */
-
 typedef CUresult (*init_fn)(unsigned);
 typedef CUresult (*version_fn)(int *);
 typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t,
                             CUdriverProcAddressQueryResult *);
 typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 
-/* In a child forked after the driver was initialised, the driver's state is the parent's and is
- * not usable. Rather than let a call into it hang or crash, every slot goes back to its stub,
- * which answers CUDA_ERROR_NOT_INITIALIZED with the reason. Runs in the single-threaded child,
- * before fork() returns there; it only stores. */
-static void fork_child(void) {
-    cushim__forked = true;
-    cushim__reset_tables();
-    atomic_store_explicit(&loaded, false, memory_order_relaxed);
-    info.status = CUSHIM_DRIVER_INIT_FAILED;
-    info.result = CUDA_ERROR_NOT_INITIALIZED;
-    info.entries_resolved = 0;
-    info.message = cushim__forked_reason;
-    init_result = CUDA_ERROR_NOT_INITIALIZED;
-}
+atomic_uint cushim__load_generation = 1;
+atomic_int cushim__live_roots;
 
-/* Appends to the status message; the text is cut, never overrun, when it is long. */
-static void note(const char *fmt, ...) CUSHIM__PRINTF(1, 2);
-static void note(const char *fmt, ...) {
-    size_t used = strlen(message);
-    if (used + 1 >= sizeof message) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message + used, sizeof message - used, fmt, ap);
-    va_end(ap);
-}
+static void start_driver(cushim__library *lib, void *h, void *init);
+
+static const char *const candidates[] = {
+    "libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
+    "libcuda.so", /* last: this name is often the toolkit's stub */
+};
+static const cushim__mode_tables *const modes[2] = {&cushim__legacy_tables,
+                                                    &cushim__per_thread_tables};
+static bool resolved[2 * CUSHIM_TABLE_ENTRIES];
+
+/* The CUDA driver, the first library of the loader. */
+static cushim__library driver = {
+    .noun = "CUDA driver",
+    .the_noun = "the driver",
+    .file_noun = "a driver library",
+    .install_hint = "install the NVIDIA driver",
+    .env = "CUSHIM_DRIVER",
+    .init_name = "cushim_init",
+    .candidates = candidates,
+    .candidate_count = sizeof candidates / sizeof candidates[0],
+    .marker = "cuInit",
+    .header_version = CUDA_VERSION,
+    .per_thread_stream = CUSHIM_PER_THREAD_STREAM,
+    .start = start_driver,
+    .entries = cushim__entries,
+    .entry_count = CUSHIM_TABLE_ENTRIES,
+    .modes = modes,
+    .mode_count = 2,
+    .resolved = resolved,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+    .init_result = CUDA_ERROR_NOT_INITIALIZED,
+};
 
 static void *sym(void *h, const char *name) {
     /* dlsym returns an object pointer; the driver's entries are functions of known types. */
     return dlsym(h, name);
 }
 
-static void finish(cushim_driver_status status, CUresult r) {
-    info.status = status;
-    info.result = r;
-    init_result = r;
-}
+/* The driver's cuGetProcAddress, _v2 ABI or the first. */
+typedef struct gpa {
+    void *v2, *v1;
+} gpa;
 
-/* dlopen cannot be trusted with every file: a FIFO or a device blocks it or feeds it forever,
- * and an ELF file cut short after its program headers is mapped and then dies of SIGBUS when a
- * segment past the end is touched. So a candidate given as a path is looked at first; false,
- * with the reason noted, refuses it. Anything else odd (text, a short file, a directory) is
- * left to dlopen, whose own words are clear. */
-static bool safe_to_open(const char *path) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return true; /* dlopen will say why, in its words */
-    bool ok = true;
-    struct stat st;
-    Elf64_Ehdr eh;
-    bool have_stat = fstat(fd, &st) == 0; /* without it dlopen fails too, and says why */
-    if (have_stat && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-                      S_ISSOCK(st.st_mode))) {
-        note("%s (not a regular file, so not a shared library); ", path);
-        ok = false;
-    } else if (have_stat && S_ISREG(st.st_mode) &&
-               pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
-               memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-               eh.e_phentsize == sizeof(Elf64_Phdr)) {
-        for (unsigned i = 0; i < eh.e_phnum && ok; i++) {
-            Elf64_Phdr ph;
-            off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof ph);
-            if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) break; /* dlopen's to say */
-            if (ph.p_type == PT_LOAD && (ph.p_offset > (Elf64_Off)st.st_size ||
-                                         ph.p_filesz > (Elf64_Off)st.st_size - ph.p_offset)) {
-                note("%s (cut short: a segment ends at byte %llu of a %lld-byte file); ", path,
-                     (unsigned long long)(ph.p_offset + ph.p_filesz), (long long)st.st_size);
-                ok = false;
-            }
-        }
-    }
-    close(fd);
-    return ok;
-}
-
-/* Opens one candidate. Returns true when it was a CUDA driver (whatever its state), which ends
- * the search; false, with the reason noted, to go on to the next candidate. */
-static bool try_candidate(const char *path) {
-    if (strchr(path, '/') != NULL && !safe_to_open(path)) return false;
-    dlerror();
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        const char *err = dlerror();
-        note("%s (%s); ", path, err ? err : "dlopen failed");
-        return false;
-    }
-    void *init = sym(h, "cuInit");
-    if (init == NULL) {
-        note("%s (opened, but it exports no cuInit: not a CUDA driver); ", path);
-        saw_non_driver = true;
-        dlclose(h);
-        return false;
-    }
-    struct link_map *lm = NULL;
-    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0]) {
-        snprintf(loaded_path, sizeof loaded_path, "%s", lm->l_name);
+/* Asks the driver for one entry at `version` in one default-stream mode; NULL when it lacks it. */
+static void *ask(void *ctx, const char *base, int version, int mode) {
+    const gpa *g = ctx;
+    const cuuint64_t flags =
+        mode ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+    void *fn = NULL;
+    CUresult r;
+    if (g->v2) {
+        CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        gpa2_fn f;
+        memcpy(&f, &g->v2, sizeof f);
+        r = f(base, &fn, version, flags, &st);
+        if (st != CU_GET_PROC_ADDRESS_SUCCESS) r = CUDA_ERROR_NOT_FOUND;
     } else {
-        snprintf(loaded_path, sizeof loaded_path, "%s", path);
+        gpa1_fn f;
+        memcpy(&f, &g->v1, sizeof f);
+        r = f(base, &fn, version, flags);
     }
-    info.path = loaded_path;
-    /* The driver is never closed: contexts may outlive any shutdown hook. */
+    return r == CUDA_SUCCESS ? fn : NULL;
+}
 
+/* A driver that initialised but cannot be used: the sentence says what it did. */
+static void unusable(cushim__library *lib, const char *fmt, ...) CUSHIM__PRINTF(2, 3);
+static void unusable(cushim__library *lib, const char *fmt, ...) {
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    cushim__library_note(lib, "%s", what);
+    cushim__library_finish(lib, CUSHIM_DRIVER_UNUSABLE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED);
+}
+
+/* The driver, once opened: cuInit, its version, and every entry through cuGetProcAddress. */
+static void start_driver(cushim__library *lib, void *h, void *init) {
+    cushim_driver_info *info = &lib->info;
+    const char *path = lib->loaded_path;
     init_fn cu_init;
     memcpy(&cu_init, &init, sizeof cu_init);
     CUresult r = cu_init(0);
     if (r == CUDA_ERROR_STUB_LIBRARY) {
-        note("%s is NVIDIA's stub library, which only satisfies the linker: install the NVIDIA "
-             "driver (it provides libcuda.so.1) to run CUDA programs.",
-             loaded_path);
-        finish(CUSHIM_DRIVER_STUB, r);
-        return true;
+        cushim__library_note(lib,
+                             "%s is NVIDIA's stub library, which only satisfies the linker: "
+                             "install the NVIDIA driver (it provides libcuda.so.1) to run CUDA "
+                             "programs.",
+                             path);
+        cushim__library_finish(lib, CUSHIM_DRIVER_STUB, r);
+        return;
     }
+    /* What the driver says of its version: INT_MIN until it writes one. */
     void *version = sym(h, "cuDriverGetVersion");
+    int said = INT_MIN;
+    CUresult v = CUDA_SUCCESS;
     if (version) {
         version_fn get_version;
         memcpy(&get_version, &version, sizeof get_version);
-        CUresult v = get_version(&info.driver_version);
-        if (v != CUDA_SUCCESS && r == CUDA_SUCCESS) {
-            /* Without the version no entry can be asked for at the right ABI. */
-            note("%s: cuDriverGetVersion failed with %s (%s).", loaded_path, cushim_error_name(v),
-                 cushim_error_string(v));
-            finish(CUSHIM_DRIVER_INIT_FAILED, v);
-            return true;
-        }
+        v = get_version(&said);
     }
-    void *gpa2 = sym(h, "cuGetProcAddress_v2");
-    void *gpa1 = sym(h, "cuGetProcAddress");
-    if (gpa2 == NULL && gpa1 == NULL) {
-        note("%s has no cuGetProcAddress: the driver (version %d) is older than CUDA 11.3; "
-             "update the NVIDIA driver.",
-             loaded_path, info.driver_version);
-        finish(CUSHIM_DRIVER_TOO_OLD, CUDA_ERROR_NOT_SUPPORTED);
-        return true;
-    }
+    info->driver_version = v == CUDA_SUCCESS && said != INT_MIN ? said : 0;
+    gpa g = {sym(h, "cuGetProcAddress_v2"), sym(h, "cuGetProcAddress")};
+    bool no_gpa = g.v2 == NULL && g.v1 == NULL;
+    /* cuInit's own code comes first: whatever else is wrong, it is what the driver said. */
     if (r != CUDA_SUCCESS) {
-        note("%s: cuInit(0) failed with %s (%s).", loaded_path, cushim_error_name(r),
-             cushim_error_string(r));
-        finish(CUSHIM_DRIVER_INIT_FAILED, r);
-        return true;
+        cushim__library_note(lib, "%s: cuInit(0) failed with %s (%s)%s.", path,
+                             cushim_error_name(r), cushim_error_string(r),
+                             no_gpa ? "; the library also exports no cuGetProcAddress" : "");
+        cushim__library_finish(lib, CUSHIM_DRIVER_INIT_FAILED, r);
+        return;
     }
-    info.entries_resolved = cushim__resolve_tables(gpa2, gpa1, info.driver_version);
-    message[0] = '\0';
-    note("loaded %s (driver %d, header %d), %u of %u entries resolved", loaded_path,
-         info.driver_version, CUDA_VERSION, info.entries_resolved, info.entries_total);
-    finish(CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
-    static bool atfork_registered; /* once, though cushim_testing_reinit() may load again */
-    if (!atfork_registered) {
-        atfork_registered = pthread_atfork(NULL, NULL, fork_child) == 0;
-        atfork_failed = !atfork_registered;
+    /* Without the version no entry can be asked for at the right ABI. */
+    if (version == NULL) {
+        unusable(lib,
+                 "%s exports no cuDriverGetVersion, so the ABI version of no entry can be "
+                 "chosen: it cannot be used as a CUDA driver.",
+                 path);
+        return;
     }
-    return true;
-}
-
-static void load(void) {
-    info.header_version = CUDA_VERSION;
-    info.entries_total = CUSHIM_TABLE_ENTRIES;
-    info.per_thread_stream = CUSHIM_PER_THREAD_STREAM;
-    info.message = message;
-    /* Not found: cuda.h's sentence for CUDA_ERROR_NOT_INITIALIZED ("... initialization has
-     * failed") is true of it, where CUDA_ERROR_STUB_LIBRARY's and CUDA_ERROR_NO_DEVICE's would
-     * claim a library or a driver that is not there. */
-    finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_NOT_INITIALIZED);
-
-    const char *env = secure_getenv("CUSHIM_DRIVER");
-    if (env != NULL) {
-        /* When set, CUSHIM_DRIVER is the only candidate: a silent fallback would hide a typo. */
-        if (env[0] == '\0') {
-            note("CUSHIM_DRIVER is set but empty: give the absolute path of a driver library, or "
-                 "unset it to search the usual places.");
-        } else if (env[0] != '/') {
-            note("CUSHIM_DRIVER=%s is not an absolute path, so it is refused (a relative path "
-                 "would depend on the working directory); no other library was tried.",
-                 env);
-        } else {
-            note("tried CUSHIM_DRIVER: ");
-            if (!try_candidate(env)) note("no other library was tried since CUSHIM_DRIVER is set.");
-        }
-    } else {
-        static const char *const candidates[] = {
-            "libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
-            "libcuda.so", /* last: this name is often the toolkit's stub */
-        };
-        note("no CUDA driver found; tried: ");
-        bool found = false;
-        for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !found; i++) {
-            found = try_candidate(candidates[i]);
-        }
-        if (!found) note("install the NVIDIA driver, or set CUSHIM_DRIVER to its absolute path.");
+    if (v != CUDA_SUCCESS) {
+        cushim__library_note(lib, "%s: cuDriverGetVersion failed with %s (%s).", path,
+                             cushim_error_name(v), cushim_error_string(v));
+        cushim__library_finish(lib, CUSHIM_DRIVER_INIT_FAILED, v);
+        return;
     }
-    if (info.status == CUSHIM_DRIVER_NOT_FOUND) {
-        info.path = NULL;
-        /* A library that opened but is no driver: "a link to a shared object failed to
-         * resolve" is what happened (its cuInit did not). */
-        if (saw_non_driver)
-            finish(CUSHIM_DRIVER_NOT_FOUND, CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND);
+    if (said == INT_MIN) {
+        unusable(lib,
+                 "%s: cuDriverGetVersion returned CUDA_SUCCESS without writing a version, "
+                 "so the ABI version of no entry can be chosen: it cannot be used as a CUDA "
+                 "driver.",
+                 path);
+        return;
     }
-    atomic_store_explicit(&loaded, info.status == CUSHIM_DRIVER_LOADED, memory_order_release);
+    if (said <= 0) {
+        unusable(lib,
+                 "%s: cuDriverGetVersion reported version %d, which no CUDA driver has, so "
+                 "the ABI version of no entry can be chosen: it cannot be used as a CUDA "
+                 "driver.",
+                 path, said);
+        return;
+    }
+    if (no_gpa && said < 11030) {
+        cushim__library_note(lib,
+                             "%s has no cuGetProcAddress and reports version %d: the driver is "
+                             "older than CUDA 11.3; update the NVIDIA driver.",
+                             path, said);
+        cushim__library_finish(lib, CUSHIM_DRIVER_TOO_OLD, CUDA_ERROR_NOT_SUPPORTED);
+        return;
+    }
+    if (no_gpa) {
+        unusable(lib,
+                 "%s exports no cuGetProcAddress, though it reports version %d (drivers "
+                 "have it since CUDA 11.3): no entry can be resolved.",
+                 path, said);
+        return;
+    }
+    info->entries_resolved = cushim__resolve_tables(lib, ask, &g, info->driver_version);
+    if (info->entries_resolved == 0) {
+        cushim__reset_tables(lib);
+        unusable(lib,
+                 "%s: cuGetProcAddress resolved none of the %u entries (driver %d, header "
+                 "%d): it cannot be used as a CUDA driver.",
+                 path, info->entries_total, info->driver_version, CUDA_VERSION);
+        return;
+    }
+    lib->message[0] = '\0';
+    cushim__library_note(lib, "loaded %s (driver %d, header %d), %u of %u entries resolved", path,
+                         info->driver_version, CUDA_VERSION, info->entries_resolved,
+                         info->entries_total);
+    cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
+    /* cuInit(0) succeeded: the process's driver is initialised, whoever asked, so the drop-in
+     * answers as libcuda then does. */
+    cushim__open_dropin(lib);
 }
 
 static CUresult init_slow(void) {
-    bool did_load = false;
-    pthread_mutex_lock(&load_lock);
-    if (!attempted) {
-        load();
-        attempted = true;
-        did_load = true;
+    CUresult r = cushim__library_load(&driver);
+    /* Every cushim function that fails for want of a driver fails in this call. A call from
+     * inside the driver's own initialisation has its sentence already. */
+    if (r != CUDA_SUCCESS && !cushim__library_loading_here(&driver)) {
+        cushim__set_error("cushim_init: %s", driver.info.message);
     }
-    CUresult r = init_result;
-    pthread_mutex_unlock(&load_lock);
-    /* Logged outside load_lock: the log has a lock of its own, held across fork(), and taking
-     * it under load_lock would order the two locks both ways (ThreadSanitizer saw it). */
-    if (did_load) {
-        cushim__log(CUSHIM_LOG_INFO, "%s", message);
-        if (atfork_failed) {
-            cushim__log(CUSHIM_LOG_WARN, "pthread_atfork failed: a forked child will not be told "
-                                         "that the driver cannot be used there");
-        }
-    }
-    /* Every cushim function that fails for want of a driver fails in this call. */
-    if (r != CUDA_SUCCESS) cushim__set_error("cushim_init: %s", info.message);
     return r;
 }
 
@@ -273,37 +226,42 @@ CUSHIM_API CUresult cushim_testing_reinit(void) {
     if (cushim__forked) {
         return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", __func__, cushim__forked_reason);
     }
-    pthread_mutex_lock(&load_lock);
+    pthread_mutex_lock(&driver.lock);
+    if (driver.loading) {
+        pthread_mutex_unlock(&driver.lock);
+        return cushim__fail(CUDA_ERROR_ILLEGAL_STATE,
+                            "%s: the driver is being loaded now (this call came from inside its "
+                            "initialisation, or raced another thread's first call)",
+                            __func__);
+    }
     int live = atomic_load(&cushim__live_roots);
     if (live != 0) {
-        pthread_mutex_unlock(&load_lock);
+        pthread_mutex_unlock(&driver.lock);
         return cushim__fail(CUDA_ERROR_ILLEGAL_STATE,
                             "%s: %d contexts or libraries of cushim are still alive, and they "
                             "belong to the driver loaded now: release them first",
                             __func__, live);
     }
-    atomic_store_explicit(&loaded, false, memory_order_release);
-    cushim__reset_tables();
-    memset(&info, 0, sizeof info);
-    message[0] = '\0';
-    loaded_path[0] = '\0';
-    saw_non_driver = false;
-    init_result = CUDA_ERROR_NOT_INITIALIZED;
-    attempted = false;
+    cushim__library_forget(&driver);
     atomic_fetch_add(&cushim__load_generation, 1);
-    pthread_mutex_unlock(&load_lock);
+    pthread_mutex_unlock(&driver.lock);
     cushim__clear_error();
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_init(void) {
-    if (atomic_load_explicit(&loaded, memory_order_acquire)) return CUDA_SUCCESS;
+    if (atomic_load_explicit(&driver.loaded, memory_order_acquire)) return CUDA_SUCCESS;
     return init_slow();
 }
 
-CUSHIM_API const cushim_driver_info *cushim_driver_get_info(void) {
+CUSHIM_API const cushim_driver_info *cushim_driver_state(void) {
     cushim_init();
-    return &info;
+    return &driver.info;
+}
+
+CUSHIM_API bool cushim_driver_has(const char *entry) {
+    if (cushim_init() != CUDA_SUCCESS) return false;
+    return cushim__table_has(&driver, entry);
 }
 
 /* A program written against cuda.h (the drop-in) never asks cushim_last_error(), so the first
@@ -313,9 +271,25 @@ CUresult cushim__no_driver(unsigned index, CUresult r) {
     const char *name = cushim__entries[index].name;
     if (!atomic_flag_test_and_set(&said)) {
         cushim__log(CUSHIM_LOG_WARN, "%s: no usable CUDA driver (%s): %s", name,
-                    cushim_error_name(r), info.message);
+                    cushim_error_name(r), driver.info.message);
     }
-    return cushim__fail(r, "%s: %s", name, info.message);
+    return cushim__fail(r, "%s: %s", name, driver.info.message);
+}
+
+/* libcuda answers every call but a few with CUDA_ERROR_NOT_INITIALIZED until cuInit ran; so
+ * does the drop-in, rather than initialise behind the caller's back and hide a missing cuInit.
+ * cushim's own functions, and cushim_init(), still initialise. */
+CUresult cushim__before_init(unsigned index, int per_thread) {
+    const cushim__entry *e = &cushim__entries[index];
+    const char *name = per_thread ? e->ptds_symbol : e->name;
+    if (cushim__forked) {
+        return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", name, cushim__forked_reason);
+    }
+    return cushim__fail(CUDA_ERROR_NOT_INITIALIZED,
+                        "%s: the CUDA driver is not initialised: call cuInit(0) first (through "
+                        "cushim's cuda.h, as with libcuda, only cuInit, cuDriverGetVersion, "
+                        "cuGetErrorName, cuGetErrorString and cuGetProcAddress work before it)",
+                        name);
 }
 
 CUresult cushim__unavailable(unsigned index, int per_thread) {
@@ -325,14 +299,14 @@ CUresult cushim__unavailable(unsigned index, int per_thread) {
         return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", name, cushim__forked_reason);
     }
     int v = per_thread && e->ptds_version ? e->ptds_version : e->version;
-    if (v > info.driver_version) {
+    if (v > driver.info.driver_version) {
         return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
                             "%s is not available: its ABI in this cushim build appeared in CUDA "
                             "%d, and the driver is %d",
-                            name, v, info.driver_version);
+                            name, v, driver.info.driver_version);
     }
     return cushim__fail(CUDA_ERROR_NOT_SUPPORTED,
                         "%s is not available: the driver (version %d) does not provide %s at "
                         "version %d",
-                        name, info.driver_version, e->base, v);
+                        name, driver.info.driver_version, e->base, v);
 }

@@ -41,8 +41,14 @@ typedef struct cushim__mode_tables {
     void *live;
     const void *lazy;
     const void *missing;
+    size_t size; /* of each of the three tables */
     const cushim__override *overrides;
     unsigned override_count;
+    /* The drop-in's table (NULL for a library without a drop-in), which the trampolines jump
+     * through, and what it holds until the library is initialised: stubs that answer as the
+     * library does before its init (the driver: CUDA_ERROR_NOT_INITIALIZED before cuInit). */
+    void *dropin;
+    const void *uninit;
 } cushim__mode_tables;
 
 extern const cushim__entry cushim__entries[CUSHIM_TABLE_ENTRIES];
@@ -54,6 +60,10 @@ extern const unsigned cushim__error_count;
 /* Called by the stub in the slot of entry `index` of the legacy (0) or per-thread (1) table
  * when the driver lacks it: records why and returns CUDA_ERROR_NOT_SUPPORTED. */
 CUresult cushim__unavailable(unsigned index, int per_thread);
+
+/* Called by the drop-in's stub of entry `index` before the driver was initialised: records
+ * why and returns CUDA_ERROR_NOT_INITIALIZED, as libcuda does before cuInit. */
+CUresult cushim__before_init(unsigned index, int per_thread);
 
 /* Called by the lazy stub of entry `index` when cushim_init() failed with r: sets the last error
  * to the entry's name and the reason, and returns r. */

@@ -1,16 +1,36 @@
-/* Internal: filling and resetting the tables of both default-stream modes (tables.c). */
+/* Internal: filling and resetting a library's tables, and asking what resolved (tables.c). */
 #ifndef CUSHIM_LOADER_TABLES_H
 #define CUSHIM_LOADER_TABLES_H
 
-#include "loader/table.h"
+#include <stdbool.h>
 
-/* Fills both tables from the driver's cuGetProcAddress (gpa2: the _v2 ABI, else gpa1): every
- * entry in the legacy mode, and in the per-thread mode those that have a per-thread variant (the
- * others are the same function in both). A slot the driver cannot fill gets its `missing` stub.
- * Returns the legacy entries resolved. */
-unsigned cushim__resolve_tables(void *gpa2, void *gpa1, int driver_version);
+#include "loader/library.h"
 
-/* Both tables back to their lazy stubs, nothing resolved. */
-void cushim__reset_tables(void);
+/* The library's own way to find one entry: its function for `base` at ABI `version` in default-
+ * stream mode `mode` (0 legacy, 1 per-thread), or NULL when it has none. */
+typedef void *(*cushim__lookup_fn)(void *ctx, const char *base, int version, int mode);
+
+/* Fills every mode's table through `lookup`: every entry in mode 0, and in mode 1 those that
+ * have a per-thread variant (the others are the same function in both). An entry newer than
+ * `library_version`, or one the lookup does not find, gets its `missing` stub. Returns the
+ * entries of mode 0 resolved. */
+unsigned cushim__resolve_tables(cushim__library *lib, cushim__lookup_fn lookup, void *ctx,
+                                int library_version);
+
+/* Every table back to its lazy stubs, the drop-in's to its uninit stubs, nothing resolved. */
+void cushim__reset_tables(cushim__library *lib);
+
+/* The drop-in's tables take the live ones: once the library is initialised, the trampolines
+ * reach it. */
+void cushim__open_dropin(cushim__library *lib);
+
+/* Whether the entry named `name` (as the header declares it, or the symbol it reaches in either
+ * mode) resolved. */
+bool cushim__table_has(const cushim__library *lib, const char *name);
+
+/* Told after a library's tables are filled (true) or reset to their lazy stubs (false). Defined
+ * by the layer above (src/trace/slots.c), which swaps the driver's slots for hooked wrappers;
+ * the loader includes nothing of it. */
+void cushim__tables_changed(const cushim__library *lib, bool filled);
 
 #endif

@@ -43,7 +43,7 @@ static inline int mock_setup(void **state) {
     if (!cushim_mock_open(&mock, NULL)) return -1;
     mock.reset();
     memset(&captured, 0, sizeof captured);
-    cushim_set_log_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
+    cushim_log_set_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
     return cushim_init() == CUDA_SUCCESS ? 0 : -1;
 }
 
@@ -62,7 +62,7 @@ static inline int mock_report_leaks(void) {
 
 static inline int mock_teardown(void **state) {
     (void)state;
-    cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_WARN);
+    cushim_log_set_handler(NULL, NULL, CUSHIM_LOG_WARN);
     return 0;
 }
 

@@ -3,7 +3,8 @@
 # a cushim of its own from this source tree with the mock (so the outer build's options do not
 # matter), installs it into a staging dir (meson install --destdir), then builds
 # tests/consumer/mock-project against that install with Meson (pkg-config) and with CMake
-# (find_package), runs its tests through `meson test` and `ctest`, and prints their output.
+# (find_package), runs its tests through `meson test` and `ctest`, and prints their output; then
+# the same for the project the README's section "Testing your host code on the mock" shows.
 #   run-mock-consumer.sh CUSHIM_SOURCE_DIR [CMAKE]
 set -euo pipefail
 src=$1
@@ -77,4 +78,43 @@ ctest=$(dirname "$cmake")/ctest
 [[ -x $ctest ]] || ctest=ctest
 (cd "$work/cmake" && "$ctest" -V) >"$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; exit 1; }
 tap "$work/ctest.log"
+
+# The README's section "Testing your host code on the mock": its files, as the README shows them,
+# built the three ways it gives. Each run prints "# device 0: PROFILE" and three passing tests.
+echo "== the README's \"Testing your host code on the mock\""
+readme=$work/readme
+python3 "$src/tests/consumer/readme-project.py" "$src/README.md" \
+  "Testing your host code on the mock" "$readme"
+readme_tap() { # readme_tap LOG PROFILE...: one passing run per profile
+  local out profile
+  out=$(grep -E '^([0-9]+: )?(ok|not ok|1\.\.|# )' "$1" | sed -E 's/^[0-9]+: //')
+  echo "$out"
+  shift
+  for profile in "$@"; do
+    grep -qxF "# device 0: $profile" <<<"$out" || { echo "no run on $profile"; exit 1; }
+  done
+  if grep -q '^not ok' <<<"$out" || [[ $(grep -cE '^ok [0-9]+ - ' <<<"$out") -ne $((3 * $#)) ]]; then
+    echo "not every test of the README's project passed"; exit 1
+  fi
+}
+quiet readme-meson-setup.log meson setup "$work/readme-meson" "$readme" --native-file "$work/native.ini"
+quiet readme-meson-build.log meson compile -C "$work/readme-meson" -j 2
+meson test -C "$work/readme-meson" --no-rebuild >"$work/readme-meson-test.log" 2>&1 ||
+  { cat "$work/readme-meson-test.log" "$work/readme-meson/meson-logs/testlog.txt"; exit 1; }
+readme_tap "$work/readme-meson/meson-logs/testlog.txt" h200 ada
+quiet readme-cmake-setup.log "$cmake" -S "$readme" -B "$work/readme-cmake" "${generator[@]}" \
+  -DCMAKE_PREFIX_PATH="$root" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+quiet readme-cmake-build.log "$cmake" --build "$work/readme-cmake" -j 2
+(cd "$work/readme-cmake" && "$ctest" -V) >"$work/readme-ctest.log" 2>&1 ||
+  { cat "$work/readme-ctest.log"; exit 1; }
+readme_tap "$work/readme-ctest.log" h200 ada
+# pkg-config as the README's commands call it, on the staged prefix; the prefix's library through
+# LD_LIBRARY_PATH, as "Installing into a prefix" says.
+mkdir -p "$work/bin"
+printf '#!/bin/sh\nexec %s "$@"\n' "$(printf "'%s' " "$(command -v pkg-config)" "${pc[@]:1}")" \
+  >"$work/bin/pkg-config"
+chmod +x "$work/bin/pkg-config"
+(cd "$readme" && PATH="$work/bin:$PATH" LD_LIBRARY_PATH="$root/lib" bash -e run-with-pkg-config.sh) \
+  >"$work/readme-sh.log" 2>&1 || { cat "$work/readme-sh.log"; exit 1; }
+readme_tap "$work/readme-sh.log" h200
 echo "mock consumer: ok"

@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # Builds tests/consumer/project with this source tree as its subprojects/cushim and runs it.
-#   run-subproject.sh CUSHIM_SOURCE_DIR
+# With --configure-only, only configures it, with the SETUP_ARGS that follow (a parent's own
+# choices, such as --fatal-meson-warnings), and shows what Meson printed.
+#   run-subproject.sh CUSHIM_SOURCE_DIR [--configure-only SETUP_ARGS...]
 set -euo pipefail
 src=$1
+shift
+configure_only=false
+if [[ ${1:-} == --configure-only ]]; then
+  configure_only=true
+  shift
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$src/tests/consumer/project/." "$work/"
 mkdir -p "$work/subprojects"
 ln -s "$src" "$work/subprojects/cushim"
 cd "$work"
-meson setup build >setup.log 2>&1 || { cat setup.log; exit 1; }
+meson setup build "$@" >setup.log 2>&1 || { cat setup.log; exit 1; }
+if $configure_only; then
+  grep -i 'warning' setup.log || echo "no warning in the parent's configure ($*)"
+  echo "subproject configure: ok"
+  exit 0
+fi
 meson compile -C build >compile.log 2>&1 || { cat compile.log; exit 1; }
 ./build/consumer
 ./build/dropin

@@ -22,7 +22,7 @@ int main(void) {
     cfg.has_priority = true;
     CUresult (*init)(void) = &cushim_init;
     CUresult r = init();
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     const char *why = cushim_last_error();
     cushim_context *ctx = NULL;
     if (r == CUDA_SUCCESS && cushim_context_primary(&ctx, 0) == CUDA_SUCCESS)

@@ -133,7 +133,7 @@ static void release_exec(void *p) { cushim_graph_exec_release(p); }
 /* A capture the call under test began: ended, and its graph dropped. */
 static void end_capture(void *p) {
     cushim_graph *g = NULL;
-    cushim_stream_end_capture(p, &g);
+    cushim_stream_end_capture(&g, p);
     cushim_graph_release(g);
 }
 static void host_nothing(void *user) { (void)user; }
@@ -158,7 +158,7 @@ static CUresult op_device_synchronize(fx *x) {
 }
 static CUresult op_priority_range(fx *x) {
     int least = 0, greatest = 0;
-    return cushim_context_stream_priority_range(x->ctx, &least, &greatest);
+    return cushim_context_stream_priority_range(&least, &greatest, x->ctx);
 }
 static CUresult op_stream_create(fx *x) {
     return cushim_stream_create(OUT(x, cushim_stream, release_stream), x->ctx, 0, 0);
@@ -331,7 +331,7 @@ static CUresult op_begin_capture(fx *x) {
     return r;
 }
 static CUresult op_end_capture(fx *x) {
-    return cushim_stream_end_capture(x->s, OUT(x, cushim_graph, release_graph));
+    return cushim_stream_end_capture(OUT(x, cushim_graph, release_graph), x->s);
 }
 static CUresult op_graph_release(fx *x) {
     x->released_by_op = true;
@@ -351,7 +351,9 @@ static CUresult op_exec_launch_default(fx *x) { return cushim_graph_exec_launch(
 static CUresult op_exec_upload(fx *x) { return cushim_graph_exec_upload(x->x, x->s); }
 static CUresult op_exec_upload_default(fx *x) { return cushim_graph_exec_upload(x->x, NULL); }
 static CUresult op_exec_update(fx *x) { return cushim_graph_exec_update(x->x, x->g); }
-static CUresult op_host_func(fx *x) { return cushim_stream_host_func(x->s, host_nothing, NULL); }
+static CUresult op_host_func(fx *x) {
+    return cushim_stream_launch_host_func(x->s, host_nothing, NULL);
+}
 static CUresult op_stream_wrap(fx *x) {
     return cushim_stream_wrap(OUT(x, cushim_stream, release_stream), x->ctx,
                               cushim_stream_raw(x->s));
@@ -463,7 +465,7 @@ static const scenario scenarios[] = {
          NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false, op_exec_upload_default),
     CALL("cushim_graph_exec_update", "", NEED_CTX | NEED_STREAM | NEED_GRAPH | NEED_EXEC, false,
          op_exec_update),
-    CALL("cushim_stream_host_func", "", NEED_CTX | NEED_STREAM, false, op_host_func),
+    CALL("cushim_stream_launch_host_func", "", NEED_CTX | NEED_STREAM, false, op_host_func),
     CALL("cushim_stream_wrap", "", NEED_CTX | NEED_STREAM, true, op_stream_wrap),
     CALL("cushim_event_wrap", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, true, op_event_wrap),
     CALL("cushim_context_wrap", "", NEED_CTX, true, op_context_wrap),
@@ -474,36 +476,21 @@ static const scenario scenarios[] = {
 /* Public functions that never call the driver (beyond cushim_init, swept on its own): their
  * failures are argument checks, covered by the hostile-input tests. */
 static const char *const driverless[] = {
-    "cushim_error_name",
-    "cushim_error_string",
-    "cushim_last_error",
-    "cushim_set_log_handler",
-    "cushim_context_retain",
-    "cushim_context_raw",
-    "cushim_context_device",
-    "cushim_stream_retain",
-    "cushim_stream_same_queue",
-    "cushim_stream_context",
-    "cushim_stream_raw",
-    "cushim_event_retain",
-    "cushim_event_context",
-    "cushim_event_raw",
-    "cushim_module_retain",
-    "cushim_library_retain",
-    "cushim_function_raw",
-    "cushim_testing_reinit",
-    "cushim_graph_retain",
-    "cushim_graph_raw",
-    "cushim_graph_context",
-    "cushim_graph_exec_retain",
-    "cushim_graph_exec_raw",
-    "cushim_graph_exec_context",
-    "cushim_context_get_recycling",
+    "cushim_error_name",        "cushim_error_string",   "cushim_last_error",
+    "cushim_log_set_handler",   "cushim_context_retain", "cushim_context_raw",
+    "cushim_context_device",    "cushim_stream_retain",  "cushim_stream_same_queue",
+    "cushim_stream_context",    "cushim_stream_raw",     "cushim_event_retain",
+    "cushim_event_context",     "cushim_event_raw",      "cushim_module_retain",
+    "cushim_library_retain",    "cushim_function_raw",   "cushim_testing_reinit",
+    "cushim_graph_retain",      "cushim_graph_raw",      "cushim_graph_context",
+    "cushim_graph_exec_retain", "cushim_graph_exec_raw", "cushim_graph_exec_context",
+    "cushim_context_recycling", "cushim_hook_add",       "cushim_hook_remove",
+    "cushim_trace_start",       "cushim_trace_stop",
 };
 /* Swept in forked children by test_init_sweep. */
 static const char *const init_functions[] = {
     "cushim_init",
-    "cushim_driver_get_info",
+    "cushim_driver_state",
     "cushim_driver",
     "cushim_driver_has",
 };
@@ -551,7 +538,7 @@ static bool make(fx *x, unsigned needs) {
         cushim_stream_release(s);
         cushim_event_release(e);
         cushim_recycling info;
-        if (cushim_context_get_recycling(x->ctx, &info) != CUDA_SUCCESS) return false;
+        if (cushim_context_recycling(&info, x->ctx) != CUDA_SUCCESS) return false;
         if (info.streams_held != 1 || info.events_held != 1) return false;
     }
     if ((needs & NEED_STREAM) && cushim_stream_create(&x->s, x->ctx, 0, 0) != CUDA_SUCCESS) {
@@ -578,11 +565,11 @@ static bool make(fx *x, unsigned needs) {
     }
     if (needs & (NEED_GRAPH | NEED_CAPTURE)) {
         if (cushim_stream_begin_capture(x->s, CU_STREAM_CAPTURE_MODE_GLOBAL) != CUDA_SUCCESS ||
-            cushim_stream_host_func(x->s, host_nothing, NULL) != CUDA_SUCCESS) {
+            cushim_stream_launch_host_func(x->s, host_nothing, NULL) != CUDA_SUCCESS) {
             return false;
         }
     }
-    if ((needs & NEED_GRAPH) && cushim_stream_end_capture(x->s, &x->g) != CUDA_SUCCESS) {
+    if ((needs & NEED_GRAPH) && cushim_stream_end_capture(&x->g, x->s) != CUDA_SUCCESS) {
         return false;
     }
     if ((needs & NEED_EXEC) && cushim_graph_instantiate(&x->x, x->g, 0) != CUDA_SUCCESS) {
@@ -684,7 +671,7 @@ static bool faulted(const scenario *sc, int current, const recording *rec, int k
     EXPECT(made, "setup failed: %s", cushim_last_error());
     if (current == CURRENT_OWN) cushim_driver()->cuCtxSetCurrent(x.target);
     CUcontext before = mock.current();
-    cushim_set_log_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
+    cushim_log_set_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
     memset(&captured, 0, sizeof captured);
     cushim__block_cache_drain();
     int calls_before = mock.calls("*");
@@ -726,7 +713,7 @@ static bool faulted(const scenario *sc, int current, const recording *rec, int k
     EXPECT(made_calls <= rec->ncalls + 4, "the faulted run made %d driver calls, the clean %d",
            made_calls, rec->ncalls);
     cushim_driver()->cuCtxSetCurrent(before);
-    cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_WARN);
+    cushim_log_set_handler(NULL, NULL, CUSHIM_LOG_WARN);
     x.out = NULL; /* a failure made nothing */
     drop(&x, sc);
     /* A release whose destroy the fault refused leaves that one object with the driver; every
@@ -810,7 +797,7 @@ static void test_init_sweep(void **state) {
                 }
                 m.fail_any(k, codes[c]);
                 CUresult r = cushim_init();
-                const cushim_driver_info *info = cushim_driver_get_info();
+                const cushim_driver_info *info = cushim_driver_state();
                 bool ok = r == codes[c] && cushim_last_error()[0] != '\0' &&
                           info->status == CUSHIM_DRIVER_INIT_FAILED && info->result == r &&
                           cushim_driver() != NULL && !cushim_driver_has("cuInit") &&

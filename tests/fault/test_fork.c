@@ -55,7 +55,7 @@ static void child_after_init(void) {
     CUdevice dev = -1;
     CHILD_CHECK(cushim_driver()->cuDeviceGet(&dev, 0) == CUDA_ERROR_NOT_INITIALIZED);
     CHILD_CHECK(strstr(cushim_last_error(), "forked") != NULL);
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     CHILD_CHECK(info->status == CUSHIM_DRIVER_INIT_FAILED);
     CHILD_CHECK(info->result == CUDA_ERROR_NOT_INITIALIZED);
     CHILD_CHECK(strstr(info->message, "forked") != NULL);

@@ -275,7 +275,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
                 cushim_last_error());
         abort();
     }
-    cushim_set_log_handler(on_log, NULL, CUSHIM_LOG_DEBUG);
+    cushim_log_set_handler(on_log, NULL, CUSHIM_LOG_DEBUG);
     set_sentinel();
     snprintf(sentinel, sizeof sentinel, "%s", cushim_last_error());
     if (sentinel[0] == '\0') {

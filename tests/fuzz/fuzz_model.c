@@ -2,7 +2,7 @@
  *
  * Streams, events, modules and libraries are held by the harness's slots alone, so one of them
  * is alive exactly while a slot holds it, or, for a stream or an event, while its context's
- * cache keeps it (cushim_context_get_recycling says how many; the driver must hold exactly
+ * cache keeps it (cushim_context_recycling says how many; the driver must hold exactly
  * those more, and a context's death must take them along). A context is also held by every stream,
  * event and module made in it, and by every function a library made for it; the model follows those
  * references too, which is what lets it predict the driver's live counts after every
@@ -138,9 +138,9 @@ static void cached(int *streams, int *events) {
     *streams = *events = 0;
     for (int i = 0; i < fz_m.nctxs; i++) {
         cushim_recycling info;
-        CUresult r = cushim_context_get_recycling(fz_m.ctxs[i].p, &info);
+        CUresult r = cushim_context_recycling(&info, fz_m.ctxs[i].p);
         if (r != CUDA_SUCCESS) {
-            fz_fail("cushim_context_get_recycling on a live context: %s", cushim_error_name(r));
+            fz_fail("cushim_context_recycling on a live context: %s", cushim_error_name(r));
         }
         if (info.streams_held > info.streams_max || info.events_held > 4 * info.events_max ||
             (!info.streams && info.streams_held) || (!info.events && info.events_held)) {

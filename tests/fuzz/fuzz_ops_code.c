@@ -314,7 +314,7 @@ void fz_op_library_function(fz_reader *r) {
 /* ------------------------------------------------------------------------------------------ */
 
 static CUstream default_stream(void) {
-    return cushim_driver_get_info()->per_thread_stream ? CU_STREAM_PER_THREAD : NULL;
+    return cushim_driver_state()->per_thread_stream ? CU_STREAM_PER_THREAD : NULL;
 }
 
 static cushim_dim3 read_dim3(fz_reader *r) {

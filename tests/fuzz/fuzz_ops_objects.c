@@ -144,7 +144,7 @@ void fz_op_priority_range(fz_reader *r) {
     int *pg = (opt & FZ_OCC_OUT2_NULL) ? NULL : &greatest;
     fz_call c;
     fz_begin(&c, "cushim_context_stream_priority_range");
-    CUresult res = cushim_context_stream_priority_range(h.p, pl, pg);
+    CUresult res = cushim_context_stream_priority_range(pl, pg, h.p);
     fz_end(&c, res, 0);
     if (h.kind == FZ_KIND_CTX && (pl != NULL || pg != NULL)) fz_expect_ok(&c, res);
     if (res == CUDA_SUCCESS && ((pl != NULL && least != MOCK_PRIORITY_LEAST) ||

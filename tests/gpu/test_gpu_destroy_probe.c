@@ -173,7 +173,7 @@ static void count_warnings(cushim_log_level level, const char *message, void *us
 static void test_cushim_releases_log_nothing(void **state) {
     (void)state;
     const cushim_driver_table *t = cushim_driver();
-    cushim_set_log_handler(count_warnings, NULL, CUSHIM_LOG_WARN);
+    cushim_log_set_handler(count_warnings, NULL, CUSHIM_LOG_WARN);
     for (int recycling = 0; recycling < 2; recycling++) {
         assert_ok(cushim_context_set_recycling(A, recycling, recycling));
         for (int s = 0; s < 2; s++) {
@@ -193,7 +193,7 @@ static void test_cushim_releases_log_nothing(void **state) {
         }
         assert_ok(cushim_context_trim(A));
     }
-    cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_WARN);
+    cushim_log_set_handler(NULL, NULL, CUSHIM_LOG_WARN);
     assert_int_equal(warnings, 0);
 }
 

@@ -53,9 +53,9 @@ static cushim_graph *capture_step(cushim_stream *s, const step_buffers *b, float
     assert_ok(t->cuMemcpyDtoDAsync(b->y, b->y0, N * sizeof(float), cushim_stream_raw(s)));
     for (int k = 0; k < kernels; k++) launch_saxpy(s, a, b->x, b->y);
     launch_saxpy(s, 1.0f, b->y, b->acc);
-    assert_ok(cushim_stream_host_func(s, count_replay, NULL));
+    assert_ok(cushim_stream_launch_host_func(s, count_replay, NULL));
     cushim_graph *g = NULL;
-    assert_ok(cushim_stream_end_capture(s, &g));
+    assert_ok(cushim_stream_end_capture(&g, s));
     return g;
 }
 
@@ -193,11 +193,11 @@ static void test_host_functions_in_stream_order(void **state) {
     assert_ok(t->cuMemcpyHtoDAsync(buf, w.pinned_in, N * sizeof(float), raw));
     launch_saxpy(s, 1.0f, ones, buf); /* 2 */
     assert_ok(t->cuMemcpyDtoHAsync(w.pinned_out, buf, N * sizeof(float), raw));
-    assert_ok(cushim_stream_host_func(s, see_first, &w));
+    assert_ok(cushim_stream_launch_host_func(s, see_first, &w));
     assert_ok(t->cuMemcpyHtoDAsync(buf, w.pinned_in, N * sizeof(float), raw)); /* 5, if after */
     launch_saxpy(s, 1.0f, ones, buf);                                          /* 6 */
     assert_ok(t->cuMemcpyDtoHAsync(w.pinned_out, buf, N * sizeof(float), raw));
-    assert_ok(cushim_stream_host_func(s, see_second, &w));
+    assert_ok(cushim_stream_launch_host_func(s, see_second, &w));
     assert_ok(cushim_stream_synchronize(s));
     print_message("host functions saw %g, then %g\n", (double)w.first, (double)w.second);
     assert_int_equal(w.n, 2);
@@ -221,13 +221,13 @@ static void test_capture_broken_by_a_synchronize(void **state) {
     assert_ok(cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0));
     replays = 0;
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    assert_ok(cushim_stream_host_func(s, count_replay, NULL));
+    assert_ok(cushim_stream_launch_host_func(s, count_replay, NULL));
     assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cushim_stream_synchronize(s));
     cushim_graph *g = NULL;
-    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(s, &g));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
     assert_null(g);
     print_message("broken capture: %s\n", cushim_last_error());
-    assert_ok(cushim_stream_host_func(s, count_replay, NULL));
+    assert_ok(cushim_stream_launch_host_func(s, count_replay, NULL));
     assert_ok(cushim_stream_synchronize(s));
     assert_int_equal(replays, 1);
     cushim_stream_release(s);
@@ -246,8 +246,8 @@ static void test_graph_calls_with_no_context_current(void **state) {
     cushim_graph_exec *x = NULL;
     for (int i = 0; i < 2; i++) {
         assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
-        assert_ok(cushim_stream_host_func(s, count_replay, NULL));
-        assert_ok(cushim_stream_end_capture(s, i ? &g2 : &g));
+        assert_ok(cushim_stream_launch_host_func(s, count_replay, NULL));
+        assert_ok(cushim_stream_end_capture(i ? &g2 : &g, s));
     }
     assert_ok(cushim_graph_instantiate(&x, g, 0));
     assert_ok(cushim_graph_exec_upload(x, s));

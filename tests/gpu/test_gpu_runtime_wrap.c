@@ -79,7 +79,7 @@ static void test_runtime_stream_wrapped(void **state) {
     assert_ok(cushim_launch(dbl, &cfg, params));
     cushim_graph *g = NULL;
     cushim_graph_exec *x = NULL;
-    assert_ok(cushim_stream_end_capture(s, &g));
+    assert_ok(cushim_stream_end_capture(&g, s));
     assert_ok(cushim_graph_instantiate(&x, g, 0));
     assert_ok(cushim_graph_exec_launch(x, s));
     assert_ok(cushim_stream_synchronize(s));

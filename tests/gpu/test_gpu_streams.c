@@ -122,7 +122,7 @@ static void test_primary_context_is_the_drivers(void **state) {
 static void test_priority_streams_at_both_ends(void **state) {
     (void)state;
     int least = 0, greatest = 0;
-    assert_ok(cushim_context_stream_priority_range(ctx, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, ctx));
     print_message("stream priorities: least %d, greatest %d\n", least, greatest);
     assert_true(greatest <= least);
     cushim_stream *hi = NULL, *lo = NULL;

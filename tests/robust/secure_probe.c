@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     /* getenv sees the variable either way: what differs is whether cushim may read it. */
     const char *env = getenv("CUSHIM_DRIVER");
     CUresult r = cushim_init();
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     bool loaded_mock = info->path != NULL && strcmp(info->path, mock) == 0;
     bool named_mock = strstr(info->message, mock) != NULL;
     printf("AT_SECURE=%lu uid=%d euid=%d\n", secure, (int)getuid(), (int)geteuid());

@@ -100,7 +100,7 @@ static const api apis[] = {
     API(context_create, OUT(K_CONTEXT)),
     API(context_synchronize, HANDLE(K_CONTEXT)),
     /* Either bound may be NULL alone; both NULL is a case of its own below. */
-    API(context_stream_priority_range, HANDLE(K_CONTEXT), PTR_OPT(V_INT), PTR_OPT(V_INT)),
+    API(context_stream_priority_range, PTR_OPT(V_INT), PTR_OPT(V_INT), HANDLE(K_CONTEXT)),
     API(stream_create, OUT(K_STREAM), HANDLE(K_CONTEXT)),
     API(stream_synchronize, HANDLE(K_STREAM)),
     API(stream_query, HANDLE(K_STREAM)),
@@ -222,7 +222,7 @@ static void test_null_and_wrong_kind_for_every_parameter(void **state) {
     snapshot before = start();
     check_refusal("cushim_context_stream_priority_range with both bounds NULL",
                   "cushim_context_stream_priority_range", CUDA_ERROR_INVALID_VALUE,
-                  cushim_context_stream_priority_range(fx.ctx, NULL, NULL), &before, BEFORE_DRIVER);
+                  cushim_context_stream_priority_range(NULL, NULL, fx.ctx), &before, BEFORE_DRIVER);
     assert_ok(cushim_driver()->cuCtxSetCurrent(NULL));
     printf("# %d refusals checked\n", cases);
     assert_true(cases > 600);

@@ -31,7 +31,7 @@ static void test_unknown_flags_and_priorities_out_of_range(void **state) {
         if (e != NULL) FAILED(label, "the out-pointer is not NULL");
     }
     int least = 0, greatest = 0;
-    assert_ok(cushim_context_stream_priority_range(fx.ctx, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, fx.ctx));
     const int priorities[] = {INT_MIN, INT_MAX, greatest - 1, least + 1};
     for (size_t i = 0; i < sizeof priorities / sizeof priorities[0]; i++) {
         char label[64];
@@ -150,11 +150,11 @@ static void test_loader_and_error_text_take_anything(void **state) {
     }
     assert_int_equal(mock.calls("*"), calls);
     /* A log level past CUSHIM_LOG_OFF silences the handler, as OFF does. */
-    cushim_set_log_handler(capture_log, &captured, (cushim_log_level)1000);
+    cushim_log_set_handler(capture_log, &captured, (cushim_log_level)1000);
     memset(&captured, 0, sizeof captured);
     cushim_stream_release((cushim_stream *)(void *)fx.event);
     assert_int_equal(captured.count[CUSHIM_LOG_WARN], 0);
-    cushim_set_log_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
+    cushim_log_set_handler(capture_log, &captured, CUSHIM_LOG_DEBUG);
     cushim_stream_release((cushim_stream *)(void *)fx.event);
     assert_int_equal(captured.count[CUSHIM_LOG_WARN], 1);
     assert_ok(cushim_event_query(fx.event));

@@ -37,11 +37,11 @@ static void *racer(void *arg) {
     case 0: r->init = cushim_init(); break;
     case 1: r->table = cushim_driver(); break;
     case 2: r->has_init = cushim_driver_has("cuInit"); break;
-    default: r->info = cushim_driver_get_info(); break;
+    default: r->info = cushim_driver_state(); break;
     }
     if (r->first != 0) r->init = cushim_init();
     if (r->table == NULL) r->table = cushim_driver();
-    if (r->info == NULL) r->info = cushim_driver_get_info();
+    if (r->info == NULL) r->info = cushim_driver_state();
     if (r->first != 2) r->has_init = cushim_driver_has("cuInit");
     return NULL;
 }
@@ -64,13 +64,13 @@ static void test_64_threads_race_the_first_init(void **state) {
     for (int i = 0; i < THREADS; i++) {
         assert_cu(CUDA_SUCCESS, results[i].init);
         assert_ptr_equal(results[i].table, table);
-        assert_ptr_equal(results[i].info, cushim_driver_get_info());
+        assert_ptr_equal(results[i].info, cushim_driver_state());
         assert_true(results[i].has_init);
     }
     /* One load: one cuInit and one version query, whoever came first. */
     assert_int_equal(mock.calls("cuInit"), 1);
     assert_int_equal(mock.calls("cuDriverGetVersion"), 1);
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     assert_int_equal(info->status, CUSHIM_DRIVER_LOADED);
     assert_true(info->entries_resolved > 0);
     /* The table holds exactly what the mock handed out: no slot was left half-filled by a

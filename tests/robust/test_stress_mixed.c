@@ -285,7 +285,7 @@ static void op_recycling(worker *w) {
                   cushim_context_set_recycling(c, pick(w, 4) != 0, pick(w, 4) != 0));
     }
     cushim_recycling info;
-    expect_ok(w, "cushim_context_get_recycling", cushim_context_get_recycling(c, &info));
+    expect_ok(w, "cushim_context_recycling", cushim_context_recycling(&info, c));
     if (info.streams_held > info.streams_max) unexpected(w, "a stream cache past its bound", 0);
 }
 
@@ -335,7 +335,7 @@ static void *work(void *arg) {
 static int setup(void **state) {
     if (mock_setup(state) != 0) return -1;
     /* The shared test log is not thread-safe: count from any thread instead. */
-    cushim_set_log_handler(count_log, NULL, CUSHIM_LOG_WARN);
+    cushim_log_set_handler(count_log, NULL, CUSHIM_LOG_WARN);
     return 0;
 }
 
@@ -347,7 +347,7 @@ static void test_mixed_workload_from_8_threads(void **state) {
         assert_ok(cushim_module_load_data(&mods[k], ctxs[k], ptx));
         assert_ok(cushim_module_function(&fns[k], mods[k], KERNEL));
     }
-    assert_ok(cushim_context_stream_priority_range(ctxs[0], &prio_least, &prio_greatest));
+    assert_ok(cushim_context_stream_priority_range(&prio_least, &prio_greatest, ctxs[0]));
     const int contexts = mock.live(CUSHIM_MOCK_CONTEXT);
     assert_int_equal(contexts, 2);
     assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 0);
@@ -400,7 +400,7 @@ static void test_mixed_workload_from_8_threads(void **state) {
     unsigned held_streams = 0, held_events = 0;
     for (int k = 0; k < 2; k++) {
         cushim_recycling info;
-        assert_ok(cushim_context_get_recycling(ctxs[k], &info));
+        assert_ok(cushim_context_recycling(&info, ctxs[k]));
         assert_in_range(info.streams_held, 0, info.streams_max);
         assert_in_range(info.events_held, 0, 4 * info.events_max);
         held_streams += info.streams_held;

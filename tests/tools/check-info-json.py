@@ -3,13 +3,17 @@
 
 Usage: check-info-json.py PROGRAM [ARGS...] [--expect-exit N] [--expect-status WORD]
                           [--expect-in-message TEXT] [--expect-stdout TEXT]
-                          [--expect-stderr TEXT] [--expect-mock LIST_MD] [--no-json]
+                          [--expect-stderr TEXT] [--expect-mock LIST_MD]
+                          [--expect-once TEXT] [--expect-devices-listed N] [--no-json]
 
 The options above are taken by this script wherever they appear; every other argument goes to
 PROGRAM, in order. Without --no-json, stdout must be exactly one JSON object with the fields
 cushim-info documents. --expect-mock takes the mock's generated list of entries
 (mock-entries.md): the driver must be that mock, and cushim-info must give the list's "N of M"
-figures, in "mock" of the JSON or on the "mock driver" line of the text. Exits 0 when every
+figures, in "mock" of the JSON or on the "mock driver" line of the text. --expect-once: TEXT
+occurs exactly once in stdout and stderr together (a reason said once).
+--expect-devices-listed N: the JSON lists N devices and its "devices_cut" says the list was cut
+there. Exits 0 when every
 check passes, 1 (with the reason) otherwise.
 """
 
@@ -28,10 +32,12 @@ def parse(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     opts = {"exit": 0, "status": None, "in_message": None, "stdout": None, "stderr": None,
-            "mock": None, "json": True}
+            "mock": None, "once": None, "listed": None, "json": True}
     takes_value = {"--expect-exit": "exit", "--expect-status": "status",
                    "--expect-in-message": "in_message", "--expect-stdout": "stdout",
-                   "--expect-stderr": "stderr", "--expect-mock": "mock"}
+                   "--expect-stderr": "stderr", "--expect-mock": "mock",
+                   "--expect-once": "once",
+                   "--expect-devices-listed": "listed"}
     program, rest, args = argv[1], argv[2:], []
     i = 0
     while i < len(rest):
@@ -71,6 +77,12 @@ def check_json(out, opts, fail):
         fail("message %r does not contain %r" % (doc["message"], opts["in_message"]))
     if "mock" not in doc or not (doc["mock"] is None or isinstance(doc["mock"], dict)):
         fail("field 'mock' is missing or neither an object nor null")
+    if opts["listed"] is not None:
+        n = int(opts["listed"])
+        if len(doc["devices"]) != n:
+            fail("%d devices listed, expected %d" % (len(doc["devices"]), n))
+        if not isinstance(doc.get("devices_cut"), str) or "first %d" % n not in doc["devices_cut"]:
+            fail("devices_cut %r does not say the list was cut at %d" % (doc.get("devices_cut"), n))
     if opts["mock"] is not None:
         done, total = list_figures(opts["mock"], fail)
         if doc["mock"] != {"implemented": done, "total": total}:
@@ -113,6 +125,10 @@ def main():
         fail("stdout does not contain %r" % opts["stdout"])
     if opts["stderr"] is not None and opts["stderr"].encode() not in p.stderr:
         fail("stderr does not contain %r" % opts["stderr"])
+    if opts["once"] is not None:
+        seen = (p.stdout + p.stderr).count(opts["once"].encode())
+        if seen != 1:
+            fail("%r occurs %d times in stdout and stderr, expected once" % (opts["once"], seen))
     if opts["json"]:
         check_json(p.stdout, opts, fail)
     elif opts["mock"] is not None:

@@ -86,7 +86,7 @@ static void test_streams_created_and_released_on_a_shared_context(void **state) 
     /* What the driver made and did not destroy is exactly what the caches hold, within their
      * bounds; the caches saved creates; a trim leaves nothing. */
     cushim_recycling info;
-    assert_ok(cushim_context_get_recycling(ctx, &info));
+    assert_ok(cushim_context_recycling(&info, ctx));
     int streams = mock.calls("cuStreamCreateWithPriority");
     int events = mock.calls("cuEventCreate");
     assert_int_equal(streams - mock.calls("cuStreamDestroy"), info.streams_held);

@@ -164,7 +164,7 @@ static void test_context_synchronize_switches_and_restores(void **state) {
     assert_ok(cushim_context_synchronize(Y));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
     int least = 1, greatest = 1;
-    assert_ok(cushim_context_stream_priority_range(Y, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, Y));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
     assert_true(greatest <= least);
 }

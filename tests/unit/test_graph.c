@@ -8,7 +8,7 @@
 /* Ends the capture on st and asserts a graph came out. */
 static cushim_graph *end_ok(cushim_stream *st) {
     cushim_graph *g = NULL;
-    assert_ok(cushim_stream_end_capture(st, &g));
+    assert_ok(cushim_stream_end_capture(&g, st));
     assert_non_null(g);
     return g;
 }
@@ -17,7 +17,7 @@ static cushim_graph *end_ok(cushim_stream *st) {
 static cushim_graph *capture_step(unsigned tag) {
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     assert_ok(launch_bump(s, tag));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)(intptr_t)(tag + 1)));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)(intptr_t)(tag + 1)));
     return end_ok(s);
 }
 
@@ -28,7 +28,7 @@ static void test_capture_instantiate_launch_twice(void **state) {
     ASSERT_OTHER_CURRENT();
     assert_ok(t->cuMemsetD32Async(buf, 1, 1, raw));
     assert_ok(launch_bump(s, 2));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)3));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)3));
     assert_ok(launch_bump(s, 4));
     assert_ok(t->cuMemcpyDtoDAsync(buf + sizeof(int), buf, sizeof(int), raw));
     cushim_graph *g = end_ok(s);
@@ -90,7 +90,7 @@ static void test_update_success_and_refusals(void **state) {
 
     /* Another topology: one node instead of two; the driver names no node. */
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)9));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)9));
     cushim_graph *c = end_ok(s);
     assert_cu(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, cushim_graph_exec_update(x, c));
     ASSERT_OTHER_CURRENT();
@@ -101,7 +101,7 @@ static void test_update_success_and_refusals(void **state) {
 
     /* The same count of nodes, of other kinds: the driver names the graph's first node. */
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)10));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)10));
     assert_ok(launch_bump(s, 11));
     cushim_graph *d = end_ok(s);
     assert_cu(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, cushim_graph_exec_update(x, d));
@@ -152,26 +152,37 @@ static void test_instantiate_refusal_decoded(void **state) {
 static void test_invalidated_capture(void **state) {
     (void)state;
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)1));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)1));
     assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, t->cuStreamSynchronize(cushim_stream_raw(s)));
     cushim_graph *g = (cushim_graph *)(uintptr_t)1;
-    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(s, &g));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
     assert_null(g);
     ASSERT_SAID("cushim_stream_end_capture: ");
     ASSERT_SAID("invalidated");
     ASSERT_OTHER_CURRENT();
     assert_int_equal(mock.live(CUSHIM_MOCK_GRAPH), 0);
-    assert_cu(CUDA_ERROR_ILLEGAL_STATE, cushim_stream_end_capture(s, &g));
+    assert_cu(CUDA_ERROR_ILLEGAL_STATE, cushim_stream_end_capture(&g, s));
     ASSERT_SAID("is not capturing");
 
-    /* cushim's own synchronize, the same. */
+    /* cushim's own synchronize, the same; its sentence says that the stream is capturing and
+     * what that means, not only the code. */
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cushim_stream_synchronize(s));
-    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(s, &g));
+    ASSERT_SAID("cushim_stream_synchronize: ");
+    ASSERT_SAID("is capturing (cushim_stream_begin_capture)");
+    ASSERT_SAID("recorded into a graph, not run");
+    ASSERT_SAID("invalidated");
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
     assert_int_equal(mock.live(CUSHIM_MOCK_GRAPH), 0);
+    /* And its query. */
+    assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cushim_stream_query(s));
+    ASSERT_SAID("cushim_stream_query: ");
+    ASSERT_SAID("is capturing");
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
 
     /* The captured host function never ran; the stream runs new work. */
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)2));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)2));
     assert_ok(cushim_stream_synchronize(s));
     ASSERT_ORDER(2);
 }
@@ -187,21 +198,21 @@ static void test_end_on_the_wrong_stream(void **state) {
     assert_ok(cushim_event_create(&fork, ctx, CU_EVENT_DISABLE_TIMING));
 
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)1));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)1));
     assert_ok(cushim_event_record(fork, s));
     assert_ok(cushim_stream_wait_event(s2, fork, 0));
-    assert_ok(cushim_stream_host_func(s2, host_note, (void *)2));
-    assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, cushim_stream_end_capture(s2, &g));
+    assert_ok(cushim_stream_launch_host_func(s2, host_note, (void *)2));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, cushim_stream_end_capture(&g, s2));
     ASSERT_SAID("only that stream can end it");
     assert_null(g);
-    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(s, &g));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cushim_stream_end_capture(&g, s));
     assert_int_equal(mock.live(CUSHIM_MOCK_GRAPH), 0);
 
     assert_ok(cushim_stream_begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     assert_ok(cushim_event_record(fork, s));
     assert_ok(cushim_stream_wait_event(s2, fork, 0));
-    assert_ok(cushim_stream_host_func(s2, host_note, (void *)3));
-    assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, cushim_stream_end_capture(s, &g));
+    assert_ok(cushim_stream_launch_host_func(s2, host_note, (void *)3));
+    assert_cu(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, cushim_stream_end_capture(&g, s));
     ASSERT_SAID("does not wait for");
     assert_null(g);
     ASSERT_OTHER_CURRENT();
@@ -229,7 +240,7 @@ static char other_thread_error[512];
 
 static void *end_elsewhere(void *arg) {
     cushim_graph *g = NULL;
-    other_thread_result = cushim_stream_end_capture(arg, &g);
+    other_thread_result = cushim_stream_end_capture(&g, arg);
     snprintf(other_thread_error, sizeof other_thread_error, "%s", cushim_last_error());
     return NULL;
 }
@@ -247,19 +258,19 @@ static void test_end_on_another_thread(void **state) {
 
 static void test_host_functions_in_stream_order(void **state) {
     (void)state;
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)1));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)1));
     assert_ok(launch_bump(s, 2));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)3));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)3));
     assert_ok(t->cuMemsetD32Async(buf, 7, 1, cushim_stream_raw(s)));
     assert_ok(launch_bump(s, 4));
-    assert_ok(cushim_stream_host_func(s, host_note, (void *)5));
+    assert_ok(cushim_stream_launch_host_func(s, host_note, (void *)5));
     ASSERT_OTHER_CURRENT();
     assert_ok(cushim_stream_synchronize(s));
     ASSERT_ORDER(1, 2, 3, 4, 5);
     assert_int_equal(buf_ints()[0], 74);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_host_func(NULL, host_note, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_launch_host_func(NULL, host_note, NULL));
     ASSERT_SAID("s is NULL");
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_host_func(s, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_launch_host_func(s, NULL, NULL));
     ASSERT_SAID("fn is NULL");
 }
 
@@ -302,9 +313,9 @@ static void test_bad_handles(void **state) {
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_graph_exec_update(x, NULL));
     assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_graph_exec_update(not_x, g));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_begin_capture(NULL, 0));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_end_capture(s, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_end_capture(NULL, s));
     cushim_graph *none = g;
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_end_capture(NULL, &none));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_end_capture(&none, NULL));
     assert_null(none);
     assert_null(cushim_graph_retain(not_g));
     assert_null(cushim_graph_exec_retain(not_x));

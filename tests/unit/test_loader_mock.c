@@ -36,7 +36,7 @@ static int newest_typedef_version(const char *base) {
 
 static void test_every_entry_asked_and_accounted_for(void **state) {
     (void)state;
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     assert_int_equal(info->status, CUSHIM_DRIVER_LOADED);
     assert_int_equal(info->entries_total, CUSHIM_TABLE_ENTRIES);
     /* Entries that share a base name (cuCtxSynchronize and cuCtxSynchronize_v2) are asked under
@@ -126,6 +126,21 @@ static void test_missing_entry_is_a_stub_not_a_crash(void **state) {
     assert_int_equal(mock.calls("cuGraphCreate"), 0);
 }
 
+/* A device that is not there: the sentence gives the machine's count only when the driver
+ * said it, and names cuDeviceGetCount's failure when it did not. */
+static void test_missing_device_sentence_says_what_was_seen(void **state) {
+    (void)state;
+    cushim_context *ctx = NULL;
+    assert_int_equal(cushim_context_primary(&ctx, 7), CUDA_ERROR_INVALID_DEVICE);
+    assert_null(ctx);
+    assert_non_null(strstr(cushim_last_error(), "this machine has 1 device)"));
+    mock.fail_call("cuDeviceGetCount", 1, CUDA_ERROR_UNKNOWN);
+    assert_int_equal(cushim_context_primary(&ctx, 7), CUDA_ERROR_INVALID_DEVICE);
+    assert_null(ctx);
+    assert_null(strstr(cushim_last_error(), "0 device"));
+    assert_non_null(strstr(cushim_last_error(), "cuDeviceGetCount failed with CUDA_ERROR_UNKNOWN"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_entry_asked_and_accounted_for),
@@ -134,6 +149,7 @@ int main(void) {
         cmocka_unit_test(test_raw_table_calls_the_driver),
         cmocka_unit_test(test_driver_has),
         cmocka_unit_test(test_missing_entry_is_a_stub_not_a_crash),
+        cmocka_unit_test(test_missing_device_sentence_says_what_was_seen),
     };
     /* The asks are recorded while cushim_init resolves the table, so the mock is not reset
      * between these tests. */

@@ -4,7 +4,7 @@
 
 static void test_newer_entry_is_unavailable(void **state) {
     (void)state;
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     assert_int_equal(info->status, CUSHIM_DRIVER_LOADED);
     assert_int_equal(info->driver_version, 12040);
     /* cuCtxCreate's ABI in CUDA 13 headers (cuCtxCreate_v4) is newer than 12.4. */

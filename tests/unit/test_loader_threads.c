@@ -34,7 +34,7 @@ static void test_init_raced_by_32_threads(void **state) {
     assert_non_null(tables[0]);
     assert_int_equal(mock.calls("cuInit"), 1);
     assert_int_equal(mock.calls("cuDriverGetVersion"), 1);
-    assert_int_equal(cushim_driver_get_info()->entries_resolved, (unsigned)mock.resolved_count());
+    assert_int_equal(cushim_driver_state()->entries_resolved, (unsigned)mock.resolved_count());
 }
 
 int main(void) {

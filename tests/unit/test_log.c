@@ -32,7 +32,7 @@ static void test_handler_sees_messages_at_its_level(void **state) {
     (void)state;
     test_log log;
     memset(&log, 0, sizeof log);
-    cushim_set_log_handler(capture_log, &log, CUSHIM_LOG_WARN);
+    cushim_log_set_handler(capture_log, &log, CUSHIM_LOG_WARN);
     /* A refused destroy is a warning with its code. */
     cushim_context *ctx = NULL;
     assert_ok(cushim_context_create(&ctx, 0, 0));
@@ -42,12 +42,12 @@ static void test_handler_sees_messages_at_its_level(void **state) {
     assert_non_null(strstr(log.text, "CUDA_ERROR_INVALID_CONTEXT"));
     /* Below the handler's level nothing arrives; at off, nothing at all. */
     memset(&log, 0, sizeof log);
-    cushim_set_log_handler(capture_log, &log, CUSHIM_LOG_ERROR);
+    cushim_log_set_handler(capture_log, &log, CUSHIM_LOG_ERROR);
     assert_ok(cushim_context_create(&ctx, 0, 0));
     mock.fail_call("cuCtxDestroy", 1, CUDA_ERROR_INVALID_CONTEXT);
     cushim_context_release(ctx);
     assert_int_equal(log.count[CUSHIM_LOG_WARN], 0);
-    cushim_set_log_handler(NULL, NULL, CUSHIM_LOG_OFF);
+    cushim_log_set_handler(NULL, NULL, CUSHIM_LOG_OFF);
 }
 
 int main(void) {

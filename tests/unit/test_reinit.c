@@ -32,7 +32,7 @@ static void test_no_driver_then_driver(void **state) {
     setenv("CUSHIM_DRIVER", "/nonexistent/libcuda.so.1", 1);
     assert_ok(cushim_testing_reinit());
     assert_int_equal(cushim_init(), CUDA_ERROR_NOT_INITIALIZED);
-    assert_int_equal(cushim_driver_get_info()->status, CUSHIM_DRIVER_NOT_FOUND);
+    assert_int_equal(cushim_driver_state()->status, CUSHIM_DRIVER_NOT_FOUND);
     int count = -1;
     assert_int_equal(cushim_driver()->cuDeviceGetCount(&count), CUDA_ERROR_NOT_INITIALIZED);
     cushim_context *ctx = NULL;
@@ -41,7 +41,7 @@ static void test_no_driver_then_driver(void **state) {
     setenv("CUSHIM_DRIVER", mock_path, 1);
     assert_ok(cushim_testing_reinit());
     assert_ok(cushim_init());
-    assert_int_equal(cushim_driver_get_info()->status, CUSHIM_DRIVER_LOADED);
+    assert_int_equal(cushim_driver_state()->status, CUSHIM_DRIVER_LOADED);
     assert_ok(cushim_driver()->cuDeviceGetCount(&count));
     assert_int_equal(count, 1);
     int per_sm = 0;
@@ -65,7 +65,7 @@ static void test_mock_knobs_seen_after_reinit(void **state) {
     mock.set_init_result(CUDA_ERROR_NO_DEVICE);
     assert_ok(cushim_testing_reinit());
     assert_int_equal(cushim_init(), CUDA_ERROR_NO_DEVICE);
-    assert_int_equal(cushim_driver_get_info()->status, CUSHIM_DRIVER_INIT_FAILED);
+    assert_int_equal(cushim_driver_state()->status, CUSHIM_DRIVER_INIT_FAILED);
     mock.set_init_result(CUDA_SUCCESS);
     assert_ok(cushim_testing_reinit());
     assert_ok(cushim_init());

@@ -68,7 +68,7 @@ static void test_not_ready_sets_no_error(void **state) {
     launch_on(s);
     assert_ok(cushim_event_record(b, s));
     assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_query(NULL));
-    char before[256];
+    char before[512];
     snprintf(before, sizeof before, "%s", cushim_last_error());
     assert_non_null(strstr(before, "cushim_stream_query"));
     float ms = -1.0f;
@@ -176,7 +176,7 @@ static void test_event_and_stream_of_other_contexts(void **state) {
 static void test_priorities(void **state) {
     (void)state;
     int least = 0, greatest = 0;
-    assert_ok(cushim_context_stream_priority_range(ctx, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, ctx));
     assert_true(greatest < least);
     cushim_stream *hi = NULL, *lo = NULL, *bad = (cushim_stream *)&bad;
     assert_ok(cushim_stream_create(&hi, ctx, 0, greatest));
@@ -190,7 +190,7 @@ static void test_priorities(void **state) {
     int p = 0;
     assert_ok(cushim_driver()->cuStreamGetPriority(cushim_stream_raw(hi), &p));
     assert_int_equal(p, greatest);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_stream_priority_range(ctx, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_context_stream_priority_range(NULL, NULL, ctx));
     cushim_stream_release(hi);
     cushim_stream_release(lo);
 }
@@ -202,6 +202,69 @@ static void test_device_synchronize_needs_a_current_context(void **state) {
     assert_non_null(strstr(cushim_last_error(), "no context is current"));
     assert_ok(cushim_driver()->cuCtxSetCurrent(cushim_context_raw(ctx)));
     assert_ok(cushim_device_synchronize());
+}
+
+static void host_nothing(void *user) { (void)user; }
+
+/* cushim.h, "A NULL stream": NULL is a context's default stream where another argument gives the
+ * context, and CUDA_ERROR_INVALID_VALUE, with what to call instead, where none does. */
+static void test_null_stream_rule(void **state) {
+    (void)state;
+    cushim_event *e = NULL;
+    assert_ok(cushim_event_create(&e, ctx, 0));
+    launch_on(NULL);
+    assert_ok(cushim_event_record(e, NULL));
+    assert_ok(cushim_stream_wait_event(NULL, e, 0));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_synchronize(NULL));
+    assert_non_null(strstr(cushim_last_error(), "names a default stream only beside an object"));
+    assert_non_null(strstr(cushim_last_error(), "cushim_context_synchronize(ctx)"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_query(NULL));
+    assert_non_null(strstr(cushim_last_error(), "cushim_event_record(e, NULL)"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_launch_host_func(NULL, host_nothing, NULL));
+    assert_non_null(strstr(cushim_last_error(), "a host function needs a stream"));
+    /* What the sentences advise works: the default stream's work is waited for. */
+    assert_cu(CUDA_ERROR_NOT_READY, cushim_event_query(e));
+    assert_ok(cushim_context_synchronize(ctx));
+    assert_ok(cushim_event_query(e));
+    cushim_event_release(e);
+}
+
+/* The README's migration table: cudaDeviceSynchronize() is cushim_context_synchronize(ctx), which
+ * needs no context current, right after cushim_context_primary (which makes none current). */
+static void test_migration_device_synchronize(void **state) {
+    (void)state;
+    cushim_context *primary = NULL;
+    assert_ok(cushim_context_primary(&primary, 0));
+    assert_null(mock.current());
+    assert_ok(cushim_context_synchronize(primary));
+    assert_null(mock.current());
+    cushim_context_release(primary);
+}
+
+/* The README's "When a call fails": a failed create writes NULL to its out-parameter, so a
+ * replacement goes through a variable of its own (the marked lines are the README's). */
+static void test_failed_create_writes_null(void **state) {
+    (void)state;
+    /* README: begin */
+    cushim_stream *s = NULL, *t = NULL;
+    cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0); /* s: a live stream */
+    /* Replacing s: create into a variable of its own, and replace s only on success. */
+    if (cushim_stream_create(&t, ctx, 0x80, 0) == CUDA_SUCCESS) { /* 0x80: not a stream flag */
+        cushim_stream_release(s);
+        s = t;
+    } else {
+        fprintf(stderr, "%s\n", cushim_last_error()); /* t is NULL; s is still the live stream */
+    }
+    /* Not cushim_stream_create(&s, ...): failing, it would set s to NULL, losing the stream. */
+    /* README: end */
+    assert_null(t);
+    assert_non_null(s);
+    assert_ok(cushim_stream_query(s));
+    /* What the README warns of. */
+    cushim_stream *live = s;
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_stream_create(&s, ctx, 0x80, 0));
+    assert_null(s);
+    cushim_stream_release(live);
 }
 
 int main(void) {
@@ -217,6 +280,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_priorities, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_synchronize_needs_a_current_context, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_null_stream_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_create_writes_null, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migration_device_synchronize, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

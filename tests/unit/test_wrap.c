@@ -36,13 +36,13 @@ static void test_stream_wrap_borrows(void **state) {
     cushim_event *e = NULL;
     assert_ok(cushim_event_create(&e, ctx, 0));
     assert_ok(launch_bump(w, 1));
-    assert_ok(cushim_stream_host_func(w, host_note, (void *)2));
+    assert_ok(cushim_stream_launch_host_func(w, host_note, (void *)2));
     assert_ok(cushim_event_record(e, w));
     assert_ok(cushim_stream_wait_event(s, e, 0));
     assert_ok(cushim_stream_begin_capture(w, CU_STREAM_CAPTURE_MODE_GLOBAL));
     assert_ok(launch_bump(w, 3));
     cushim_graph *g = NULL;
-    assert_ok(cushim_stream_end_capture(w, &g));
+    assert_ok(cushim_stream_end_capture(&g, w));
     cushim_graph_exec *x = NULL;
     assert_ok(cushim_graph_instantiate(&x, g, 0));
     assert_ok(cushim_graph_exec_launch(x, w));
@@ -182,7 +182,7 @@ static void test_context_wrap_borrows(void **state) {
     void *params[] = {&p, &tag};
     cushim_launch_config cfg = {.grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .stream = ws};
     assert_ok(cushim_launch(wf, &cfg, params));
-    assert_ok(cushim_stream_host_func(ws, host_note, (void *)5));
+    assert_ok(cushim_stream_launch_host_func(ws, host_note, (void *)5));
     assert_ok(cushim_context_synchronize(w));
     ASSERT_ORDER(4, 5);
     assert_int_equal(target, 4);

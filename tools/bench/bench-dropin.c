@@ -31,3 +31,15 @@ CUSHIM__NOINLINE CUresult loop_cushim_dropin_launch(const bench_env *e, int k) {
     }
     return (CUresult)bad;
 }
+
+CUresult bench_dropin_query(bench_env *e, int n);
+
+/* cuStreamQuery of the idle stream through the trampoline: the tracer's rows time a cheap call
+ * as well as a launch, so that its own cost is not lost in the launch's. */
+CUSHIM__NOINLINE CUresult bench_dropin_query(bench_env *e, int n) {
+    for (int i = 0; i < n; i++) {
+        CUresult r = cuStreamQuery(e->raw_idle);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    return CUDA_SUCCESS;
+}

@@ -83,7 +83,7 @@ static int resolve_driver(bench_driver *d, char *err, size_t n) {
     d->handle = dlopen(d->path, RTLD_NOW | RTLD_LOCAL);
     if (d->handle == NULL) {
         /* cushim found a driver elsewhere (its search goes on past libcuda.so.1): take that. */
-        const char *loaded = cushim_driver_get_info()->path;
+        const char *loaded = cushim_driver_state()->path;
         if (loaded != NULL) {
             d->path = loaded;
             d->handle = dlopen(d->path, RTLD_NOW | RTLD_LOCAL);
@@ -233,7 +233,7 @@ static int open_graph(bench_env *e, char *err, size_t n) {
         r = cushim_launch(e->empty, &cfg, NULL);
     }
     cushim_graph *g = NULL;
-    CUresult end = cushim_stream_end_capture(e->stream, &g);
+    CUresult end = cushim_stream_end_capture(&g, e->stream);
     if (r != CUDA_SUCCESS) {
         cushim_graph_release(g);
         return failed(err, n, "cushim_launch (into the graph)", r);
@@ -255,7 +255,7 @@ int bench_env_open(bench_env *e, int ordinal, const char *ptx, char *err, size_t
     /* cushim_init() calls libcuda's cuInit; the direct pointers come afterwards, from the same
      * library, so that cuInit runs once, as in a program that uses both. */
     CUresult r = cushim_init();
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     if (r != CUDA_SUCCESS) {
         say(err, err_size, "no usable CUDA driver (%s): %s", bench_error_name(r), info->message);
         return BENCH_RC_NO_DRIVER;

@@ -57,7 +57,7 @@ static int child_cushim(void) {
     int64_t t0 = now_ns();
     CUresult r = cushim_init();
     int64_t t1 = now_ns();
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     if (r != CUDA_SUCCESS) {
         fprintf(stderr, "cushim-bench: no usable CUDA driver (%s): %s\n", bench_error_name(r),
                 info->message);

@@ -19,11 +19,21 @@ static int64_t now_ns(void) {
 
 /* One batch: only the n calls are timed. A batch that queued work is followed by a
  * synchronize outside the timed region, so that no batch meets a queue the last one filled. */
-static CUresult run_batch(bench_env *e, const bench_op *op, bench_batch_fn fn, int n,
+static CUresult run_batch(bench_env *e, const bench_op *op, bool shim_side, int n,
                           double *ns_per_op) {
+    bench_batch_fn fn = shim_side ? op->shim : op->direct;
+    bool around = shim_side && op->shim_setup != NULL;
+    if (around) {
+        CUresult s = op->shim_setup(e);
+        if (s != CUDA_SUCCESS) return s;
+    }
     int64_t t0 = now_ns();
     CUresult r = fn(e, n);
     int64_t t1 = now_ns();
+    if (around) {
+        CUresult s = op->shim_teardown(e);
+        if (r == CUDA_SUCCESS) r = s;
+    }
     if (r == CUDA_SUCCESS && op->settle) r = cushim_stream_synchronize(e->stream);
     *ns_per_op = (double)(t1 - t0) / n / (op->per > 0 ? op->per : 1);
     return r;
@@ -70,15 +80,15 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
     double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs, *delta = v + 3 * s->pairs;
     double ignored;
     for (int i = 0; i < s->warmup; i++) {
-        if (failed_pair(out, run_batch(e, op, op->direct, ops, &ignored), "direct") ||
-            failed_pair(out, run_batch(e, op, op->shim, ops, &ignored), "cushim")) {
+        if (failed_pair(out, run_batch(e, op, false, ops, &ignored), "direct") ||
+            failed_pair(out, run_batch(e, op, true, ops, &ignored), "cushim")) {
             free(v);
             return BENCH_RC_FAILED;
         }
     }
     for (int i = 0; i < s->pairs; i++) {
-        if (failed_pair(out, run_batch(e, op, op->direct, ops, &direct[i]), "direct") ||
-            failed_pair(out, run_batch(e, op, op->shim, ops, &shim[i]), "cushim")) {
+        if (failed_pair(out, run_batch(e, op, false, ops, &direct[i]), "direct") ||
+            failed_pair(out, run_batch(e, op, true, ops, &shim[i]), "cushim")) {
             free(v);
             return BENCH_RC_FAILED;
         }

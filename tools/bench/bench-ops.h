@@ -19,6 +19,9 @@ typedef struct bench_op {
     bool needs_graph;    /* skipped where the driver could not make the benchmark's graph */
     int max_ops;         /* at most this many operations per batch (0: no limit) */
     int per;             /* figures are per 1/per of an operation: per kernel of a graph (0: 1) */
+    /* Untimed, around each cushim batch (NULL: nothing): the tracer's rows start and stop it. */
+    CUresult (*shim_setup)(bench_env *e);
+    CUresult (*shim_teardown)(bench_env *e);
 } bench_op;
 
 extern const bench_op bench_ops[];

@@ -15,7 +15,7 @@ int main(void) {
     const char *why = cushim_last_error();
     printf("cushim_init: %s: %s\n", cushim_error_name(r), why);
     if (r == CUDA_SUCCESS || why == NULL || strlen(why) == 0) return 1;
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     if (info->result != r || info->header_version != CUDA_VERSION) return 1;
     return 0;
 }

@@ -17,6 +17,6 @@ int main() {
     const std::string why = cushim_last_error();
     std::cout << "cushim_init from C++: " << cushim_error_name(r) << ": " << why << "\n";
     if (r == CUDA_SUCCESS || why.empty()) return 1;
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     return info->result == r && info->header_version == CUDA_VERSION ? 0 : 1;
 }

@@ -6,7 +6,7 @@
 
 int main(void) {
     CUresult r = cushim_init();
-    const cushim_driver_info *info = cushim_driver_get_info();
+    const cushim_driver_info *info = cushim_driver_state();
     printf("cushim %d.%d.%d, header %d, %u entries: %s\n", CUSHIM_VERSION_MAJOR,
            CUSHIM_VERSION_MINOR, CUSHIM_VERSION_PATCH, info->header_version, info->entries_total,
            cushim_error_name(r));

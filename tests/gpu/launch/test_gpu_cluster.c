@@ -187,7 +187,7 @@ static void test_priorities_at_both_ends_of_the_range(void **state) {
     assert_ok(cushim_module_function(&f, m, "cushim_empty"));
     assert_ok(cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0));
     int least = 0, greatest = 0;
-    assert_ok(cushim_context_stream_priority_range(ctx, &least, &greatest));
+    assert_ok(cushim_context_stream_priority_range(&least, &greatest, ctx));
     printf("# priority range: %d (highest) to %d (lowest)\n", greatest, least);
 
     cushim_launch_config cfg = {

@@ -64,7 +64,7 @@ static inline int fixture_teardown(void **state) {
 /* What a launch on a NULL stream passes the driver: the default stream of the build's
  * -Ddefault_stream mode. */
 static inline CUstream default_stream(void) {
-    return cushim_driver_get_info()->per_thread_stream ? CU_STREAM_PER_THREAD : NULL;
+    return cushim_driver_state()->per_thread_stream ? CU_STREAM_PER_THREAD : NULL;
 }
 
 /* mock.fail, past cmocka's function-like macro fail(), which `mock.fail(...)` would expand. */

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Generate the tracer's hooked wrappers and argument printers from the installed cuda.h.
+
+Usage: gen-trace.py CUDA_INCLUDE_DIR OUT_LEGACY_C OUT_PER_THREAD_C
+
+Writes:
+  OUT_LEGACY_C      one hooked wrapper per entry of the legacy table, the table of them, the
+                    copy of the real slots they call through, how to print each entry's
+                    arguments (kind, size, enum), and the enums of cuda.h by name;
+  OUT_PER_THREAD_C  the wrappers of the per-thread table (compiled with
+                    CUDA_API_PER_THREAD_DEFAULT_STREAM), typed as that mode's cuda.h.
+
+A wrapper hands its argument pointers to the hooks, calls the real slot, and hands the result to
+the hooks. The slots hold wrappers only while a hook is installed (src/trace/slots.c).
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_header  # noqa: E402
+
+GENERATOR = "gen/gen-trace.py"
+c_string = cuda_header.c_string
+
+# Kinds of argument, as src/trace/entry_info.h numbers them.
+K_HEX, K_UNSIGNED, K_SIGNED, K_FLOAT, K_STRING, K_ENUM, K_FLAGS, K_DIM3, K_GROUPED, K_OPAQUE, \
+    K_RESULT = range(11)
+
+UNSIGNED = {"size_t", "unsigned int", "unsigned", "cuuint32_t", "cuuint64_t",
+            "unsigned long long", "unsigned short", "unsigned char", "unsigned long"}
+SIGNED = {"int", "CUdevice", "short", "long", "long long", "char", "CUdevice_v1"}
+FLOATS = {"float", "double"}
+# Integer handles: printed in hex, as the pointer handles are.
+INT_HANDLES = {"CUdeviceptr", "CUtexObject", "CUsurfObject", "CUmemGenericAllocationHandle",
+               "CUdeviceptr_v2", "CUtexObject_v1", "CUsurfObject_v1", "CUgraphConditionalHandle"}
+
+
+def eval_value(expr, known):
+    expr = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+\b", "", expr.strip())
+    expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(known.get(m.group(0), "x")), expr)
+    try:
+        return int(eval(expr, {"__builtins__": {}}))  # noqa: S307 - digits and operators only
+    except Exception:
+        return None
+
+
+def parse_enums(text):
+    """typedef name -> [(enumerator, value)], for every enum of cuda.h with a typedef name;
+    aliases (typedef CUlaunchAttributeID CUstreamAttrID) included."""
+    enums = {}
+    known = {}
+    for m in re.finditer(r"typedef\s+enum\s*\w*\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
+        values = []
+        nxt = 0
+        for item in m.group(1).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, _, expr = item.partition("=")
+            name = name.strip()
+            if not re.match(r"^[A-Za-z_]\w*$", name):
+                continue
+            v = eval_value(expr, known) if expr.strip() else nxt
+            if v is None:
+                continue
+            known[name] = v
+            values.append((name, v))
+            nxt = v + 1
+        enums[m.group(2)] = values
+    for m in re.finditer(r"typedef\s+(\w+)\s+(\w+)\s*;", text):
+        if m.group(1) in enums and m.group(2) not in enums:
+            enums[m.group(2)] = enums[m.group(1)]
+    return enums
+
+
+def pointer_typedefs(text):
+    """Typedef names that are pointers: handles (struct X_st *) and callbacks."""
+    names = set(re.findall(r"typedef\s+struct\s+\w+\s*\*\s*(\w+)\s*;", text))
+    names |= set(re.findall(r"typedef\s+[\w\s\*]+?\(\s*CUDA_CB\s*\*\s*(\w+)\s*\)", text))
+    return names
+
+
+def docs(raw):
+    """Entry name -> the text of the doc comment just above its prototype."""
+    out = {}
+    pat = re.compile(r"/\*\*((?:(?!\*/).)*)\*/\s*(?:__CUDA_DEPRECATED\s+)?CUresult\s+CUDAAPI\s+"
+                     r"(cu\w+)\s*\(", re.S)
+    for m in pat.finditer(raw):
+        out.setdefault(m.group(2), m.group(1))
+    return out
+
+
+def split_param(part):
+    part = " ".join(part.split())
+    m = re.match(r"^(.*?)(\w+)\s*(\[\s*\w*\s*\])?$", part)
+    typ = m.group(1).strip()
+    if m.group(3):
+        typ += " *"
+    base = re.sub(r"\bconst\b", "", typ).replace("*", " ").split()
+    return typ, " ".join(base), typ.count("*"), m.group(2)
+
+
+class Printer:
+    def __init__(self, raw):
+        text = cuda_header.strip_comments(raw)
+        self.enums = {k: v for k, v in parse_enums(text).items() if k != "CUresult"}
+        self.pointers = pointer_typedefs(text)
+        self.docs = docs(raw)
+        owner = {}
+        for t, vals in self.enums.items():
+            for n, _v in vals:
+                owner.setdefault(n, t)
+        self.owner = owner
+        self.used = []  # enum typedef names, in the order of their index
+
+    def enum_index(self, name):
+        if name not in self.used:
+            self.used.append(name)
+        return self.used.index(name)
+
+    def flags_enum(self, entry):
+        """The flags enum (its name says flags) whose names the entry's doc comment gives, if one."""
+        counts = {}
+        for n in re.findall(r"::(CU_\w+)", self.docs.get(entry, "")):
+            t = self.owner.get(n)
+            if t and "flag" in t.lower():
+                counts[t] = counts.get(t, 0) + 1
+        if not counts:
+            return None
+        return max(sorted(counts), key=lambda t: counts[t])
+
+    def describe(self, e):
+        """[(name, kind, c type, enum index)] per argument, and the stream's place (-1: none;
+        -2: in the CUlaunchConfig of argument 0)."""
+        params = e["params"]
+        if params.strip() in ("", "void"):
+            return [], -1
+        parts = [split_param(p) for p in params.split(",")]
+        out = []
+        stream = -1
+        for k, (typ, base, stars, name) in enumerate(parts):
+            enum = -1
+            if stars == 0 and base == "CUstream" and stream == -1:
+                stream = k
+            if stars == 1 and base == "CUlaunchConfig" and stream == -1:
+                stream = -2 - k
+            if stars == 1 and base == "char" and typ.startswith("const"):
+                kind = K_STRING
+            elif stars or base in self.pointers or base in INT_HANDLES:
+                kind = K_HEX
+            elif base == "CUresult":
+                kind = K_RESULT
+            elif base in self.enums:
+                kind, enum = K_ENUM, self.enum_index(base)
+            elif base in UNSIGNED or base in SIGNED:
+                kind = K_UNSIGNED if base in UNSIGNED else K_SIGNED
+                if "flag" in name.lower():
+                    fe = self.flags_enum(e["name"])
+                    if fe:
+                        kind, enum = K_FLAGS, self.enum_index(fe)
+            elif base in FLOATS:
+                kind = K_FLOAT
+            else:
+                kind = K_OPAQUE
+            out.append([name, kind, typ, enum])
+        # Launch dimensions (gridDimX, gridDimY, gridDimZ) print as one (x,y,z).
+        for k in range(len(out) - 2):
+            a, b, c = out[k], out[k + 1], out[k + 2]
+            if a[0].endswith("X") and b[0] == a[0][:-1] + "Y" and c[0] == a[0][:-1] + "Z" and \
+                    all(x[1] in (K_UNSIGNED, K_SIGNED) for x in (a, b, c)):
+                a[0], a[1] = a[0][:-1], K_DIM3
+                b[1] = c[1] = K_GROUPED
+        return out, stream
+
+
+def banner(inc, version, what):
+    return ("/* Generated by %s from %s/cuda.h (CUDA_VERSION %d): %s.\n"
+            " * Do not edit: Meson regenerates this file at build time. */\n"
+            % (GENERATOR, inc, version, what))
+
+
+PRELUDE = ("#include <stddef.h>\n#include \"cushim.h\"\n#include \"trace/entry_info.h\"\n"
+           "#include \"trace/hooks.h\"\n\n"
+           "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n\n")
+
+
+def wrappers(E, mode, suffix):
+    """One wrapper per entry: arguments to the hooks, the real slot called, the result to them."""
+    real = "cushim__real_" + suffix
+    out = ["/* The real slots, copied when hooks go in: what each wrapper calls. */\n",
+           "cushim_driver_table %s;\n\n" % real]
+    for i, e in enumerate(E.list):
+        args = e["args"]
+        ptrs = ", ".join("(void *)&%s" % a for a in args) if args else "NULL"
+        out.append("static CUresult CUDAAPI hooked_%d(%s) {\n"
+                   "    void *cushim__a[] = {%s};\n"
+                   "    cushim__hook_frame cushim__f;\n"
+                   "    if (!cushim__hooks_before(&cushim__f, %du, %d, cushim__a, %du))\n"
+                   "        return __atomic_load_n(&%s.%s, __ATOMIC_RELAXED)(%s);\n"
+                   "    CUresult cushim__r = __atomic_load_n(&%s.%s, __ATOMIC_RELAXED)(%s);\n"
+                   "    cushim__hooks_after(&cushim__f, cushim__r);\n"
+                   "    return cushim__r;\n}\n"
+                   % (i, e["params"] or "void", ptrs, i, mode, len(args), real, e["name"],
+                      ", ".join(args), real, e["name"], ", ".join(args)))
+    out.append("\nstatic const cushim_driver_table hooked = {\n")
+    for i, e in enumerate(E.list):
+        out.append("    .%s = hooked_%d,\n" % (e["name"], i))
+    out.append("};\n\nconst cushim__hook_mode cushim__hook_%s = {&%s, &hooked};\n"
+               % (suffix, real))
+    return "".join(out)
+
+
+def legacy_source(E, P, inc):
+    out = [banner(inc, E.version, "the legacy mode's hooked wrappers and the argument printers"),
+           PRELUDE, wrappers(E, 0, "legacy"), "\n"]
+    described = [P.describe(e) for e in E.list]
+    for i, (args, _s) in enumerate(described):
+        if not args:
+            continue
+        out.append("static const cushim__trace_arg args_%d[] = {\n" % i)
+        for name, kind, typ, enum in args:
+            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d},\n"
+                       % (c_string(name), kind, typ, enum))
+        out.append("};\n")
+    out.append("\nconst cushim__trace_entry cushim__trace_entries[CUSHIM_TABLE_ENTRIES] = {\n")
+    for i, (args, stream) in enumerate(described):
+        out.append("    {%s, %du, %d},\n" % ("args_%d" % i if args else "NULL", len(args), stream))
+    out.append("};\n\n")
+    for k, t in enumerate(P.used):
+        out.append("static const cushim__trace_enum_value enum_%d[] = {\n" % k)
+        for n, v in P.enums[t]:
+            out.append("    {%s, %dLL},\n" % (c_string(n), v))
+        out.append("};\n")
+    out.append("\nconst cushim__trace_enum cushim__trace_enums[] = {\n")
+    for k, t in enumerate(P.used):
+        out.append("    {%s, enum_%d, %du},\n" % (c_string(t), k, len(P.enums[t])))
+    out.append("};\n")
+    return "".join(out)
+
+
+def per_thread_source(E, inc):
+    return "".join([banner(inc, E.version, "the per-thread mode's hooked wrappers"),
+                    "#if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)\n"
+                    "#error \"this file is compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM\"\n"
+                    "#endif\n", PRELUDE, wrappers(E, 1, "per_thread")])
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: gen-trace.py CUDA_INCLUDE_DIR OUT_LEGACY_C OUT_PER_THREAD_C")
+    inc, out_c, out_pt = sys.argv[1:]
+    E = cuda_header.Entries(inc)
+    P = Printer(cuda_header.read(inc + "/cuda.h"))
+    for path, text in ((out_c, legacy_source(E, P, inc)), (out_pt, per_thread_source(E, inc))):
+        with open(path, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

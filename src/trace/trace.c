@@ -1,0 +1,423 @@
+/* The tracer: one hook on every entry that writes a line per call (calls), a Chrome trace-event
+ * JSON event per call (timeline), or counts for a table at exit (summary).
+ *
+ * Lines and events are formatted on the calling thread, then appended under a lock to one
+ * buffer that is written out when full, at cushim_trace_stop and at exit; calls to stderr are
+ * written a line at a time instead, so that they interleave with the program's own output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/hints.h"
+#include "loader/diag.h"
+#include "loader/table.h"
+#include "trace/format.h"
+#include "trace/hooks.h"
+#include "trace/summary.h"
+
+/* What the tracer does: set while no hook of it is installed, read by the hook. */
+typedef struct config {
+    bool calls, timeline, summary;
+    char path[PATH_MAX]; /* "" for the defaults */
+} config;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static config cfg;
+static bool running; /* under lock */
+static unsigned long long hook_id;
+static int file_fd = -1;      /* the file, for the timeline or the calls; -1 when none */
+static int calls_fd = -1;     /* stderr, or file_fd */
+static atomic_bool reopen;    /* a forked child: the parent's file is not this process's */
+static bool first_event;      /* no timeline event written yet */
+static unsigned long long t0; /* the timeline's zero */
+static char out[1 << 16];
+static size_t out_len;
+static bool forked_child;
+static atomic_bool warn_pending;
+static char warning[PATH_MAX + 128];
+static _Thread_local long tid_cache;
+static long pid_cache; /* getpid() is a system call; the atfork handler resets this */
+
+static _Thread_local char ids[80]; /* ,"pid":P,"tid":T for this thread's events */
+static _Thread_local size_t ids_len;
+
+static long tid(void) {
+    if (tid_cache == 0) {
+        tid_cache = (long)syscall(SYS_gettid);
+        ids_len = 0;
+    }
+    return tid_cache;
+}
+
+static long pid(void) {
+    long p = __atomic_load_n(&pid_cache, __ATOMIC_RELAXED);
+    if (p == 0) {
+        p = (long)getpid();
+        __atomic_store_n(&pid_cache, p, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
+/* The event's pid and tid, formatted once per thread (and again in a forked child). */
+static void put_ids(cushim__text *t) {
+    (void)tid();
+    if (ids_len == 0) {
+        cushim__text i = {ids, 0, sizeof ids - 1};
+        CUSHIM__PUT_LIT(&i, ",\"pid\":");
+        cushim__put_u64(&i, (unsigned long long)pid());
+        CUSHIM__PUT_LIT(&i, ",\"tid\":");
+        cushim__put_u64(&i, (unsigned long long)tid());
+        ids_len = i.len;
+    }
+    cushim__put_n(t, ids, ids_len);
+}
+
+/* Most calls succeed: their result's name without a search of the table of codes. */
+static const char *result_name(CUresult r) {
+    return r == CUDA_SUCCESS ? "CUDA_SUCCESS" : cushim_error_name(r);
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return; /* a full disk loses the trace, not the program */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void flush_locked(void) {
+    if (file_fd >= 0 && out_len > 0) write_all(file_fd, out, out_len);
+    out_len = 0;
+}
+
+static void append_locked(const char *p, size_t n) {
+    if (file_fd < 0) return;
+    if (out_len + n > sizeof out) flush_locked();
+    if (n > sizeof out) {
+        write_all(file_fd, p, n);
+        return;
+    }
+    memcpy(out + out_len, p, n);
+    out_len += n;
+}
+
+/* The file's name in this process: the timeline's default names the pid; a child forked from a
+ * traced process adds its pid to the name it was given, so that it writes a file of its own. */
+static void file_name(char *name, size_t cap) {
+    if (cfg.path[0] == '\0') {
+        snprintf(name, cap, "cushim-trace-%ld.json", (long)getpid());
+    } else if (forked_child) {
+        snprintf(name, cap, "%s.%ld", cfg.path, (long)getpid());
+    } else {
+        snprintf(name, cap, "%s", cfg.path);
+    }
+}
+
+/* Opens the file when the configuration has one; false, with the warning's text, when it
+ * cannot be opened. */
+static bool open_file_locked(void) {
+    file_fd = -1;
+    first_event = true;
+    if (!cfg.timeline && !(cfg.calls && cfg.path[0] != '\0') &&
+        !(cfg.summary && cfg.path[0] != '\0')) {
+        return true;
+    }
+    char name[PATH_MAX + 32];
+    file_name(name, sizeof name);
+    file_fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (file_fd < 0) {
+        snprintf(warning, sizeof warning, "CUSHIM_TRACE: cannot open the trace file %s (%s)", name,
+                 strerror(errno));
+        return false;
+    }
+    if (cfg.timeline) append_locked("[\n", 2);
+    return true;
+}
+
+static void say_warning(void) {
+    if (atomic_exchange(&warn_pending, false)) cushim__log(CUSHIM_LOG_WARN, "%s", warning);
+}
+
+/* The stream's flow id: the per-thread default stream is one per thread ("pt" and its id). */
+static void put_stream(cushim__text *t, const cushim_hook_call *c, CUstream s) {
+    uintptr_t v = (uintptr_t)s;
+    if (v == (uintptr_t)CU_STREAM_PER_THREAD || (v == 0 && c->per_thread)) {
+        CUSHIM__PUT_LIT(t, "pt");
+        cushim__put_u64(t, (unsigned long long)tid());
+        return;
+    }
+    cushim__put_hex(t, v == (uintptr_t)CU_STREAM_LEGACY ? 0 : v);
+}
+
+/* The stream as one word: the per-thread default stream of each thread apart. */
+static uintptr_t stream_key(const cushim_hook_call *c, CUstream s) {
+    uintptr_t v = (uintptr_t)s;
+    if (v == (uintptr_t)CU_STREAM_PER_THREAD || (v == 0 && c->per_thread)) {
+        return ((uintptr_t)tid() << 2) | 2;
+    }
+    return v == (uintptr_t)CU_STREAM_LEGACY ? 0 : v;
+}
+
+static uintptr_t seen[1024]; /* streams that have a flow already; under lock */
+
+/* Whether this is the first call seen on the stream whose id is key (a hash of it). */
+static bool first_on_stream_locked(uintptr_t key) {
+    key |= 1;
+    for (size_t k = 0, h = (key * 0x9e3779b97f4a7c15ull) >> 54; k < 1024; k++, h = (h + 1) & 1023) {
+        if (seen[h] == key) return false;
+        if (seen[h] == 0) {
+            seen[h] = key;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void timeline_event(const cushim_hook_call *c, const char *name) {
+    char ev[3072];
+    cushim__text t = {ev, 0, sizeof ev};
+    unsigned long long start = c->start_ns > t0 ? c->start_ns - t0 : 0;
+    unsigned long long dur = c->end_ns - c->start_ns;
+    CUSHIM__PUT_LIT(&t, "{\"name\":\"");
+    cushim__put(&t, name);
+    CUSHIM__PUT_LIT(&t, "\",\"ph\":\"X\",\"ts\":");
+    cushim__put_us(&t, start);
+    CUSHIM__PUT_LIT(&t, ",\"dur\":");
+    cushim__put_us(&t, dur);
+    put_ids(&t);
+    CUSHIM__PUT_LIT(&t, ",\"args\":{");
+    cushim__put_args(&t, c, true);
+    if (c->arg_count) cushim__put_char(&t, ',');
+    CUSHIM__PUT_LIT(&t, "\"result\":\"");
+    cushim__put(&t, result_name(c->result));
+    CUSHIM__PUT_LIT(&t, "\"}}");
+    /* A flow through the calls on one stream: Perfetto draws the host-side order per stream. */
+    CUstream s;
+    bool flow = cushim__call_stream(c, &s);
+    size_t ph_at = 0;
+    uintptr_t key = 0;
+    if (flow) {
+        key = stream_key(c, s);
+        CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"stream\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
+        put_stream(&t, c, s);
+        CUSHIM__PUT_LIT(&t, "\",\"ph\":\"");
+        ph_at = t.len;
+        CUSHIM__PUT_LIT(&t, "s\",\"ts\":");
+        cushim__put_us(&t, start + dur / 2);
+        put_ids(&t);
+        cushim__put_char(&t, '}');
+    }
+    if (t.len == t.cap) return; /* cut: better no event than broken JSON */
+    pthread_mutex_lock(&lock);
+    if (running && !atomic_load(&reopen)) {
+        /* The first call on a stream starts its flow ("s"), the later ones step it ("t"). */
+        if (flow && !first_on_stream_locked(key)) ev[ph_at] = 't';
+        if (!first_event) append_locked(",\n", 2);
+        first_event = false;
+        append_locked(ev, t.len);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void calls_line(const cushim_hook_call *c, const char *name) {
+    char line[2048];
+    cushim__text t = {line, 0, sizeof line - 1};
+    CUSHIM__PUT_LIT(&t, "[cushim ");
+    cushim__put_u64(&t, (unsigned long long)tid());
+    CUSHIM__PUT_LIT(&t, "] ");
+    cushim__put(&t, name);
+    cushim__put_char(&t, '(');
+    cushim__put_args(&t, c, false);
+    CUSHIM__PUT_LIT(&t, ") = ");
+    cushim__put(&t, result_name(c->result));
+    CUSHIM__PUT_LIT(&t, " (");
+    cushim__put_us(&t, c->end_ns - c->start_ns);
+    CUSHIM__PUT_LIT(&t, " us)");
+    line[t.len++] = '\n';
+    if (calls_fd == STDERR_FILENO) {
+        write_all(STDERR_FILENO, line, t.len);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    if (running && !atomic_load(&reopen)) append_locked(line, t.len);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Opens the child's own file at its first call, once the parent's is closed. */
+static void reopen_in_child(void) {
+    pthread_mutex_lock(&lock);
+    if (atomic_load(&reopen) && running) {
+        atomic_store(&reopen, false);
+        if (!open_file_locked()) atomic_store(&warn_pending, true);
+        if (cfg.calls) calls_fd = cfg.timeline || cfg.path[0] == '\0' ? STDERR_FILENO : file_fd;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void after_call(const cushim_hook_call *c, void *user) {
+    (void)user;
+    if (atomic_load_explicit(&reopen, memory_order_relaxed)) reopen_in_child();
+    if (atomic_load_explicit(&warn_pending, memory_order_relaxed)) say_warning();
+    /* The per-thread variant by its own name (cuLaunchKernel_ptsz); one entry by cuda.h's. */
+    const char *name =
+        c->per_thread && cushim__entries[c->index].ptds_version != 0 ? c->symbol : c->entry;
+    if (cfg.summary) cushim__summary_count(c);
+    if (cfg.calls) calls_line(c, name);
+    if (cfg.timeline) timeline_event(c, name);
+}
+
+static bool parse(const char *what, config *c) {
+    memset(c, 0, sizeof *c);
+    for (const char *p = what; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n == 5 && strncmp(p, "calls", 5) == 0) {
+            c->calls = true;
+        } else if (n == 8 && strncmp(p, "timeline", 8) == 0) {
+            c->timeline = true;
+        } else if (n == 7 && strncmp(p, "summary", 7) == 0) {
+            c->summary = true;
+        } else if (n != 0) {
+            return false;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return c->calls || c->timeline || c->summary;
+}
+
+static unsigned long long warn_id;
+static void warn_once(const cushim_hook_call *c, void *user) {
+    (void)c;
+    (void)user;
+    say_warning();
+    (void)cushim_hook_remove(warn_id); /* from inside the hook: it does not wait for itself */
+}
+
+static void at_exit(void) { (void)cushim_trace_stop(); }
+
+/* Starts as asked; on failure returns its code with the sentence in `warning`. */
+static CUresult start(const char *what, const char *path) {
+    config c;
+    if (what == NULL || !parse(what, &c)) {
+        snprintf(warning, sizeof warning,
+                 "CUSHIM_TRACE=%s names nothing known: give calls, timeline or summary, or a "
+                 "comma-separated list of them",
+                 what ? what : "(null)");
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (path != NULL && strlen(path) >= sizeof c.path) {
+        snprintf(warning, sizeof warning, "CUSHIM_TRACE_FILE is longer than %d bytes", PATH_MAX);
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    if (path != NULL) snprintf(c.path, sizeof c.path, "%s", path);
+    pthread_mutex_lock(&lock);
+    if (running) {
+        pthread_mutex_unlock(&lock);
+        snprintf(warning, sizeof warning, "the tracer runs already: stop it first");
+        return CUDA_ERROR_ILLEGAL_STATE;
+    }
+    cfg = c;
+    CUresult r = CUDA_SUCCESS;
+    if (!open_file_locked()) r = CUDA_ERROR_FILE_NOT_FOUND;
+    calls_fd = c.calls && (c.timeline || c.path[0] == '\0') ? STDERR_FILENO : file_fd;
+    t0 = cushim__now_ns();
+    atomic_store(&reopen, false);
+    cushim__summary_reset();
+    memset(seen, 0, sizeof seen);
+    running = true;
+    static bool registered;
+    if (!registered) registered = atexit(at_exit) == 0;
+    pthread_mutex_unlock(&lock);
+    if (!cushim__hook_install(-1, NULL, after_call, NULL, &hook_id)) {
+        (void)cushim_trace_stop();
+        snprintf(warning, sizeof warning, "the tracer needs a hook, and %d are installed",
+                 CUSHIM__MAX_HOOKS);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    return r;
+}
+
+CUSHIM_API CUresult cushim_trace_start(const char *what, const char *path) {
+    CUresult r = start(what, path);
+    if (r != CUDA_SUCCESS) {
+        cushim__set_error("cushim_trace_start: %s", warning);
+        return r;
+    }
+    cushim__clear_error();
+    return CUDA_SUCCESS;
+}
+
+CUSHIM_API CUresult cushim_trace_stop(void) {
+    pthread_mutex_lock(&lock);
+    bool was = running;
+    pthread_mutex_unlock(&lock);
+    if (!was) return CUDA_SUCCESS;
+    (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
+    pthread_mutex_lock(&lock);
+    if (running) {
+        if (cfg.timeline && !atomic_load(&reopen)) append_locked("\n]\n", 3);
+        if (cfg.summary && !atomic_load(&reopen)) {
+            static char table[1 << 16];
+            size_t n = cushim__summary_print(table, sizeof table);
+            if (file_fd >= 0 && !cfg.timeline && !cfg.calls) {
+                append_locked(table, n);
+            } else {
+                write_all(STDERR_FILENO, table, n);
+            }
+        }
+        flush_locked();
+        if (file_fd >= 0) close(file_fd);
+        file_fd = calls_fd = -1;
+        running = false;
+    }
+    pthread_mutex_unlock(&lock);
+    cushim__clear_error();
+    return CUDA_SUCCESS;
+}
+
+void cushim__trace_from_env(void) {
+    static bool tried; /* once: a forked child keeps its parent's tracer, with a file of its own */
+    if (tried) return;
+    tried = true;
+    /* secure_getenv: a setuid program must not write a file its caller names. */
+    const char *what = secure_getenv("CUSHIM_TRACE");
+    if (what == NULL || what[0] == '\0') return;
+    CUresult r = start(what, secure_getenv("CUSHIM_TRACE_FILE"));
+    if (r == CUDA_SUCCESS) return;
+    /* Said at the next driver call: this runs inside cushim_init, where no log handler may be
+     * called. When nothing is traced, a hook of its own says it, once. */
+    atomic_store(&warn_pending, true);
+    if (r != CUDA_ERROR_FILE_NOT_FOUND)
+        (void)cushim__hook_install(-1, NULL, warn_once, NULL, &warn_id);
+}
+
+/* The child starts with a fresh lock and an empty buffer (what the buffer held is the parent's,
+ * which the parent writes), closes its copy of the parent's file and opens its own at its first
+ * call. Nothing is taken around the fork: see hooks.c. */
+static void after_fork_child(void) {
+    pthread_mutex_init(&lock, NULL);
+    forked_child = true;
+    tid_cache = 0;
+    __atomic_store_n(&pid_cache, 0, __ATOMIC_RELAXED);
+    out_len = 0;
+    if (running) {
+        if (file_fd >= 0) close(file_fd);
+        file_fd = -1;
+        if (calls_fd != STDERR_FILENO) calls_fd = -1;
+        atomic_store(&reopen, true);
+        memset(seen, 0, sizeof seen);
+        cushim__summary_reset();
+    }
+}
+static CUSHIM__CONSTRUCTOR void trace_register_fork(void) {
+    pthread_atfork(NULL, NULL, after_fork_child);
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""The tracer on the mock, through the drop-in: runs trace_program under CUSHIM_TRACE and checks
+what it wrote.
+
+Usage: check_trace.py CASE PROGRAM PTX_FILE [--per-thread]
+
+Cases: calls (to stderr), calls_file, timeline, timeline_default_name, summary, fork,
+unopenable, unknown. Prints TAP; exits 1 on the first failed check.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# The program's calls, in order: (entry, per-thread name or None, result, {argument: text}).
+# Values in <> are filled from the handles the program prints.
+SEQUENCE = [
+    ("cuInit", None, "CUDA_SUCCESS", {"Flags": "0"}),
+    ("cuDeviceGet", None, "CUDA_SUCCESS", {"ordinal": "0"}),
+    ("cuDeviceGet", None, "CUDA_ERROR_INVALID_DEVICE", {"ordinal": "99"}),
+    ("cuDevicePrimaryCtxRetain", None, "CUDA_SUCCESS", {"dev": "0"}),
+    ("cuCtxSetCurrent", None, "CUDA_SUCCESS", {"ctx": "<ctx>"}),
+    ("cuModuleLoad", None, "CUDA_SUCCESS", {"fname": '"<ptx>"'}),
+    ("cuModuleGetFunction", None, "CUDA_SUCCESS", {"hmod": "<module>", "name": '"cushim_empty"'}),
+    ("cuStreamCreate", None, "CUDA_SUCCESS", {"Flags": "CU_STREAM_NON_BLOCKING"}),
+    ("cuStreamCreate", None, "CUDA_SUCCESS", {"Flags": "CU_STREAM_DEFAULT"}),
+    ("cuMemAlloc", None, "CUDA_SUCCESS", {"bytesize": "4096"}),
+    ("cuMemsetD8Async", "cuMemsetD8Async_ptsz", "CUDA_SUCCESS",
+     {"dstDevice": "<dptr>", "uc": "7", "N": "4096", "hStream": "<s1>"}),
+    ("cuLaunchKernel", "cuLaunchKernel_ptsz", "CUDA_SUCCESS",
+     {"f": "<function>", "gridDim": "(2,1,1)", "blockDim": "(32,1,1)", "sharedMemBytes": "0",
+      "hStream": "<s1>", "kernelParams": "0x0", "extra": "0x0"}),
+    ("cuMemsetD8Async", "cuMemsetD8Async_ptsz", "CUDA_SUCCESS",
+     {"dstDevice": "<dptr>", "uc": "1", "N": "16", "hStream": "<s2>"}),
+    ("cuStreamSynchronize", "cuStreamSynchronize_ptsz", "CUDA_SUCCESS", {"hStream": "<s1>"}),
+    ("cuStreamSynchronize", "cuStreamSynchronize_ptsz", "CUDA_SUCCESS", {"hStream": "<s2>"}),
+    ("cuMemFree", None, "CUDA_SUCCESS", {"dptr": "<dptr>"}),
+    ("cuStreamDestroy", None, "CUDA_SUCCESS", {"hStream": "<s1>"}),
+    ("cuStreamDestroy", None, "CUDA_SUCCESS", {"hStream": "<s2>"}),
+    ("cuModuleUnload", None, "CUDA_SUCCESS", {"hmod": "<module>"}),
+    ("cuDevicePrimaryCtxRelease", None, "CUDA_SUCCESS", {"dev": "0"}),
+]
+STREAM_CALLS = 7  # calls above with a stream argument
+
+checks = 0
+
+
+def ok(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        print("not ok %d - %s" % (checks, what))
+        print("1..%d" % checks)
+        sys.exit(1)
+    print("ok %d - %s" % (checks, what))
+
+
+def run(program, ptx, env, cwd, fork=False):
+    e = dict(os.environ)
+    e.update(env)
+    args = [program, ptx] + (["fork"] if fork else [])
+    p = subprocess.run(args, env=e, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
+    ok(p.returncode == 0, "the program exits 0 (%d): %s" % (p.returncode, p.stderr[-2000:]))
+    lines = p.stdout.splitlines()
+    ok(len(lines) == (2 if fork else 1) and all(l.startswith("{") for l in lines),
+       "stdout holds only the program's own lines: %r" % p.stdout[:300])
+    return [json.loads(l) for l in lines], p.stderr
+
+
+def expected(handles, ptx, per_thread):
+    out = []
+    for entry, pt_name, result, args in SEQUENCE:
+        filled = {}
+        for k, v in args.items():
+            v = re.sub(r"<(\w+)>", lambda m: ptx if m.group(1) == "ptx" else handles[m.group(1)], v)
+            filled[k] = v
+        out.append((pt_name if per_thread and pt_name else entry, result, filled))
+    return out
+
+
+LINE = re.compile(r"^\[cushim (\d+)\] (\w+)\((.*)\) = (\w+) \((\d+\.\d{3}) us\)$")
+
+
+def split_args(text):
+    """name=value pairs; values may hold commas inside (...) or quotes."""
+    out, depth, cur, quoted = {}, 0, "", False
+    for ch in text + ",":
+        if ch == '"':
+            quoted = not quoted
+        if ch in "(" and not quoted:
+            depth += 1
+        if ch in ")" and not quoted:
+            depth -= 1
+        if ch == "," and depth == 0 and not quoted:
+            if cur.strip():
+                k, _, v = cur.strip().partition("=")
+                out[k] = v
+            cur = ""
+            continue
+        cur += ch
+    return out
+
+
+def check_calls(text, handles, ptx, per_thread):
+    lines = [l for l in text.splitlines() if l.startswith("[cushim ")]
+    want = expected(handles, ptx, per_thread)
+    ok(len(lines) == len(want), "one line per call: %d lines for %d calls\n%s"
+       % (len(lines), len(want), "\n".join(lines)))
+    for line, (name, result, args) in zip(lines, want):
+        m = LINE.match(line)
+        ok(m is not None, "the line has thread, entry, arguments, result, duration: " + line)
+        ok(m.group(2) == name, "entry %s in order (got %s)" % (name, m.group(2)))
+        ok(m.group(4) == result, "%s returned %s (got %s)" % (name, result, m.group(4)))
+        got = split_args(m.group(3))
+        for k, v in args.items():
+            ok(got.get(k) == v, "%s: %s=%s (got %s)" % (name, k, v, got.get(k)))
+
+
+def check_timeline(path, handles, ptx, per_thread):
+    with open(path) as f:
+        events = json.load(f)
+    ok(isinstance(events, list), "the timeline is a JSON array of events")
+    calls = [e for e in events if e.get("ph") == "X"]
+    want = expected(handles, ptx, per_thread)
+    ok(len(calls) == len(want), "one complete event per call: %d for %d" % (len(calls), len(want)))
+    for e, (name, result, args) in zip(calls, want):
+        for key in ("name", "ph", "ts", "dur", "pid", "tid", "args"):
+            ok(key in e, "%s has %s" % (name, key))
+        ok(e["name"] == name, "event %s in order (got %s)" % (name, e["name"]))
+        ok(e["pid"] == handles["pid"], "pid is the program's")
+        ok(e["args"].get("result") == result, "%s's result is %s" % (name, result))
+        for k, v in args.items():
+            ok(e["args"].get(k) == v, "%s: %s=%s (got %s)" % (name, k, v, e["args"].get(k)))
+    ts = [e["ts"] for e in calls]
+    ok(ts == sorted(ts), "events are in the order of the calls")
+    flows = [e for e in events if e.get("ph") in ("s", "t")]
+    ok(len(flows) == STREAM_CALLS, "a flow event per call on a stream: %d" % len(flows))
+    ids = {f["id"] for f in flows}
+    ok(ids == {handles["s1"], handles["s2"]}, "the flows are the two streams: %s" % ids)
+    ok(sorted(f["ph"] for f in flows) == ["s"] * 2 + ["t"] * (STREAM_CALLS - 2),
+       "each stream's flow starts once and steps after")
+
+
+def check_summary(text, per_thread):
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^(cu\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)$", line)
+        if m:
+            rows[m.group(1)] = (int(m.group(2)), int(m.group(7)))
+    counts = {}
+    for entry, pt_name, result, _a in SEQUENCE:
+        name = pt_name if per_thread and pt_name else entry
+        c, err = counts.get(name, (0, 0))
+        counts[name] = (c + 1, err + (result != "CUDA_SUCCESS"))
+    ok("cushim: driver calls" in text, "the summary has its title")
+    ok(rows == counts, "calls and errors per entry match the calls made:\n%s\n%s" % (rows, counts))
+
+
+def main():
+    case, program, ptx = sys.argv[1:4]
+    program = os.path.abspath(program)
+    per_thread = "--per-thread" in sys.argv
+    ptx = os.path.abspath(ptx)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.out")
+        if case == "calls":
+            (h,), err = run(program, ptx, {"CUSHIM_TRACE": "calls"}, tmp)
+            check_calls(err, h, ptx, per_thread)
+        elif case == "calls_file":
+            (h,), err = run(program, ptx, {"CUSHIM_TRACE": "calls", "CUSHIM_TRACE_FILE": path},
+                            tmp)
+            ok("[cushim " not in err, "nothing of the trace on stderr")
+            check_calls(open(path).read(), h, ptx, per_thread)
+        elif case == "timeline":
+            (h,), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline", "CUSHIM_TRACE_FILE": path},
+                          tmp)
+            check_timeline(path, h, ptx, per_thread)
+        elif case == "timeline_default_name":
+            (h,), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline"}, tmp)
+            name = os.path.join(tmp, "cushim-trace-%d.json" % h["pid"])
+            ok(os.path.exists(name), "the timeline is in cushim-trace-<pid>.json")
+            check_timeline(name, h, ptx, per_thread)
+        elif case == "summary":
+            (h,), err = run(program, ptx, {"CUSHIM_TRACE": "summary"}, tmp)
+            check_summary(err, per_thread)
+        elif case == "fork":
+            (child, parent), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline",
+                                                    "CUSHIM_TRACE_FILE": path}, tmp, fork=True)
+            ok(child["pid"] != parent["pid"], "two processes ran")
+            check_timeline(path, parent, ptx, per_thread)
+            check_timeline("%s.%d" % (path, child["pid"]), child, ptx, per_thread)
+            ok(sorted(glob.glob(path + "*")) == sorted([path, "%s.%d" % (path, child["pid"])]),
+               "one file per process")
+        elif case == "unopenable":
+            _h, err = run(program, ptx, {"CUSHIM_TRACE": "timeline",
+                                         "CUSHIM_TRACE_FILE": "/nonexistent/dir/t.json"}, tmp)
+            ok("cannot open the trace file /nonexistent/dir/t.json" in err,
+               "a warning names the file: " + err[-500:])
+        elif case == "unknown":
+            _h, err = run(program, ptx, {"CUSHIM_TRACE": "everything"}, tmp)
+            ok("names nothing known" in err, "a warning says the value is unknown: " + err[-500:])
+        else:
+            sys.exit("unknown case " + case)
+    print("1..%d" % checks)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+/* Hooks on the mock: they see every call with its arguments and result, per entry or for all,
+ * can change an argument, and can be added and removed while other threads call the driver (run
+ * under ThreadSanitizer in CI). Also cushim_trace_start's and cushim_trace_stop's codes. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+
+typedef struct seen {
+    int before, after;
+    char names[16][48];
+    CUresult results[16];
+    size_t bytes; /* cuMemAlloc's bytesize, as the before hook saw it */
+    unsigned long long start, end;
+} seen;
+
+static void record_before(const cushim_hook_call *c, void *user) {
+    seen *s = user;
+    if (s->before < 16) snprintf(s->names[s->before], sizeof s->names[0], "%s", c->entry);
+    if (strcmp(c->entry, "cuMemAlloc") == 0) s->bytes = *(size_t *)c->args[1];
+    s->before++;
+}
+
+static void record_after(const cushim_hook_call *c, void *user) {
+    seen *s = user;
+    if (s->after < 16) s->results[s->after] = c->result;
+    s->start = c->start_ns;
+    s->end = c->end_ns;
+    s->after++;
+}
+
+static void test_an_all_hook_sees_every_call_in_order(void **state) {
+    (void)state;
+    seen s = {0};
+    unsigned long long id;
+    assert_ok(cushim_hook_add(NULL, record_before, record_after, &s, &id));
+    const cushim_driver_table *t = cushim_driver();
+    CUdevice dev;
+    CUdeviceptr p;
+    CUcontext ctx;
+    assert_ok(t->cuDeviceGet(&dev, 0));
+    assert_cu(CUDA_ERROR_INVALID_DEVICE, t->cuDeviceGet(&dev, 99));
+    assert_ok(t->cuDevicePrimaryCtxRetain(&ctx, dev));
+    assert_ok(t->cuCtxSetCurrent(ctx));
+    assert_ok(t->cuMemAlloc(&p, 12345));
+    assert_ok(t->cuMemFree(p));
+    assert_ok(t->cuDevicePrimaryCtxRelease(dev));
+    assert_ok(cushim_hook_remove(id));
+    assert_ok(t->cuCtxSetCurrent(NULL)); /* not seen: removed */
+    assert_int_equal(s.before, 7);
+    assert_int_equal(s.after, 7);
+    const char *want[] = {
+        "cuDeviceGet", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent",
+        "cuMemAlloc",  "cuMemFree",   "cuDevicePrimaryCtxRelease"};
+    for (int k = 0; k < 7; k++) assert_string_equal(s.names[k], want[k]);
+    assert_cu(CUDA_SUCCESS, s.results[0]);
+    assert_cu(CUDA_ERROR_INVALID_DEVICE, s.results[1]);
+    assert_int_equal(s.bytes, 12345);
+    assert_true(s.end >= s.start && s.start != 0);
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_hook_remove(id));
+}
+
+static void test_an_entry_hook_sees_its_entry_only_also_from_cushim(void **state) {
+    (void)state;
+    seen s = {0};
+    unsigned long long id;
+    /* The entry cushim_stream_create calls. */
+    assert_ok(cushim_hook_add("cuStreamCreateWithPriority", NULL, record_after, &s, &id));
+    cushim_context *ctx;
+    cushim_stream *st;
+    assert_ok(cushim_context_create(&ctx, 0, 0));
+    assert_ok(cushim_context_set_recycling(ctx, false, false));
+    assert_ok(cushim_stream_create(&st, ctx, 0, 0)); /* cushim's own call goes through the slot */
+    cushim_stream_release(st);
+    cushim_context_release(ctx);
+    assert_ok(cushim_hook_remove(id));
+    assert_int_equal(s.after, 1);
+    assert_int_equal(s.before, 0);
+}
+
+/* A before hook may change an argument: the driver gets the new value. */
+static void double_size(const cushim_hook_call *c, void *user) {
+    (void)user;
+    *(size_t *)c->args[1] *= 2;
+}
+
+static void test_a_before_hook_can_change_an_argument(void **state) {
+    (void)state;
+    unsigned long long id;
+    assert_ok(cushim_hook_add("cuMemAlloc_v2", double_size, NULL, NULL, &id));
+    const cushim_driver_table *t = cushim_driver();
+    CUcontext ctx;
+    CUdeviceptr p, base;
+    size_t size = 0;
+    assert_ok(t->cuDevicePrimaryCtxRetain(&ctx, 0));
+    assert_ok(t->cuCtxSetCurrent(ctx));
+    assert_ok(t->cuMemAlloc(&p, 1000));
+    assert_ok(cushim_hook_remove(id));
+    assert_ok(t->cuMemGetAddressRange(&base, &size, p));
+    assert_int_equal(size, 2000);
+    assert_ok(t->cuMemFree(p));
+    assert_ok(t->cuDevicePrimaryCtxRelease(0));
+}
+
+static void test_codes(void **state) {
+    (void)state;
+    unsigned long long id;
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_hook_add(NULL, record_before, NULL, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_hook_add(NULL, NULL, NULL, NULL, &id));
+    assert_cu(CUDA_ERROR_NOT_FOUND,
+              cushim_hook_add("cuNoSuchEntry", record_before, NULL, NULL, &id));
+    assert_non_null(strstr(cushim_last_error(), "cuNoSuchEntry"));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_hook_remove(12345));
+    unsigned long long ids[64];
+    for (int k = 0; k < 64; k++)
+        assert_ok(cushim_hook_add(NULL, record_before, NULL, NULL, &ids[k]));
+    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, cushim_hook_add(NULL, record_before, NULL, NULL, &id));
+    for (int k = 0; k < 64; k++) assert_ok(cushim_hook_remove(ids[k]));
+
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_trace_start(NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_trace_start("everything", NULL));
+    assert_cu(CUDA_ERROR_FILE_NOT_FOUND, cushim_trace_start("timeline", "/nonexistent/d/t.json"));
+    assert_ok(cushim_trace_stop());
+    assert_ok(cushim_trace_start("summary", "/dev/null"));
+    assert_cu(CUDA_ERROR_ILLEGAL_STATE, cushim_trace_start("summary", "/dev/null"));
+    assert_ok(cushim_trace_stop());
+    assert_ok(cushim_trace_stop());
+}
+
+/* Threads call the driver while the main thread adds and removes hooks; once a remove has
+ * returned, its hook is never called again. */
+#define THREADS 4
+static atomic_bool stop;
+static atomic_int calls_in_hook;
+static atomic_bool removed_and_called;
+static atomic_bool current_removed;
+
+static void count(const cushim_hook_call *c, void *user) {
+    (void)c;
+    (void)user;
+    if (atomic_load(&current_removed)) atomic_store(&removed_and_called, true);
+    atomic_fetch_add(&calls_in_hook, 1);
+}
+
+static void *caller(void *arg) {
+    (void)arg;
+    const cushim_driver_table *t = cushim_driver();
+    while (!atomic_load(&stop)) {
+        int n;
+        CUcontext c;
+        (void)t->cuDeviceGetCount(&n);
+        (void)t->cuCtxGetCurrent(&c);
+    }
+    return NULL;
+}
+
+static void test_hooks_come_and_go_while_threads_call(void **state) {
+    (void)state;
+    pthread_t t[THREADS];
+    for (int k = 0; k < THREADS; k++) pthread_create(&t[k], NULL, caller, NULL);
+    for (int round = 0; round < 300; round++) {
+        unsigned long long id;
+        atomic_store(&current_removed, false);
+        assert_ok(cushim_hook_add(round % 2 ? NULL : "cuDeviceGetCount", count, count, NULL, &id));
+        while (atomic_load(&calls_in_hook) < round) sched_yield();
+        assert_ok(cushim_hook_remove(id));
+        atomic_store(&current_removed, true);
+        for (int k = 0; k < 100; k++) sched_yield();
+    }
+    atomic_store(&stop, true);
+    for (int k = 0; k < THREADS; k++) pthread_join(t[k], NULL);
+    assert_false(atomic_load(&removed_and_called));
+    assert_true(atomic_load(&calls_in_hook) >= 300);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_an_all_hook_sees_every_call_in_order, mock_setup,
+                                        mock_teardown),
+        cmocka_unit_test_setup_teardown(test_an_entry_hook_sees_its_entry_only_also_from_cushim,
+                                        mock_setup, mock_teardown),
+        cmocka_unit_test_setup_teardown(test_a_before_hook_can_change_an_argument, mock_setup,
+                                        mock_teardown),
+        cmocka_unit_test_setup_teardown(test_codes, mock_setup, mock_teardown),
+        cmocka_unit_test_setup_teardown(test_hooks_come_and_go_while_threads_call, mock_setup,
+                                        mock_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
