@@ -363,7 +363,7 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
         const uint32_t *s[] = {in->s, in->d};
         for (int k = 0; k < 2; k++) {
             for (int j = 0; j < 4; j++) {
-                if (s[k][j] < 32) f->specials |= 1u << s[k][j];
+                if (s[k][j] < SL_RESERVED) f->specials |= 1ull << s[k][j];
             }
         }
     }

@@ -418,6 +418,8 @@ static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, b
     pworker *w = b->w;
     if (a >= w->lo && a + n <= w->hi && a + n >= a) return (void *)(uintptr_t)a;
     const mock_ptx_module *m = b->run->k->mod;
+    uintptr_t ws = (uintptr_t)b->run->workspace;
+    if (a >= ws && a + n <= ws + sizeof b->run->workspace) return (void *)(uintptr_t)a;
     uintptr_t s = (uintptr_t)m->storage;
     if (a >= s && a + n <= s + m->storage_bytes && a + n >= a) return (void *)(uintptr_t)a;
     const mock_ptx_launch *l = b->run->l;
@@ -578,6 +580,15 @@ static bool alu(const pinst *in, uint64_t *R) {
     }
     if (t == T_F64) {
         R[in->d[0]] = b64(dout(in, f64op(op, in, f64(a), f64(bb), f64(c), c)));
+        return true;
+    }
+    if (t == T_F16) {
+        float x = half_to_float((uint16_t)a), y = half_to_float((uint16_t)bb),
+              z = half_to_float((uint16_t)c);
+        float r16 =
+            op == O_FMA || op == O_MAD ? (float)((double)x * y + z) : f32op(op, in, x, y, z, c);
+        if (in->flags & F_SAT) r16 = isnan(r16) ? 0.0f : r16 < 0 ? 0.0f : r16 > 1 ? 1.0f : r16;
+        R[in->d[0]] = float_to_half(r16);
         return true;
     }
     int bits = bits_of(t);
@@ -919,10 +930,14 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
                 : C(O_SETP, T_U64)
                 : C(O_SETP, T_S64)
                 : C(O_SETP, T_U16)
-                : C(O_SETP, T_S16) : C(O_SETP, T_F32) : C(O_SETP, T_F64) : C(O_SETP, T_PRED) : {
+                : C(O_SETP, T_S16)
+                : C(O_SETP, T_F32) : C(O_SETP, T_F64) : C(O_SETP, T_PRED) : C(O_SETP, T_F16) : {
                 int ty = in->op % T_COUNT;
                 bool p;
-                if (ty == T_F32) {
+                if (ty == T_F16) {
+                    p = cmp_f(in->sub, half_to_float((uint16_t)RS(0)),
+                              half_to_float((uint16_t)RS(1)));
+                } else if (ty == T_F32) {
                     float x = fin(in, f32(RS(0))), y = fin(in, f32(RS(1)));
                     p = cmp_f(in->sub, x, y);
                 } else if (ty == T_F64) {

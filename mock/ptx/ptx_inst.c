@@ -174,7 +174,9 @@ static const struct {
                 {"%lanemask_ge", SL_LMGE},
                 {"%dynamic_smem_size", SL_DYNSMEM},
                 {"%total_smem_size", SL_TOTSMEM},
-                {"%gridid", SL_GRIDID}};
+                {"%gridid", SL_GRIDID},
+                {"%envreg1", SL_ENVREG1},
+                {"%envreg2", SL_ENVREG2}};
 
 static bool word_operand(dec *d, const char *w, size_t n, opnd *o) {
     uint32_t idx;
@@ -456,10 +458,18 @@ static bool float_flags(mods *m, pinst *in) {
 
 static bool is_float(int t) { return t == T_F32 || t == T_F64 || t == T_F16 || t == T_BF16; }
 
+/* Scalar f16 arithmetic is computed in f32 and rounded once to f16 (exact for add, sub, mul). */
+static bool f16_op(const mods *m) {
+    static const char *const ok[] = {"add", "sub", "mul", "fma", "neg",
+                                     "abs", "min", "max", "setp"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        if (ptx__is(m->op, m->oplen, ok[i])) return true;
+    }
+    return false;
+}
+
 static bool typed(dec *d, mods *m, int t) {
-    if (t == T_NONE || t == T_F16X2 || t == T_BF16 ||
-        (t == T_F16 && strncmp(m->op, "cvt", 3) != 0 && strncmp(m->op, "mov", 3) != 0 &&
-         strncmp(m->op, "ld", 2) != 0 && strncmp(m->op, "st", 2) != 0)) {
+    if (t == T_NONE || t == T_F16X2 || t == T_BF16 || (t == T_F16 && !f16_op(m))) {
         return dec_fail(d, "'%.*s' of this type is not supported by the mock's interpreter",
                         (int)m->oplen, m->op);
     }

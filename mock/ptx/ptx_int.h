@@ -181,6 +181,8 @@ enum {
     SL_GRIDID,
     SL_SINK,
     SL_CARRY,
+    SL_ENVREG1,
+    SL_ENVREG2,
     SL_RESERVED
 };
 
@@ -232,7 +234,7 @@ typedef struct mock_ptx_func {
     uint64_t *init; /* the frame's initial registers (constants included) */
     uint32_t nslots;
     uint32_t const_start; /* slots from here on have initial values (constants) */
-    uint32_t specials;    /* the special registers (1 << SL_*) it and its callees read */
+    uint64_t specials;    /* the special registers (1 << SL_*) it and its callees read */
     size_t frame_bytes;   /* its local frame: params, return, depots, call scratch */
     pcall *calls;
     size_t ncalls;

@@ -68,7 +68,8 @@ struct prun {
     char *err;
     size_t errlen;
     uint64_t step_limit;
-    uint64_t steps; /* thread-instructions run, summed at the end */
+    uint64_t steps;        /* thread-instructions run, summed at the end */
+    uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
     pthread_mutex_t out_lock;
 };
 

@@ -85,7 +85,7 @@ static void block_start(pblock *b, unsigned long long index) {
     /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
      * either). */
     memset(b->smem, 0, b->smem_size);
-    uint32_t used = k->specials;
+    uint64_t used = k->specials;
     for (unsigned i = 0; i < b->n; i++) {
         pthr *t = &b->t[i];
         uint64_t *R = b->regs + (size_t)i * k->nslots;
@@ -112,7 +112,7 @@ static void block_start(pblock *b, unsigned long long index) {
         R[SL_TID] = t->tid[0];
         R[SL_NTID] = l->block[0];
         R[SL_CTAID] = b->ctaid[0];
-        if ((used & ~(1u << SL_TID | 1u << SL_NTID | 1u << SL_CTAID)) == 0) continue;
+        if ((used & ~(1ull << SL_TID | 1ull << SL_NTID | 1ull << SL_CTAID)) == 0) continue;
         const unsigned v[] = {t->tid[0],   t->tid[1],   t->tid[2],   l->block[0],
                               l->block[1], l->block[2], b->ctaid[0], b->ctaid[1],
                               b->ctaid[2], l->grid[0],  l->grid[1],  l->grid[2]};
@@ -130,6 +130,11 @@ static void block_start(pblock *b, unsigned long long index) {
         R[SL_DYNSMEM] = (uint32_t)l->dynamic_smem;
         R[SL_TOTSMEM] = (uint32_t)b->smem_size;
         R[SL_GRIDID] = 1;
+        /* A cooperative launch's grid workspace, as the driver passes it to cooperative
+         * groups: its address split over %envreg1 (high) and %envreg2 (low). */
+        uintptr_t ws = l->cooperative ? (uintptr_t)r->workspace : 0;
+        R[SL_ENVREG1] = (uint64_t)ws >> 32;
+        R[SL_ENVREG2] = (uint32_t)ws;
     }
 }
 

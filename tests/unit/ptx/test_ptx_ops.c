@@ -103,6 +103,7 @@ static const char float_ptx[] =
          "ex2.approx.f32 %f6, 0f40400000; st.global.f32 [%rd1+60], %f6;\n" /* 8 */
          "cvt.rn.f64.s32 %fd4, -3; st.global.f64 [%rd1+64], %fd4;\n"
          "neg.f64 %fd5, %fd1; abs.f64 %fd5, %fd5; st.global.f64 [%rd1+72], %fd5;\n"
+         "fma.rn.f16 %h1, %h1, %h1, %h1; cvt.f32.f16 %f7, %h1; st.global.f32 [%rd1+80], %f7;\n"
          "ret;\n}\n";
 
 static void test_float(void **state) {
@@ -147,6 +148,8 @@ static void test_float(void **state) {
     assert_true(d == -3.0);
     memcpy(&d, out + 72, 8);
     assert_true(d == 2.0);
+    memcpy(&f, out + 80, 4);
+    assert_true(f == 1.5f * 1.5f + 1.5f); /* f16 arithmetic, rounded to f16 (3.75 is exact) */
     dev_free_all();
 }
 

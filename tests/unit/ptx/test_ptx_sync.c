@@ -134,12 +134,37 @@ static void test_cooperative_grid_barrier(void **state) {
     dev_free_all();
 }
 
+/* nvcc's cooperative_groups grid.sync() (cg_grid_sync.cu): it completes on a cooperative launch,
+ * whose grid workspace the kernel finds in %envreg1/%envreg2, and traps on another, as CUDA's. */
+static void test_cooperative_groups_grid_sync(void **state) {
+    (void)state;
+    FILE *f = fopen(PTX_DIR "/cg_grid_sync.ptx", "rb");
+    assert_non_null(f);
+    static char text[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    enum { N = 4096 };
+    int *data = dev_alloc(N * 4), *out = dev_alloc(8);
+    for (int i = 0; i < N; i++) data[i] = 1;
+    int n = N;
+    void *p[] = {&data, &out, &n};
+    assert_ok(run_ex(text, "gsum", 16, 256, p, 1, true, NULL));
+    assert_int_equal(out[0], N);
+    assert_int_equal(out[1], 2 * N);
+    for (int i = 0; i < N; i++) assert_int_equal(data[i], 2 * N);
+    assert_int_equal(run_ex(text, "gsum", 16, 256, p, 1, false, NULL), CUDA_ERROR_LAUNCH_FAILED);
+    assert_has(err, "trap");
+    dev_free_all();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_barrier_with_divergence),
         cmocka_unit_test(test_warp_collectives),
         cmocka_unit_test(test_atomics_across_host_threads),
         cmocka_unit_test(test_cooperative_grid_barrier),
+        cmocka_unit_test(test_cooperative_groups_grid_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
