@@ -3,10 +3,14 @@
  *
  * The constructor has to run for tracing by CUSHIM_TRACE alone (a program that calls no trace
  * function) to work. In libcushim.so it always does. From libcushim.a a linker takes only the
- * objects something refers to, and nothing refers to this one: so the archive holds a single
- * prelinked object (meson.build), which a program that links any of cushim links whole. It runs
- * before constructors of no priority, so that a program's own constructor that calls the
- * driver (cushim linked statically) finds it set; a fill before it ran (a constructor of
+ * objects something refers to, and nothing refers to this one (the loader naming it would be
+ * the dependency upward that this file removes): so the archive holds a single prelinked object
+ * (meson.build), which a program that links any of cushim links whole. Meson 1.0 prelinks with
+ * gcc only; an archive built by another compiler is plain, and a program linked with it that
+ * names nothing of the tracer is not traced by CUSHIM_TRACE alone.
+ *
+ * It runs before constructors of no priority, so that a program's own constructor that calls
+ * the driver (cushim linked statically) finds it set; a fill before it ran (a constructor of
  * priority 101 or less calling the driver) would leave the hooks out of the tables. */
 #include <stdbool.h>
 
