@@ -129,6 +129,25 @@ def expand(name, renames):
     return name
 
 
+def split_params(params):
+    """The parameters of a prototype, split at the commas outside parentheses (a function
+    pointer parameter has commas of its own)."""
+    out, depth, cur = [], 0, ""
+    for ch in params:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
 def param_names(params):
     """The argument names of a prototype's parameter list ("CUdeviceptr *dptr, size_t n")."""
     if params.strip() in ("", "void"):

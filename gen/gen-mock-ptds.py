@@ -22,21 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_header  # noqa: E402
 
 
-def split_params(params):
-    out, depth, cur = [], 0, ""
-    for ch in params:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
+split_params = cuda_header.split_params
 
 
 def param_name(p):

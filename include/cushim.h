@@ -103,9 +103,11 @@ CUSHIM_API CUresult cushim_init(void);
 
 /* For tests: forgets the loaded driver and cushim_init()'s result, so that the next cushim
  * function loads again, with the environment (CUSHIM_DRIVER) and the mock's knobs as they are
- * then. One test program can so check its behaviour without a driver and with one. Returns
- * CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_STATE while any cushim context or library is alive (every
- * other object holds a context: release them first), or while the driver is being loaded;
+ * then. NVRTC and nvJitLink are forgotten too, and looked for again (CUSHIM_NVRTC,
+ * CUSHIM_NVJITLINK). One test program can so check its behaviour without a driver and with one.
+ * Returns CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_STATE while any cushim context, library, program or
+ * linker is alive (every other object holds a context: release them first), or while the
+ * driver is being loaded;
  * CUDA_ERROR_NOT_INITIALIZED in a forked child. No other thread may be calling cushim meanwhile.
  * Raw table pointers stay valid. */
 CUSHIM_API CUresult cushim_testing_reinit(void);
@@ -133,6 +135,54 @@ CUSHIM_API const cushim_driver_table *cushim_driver(void);
  * versioned symbol ("cuCtxCreate_v4") or its per-thread symbol ("cuLaunchKernel_ptsz"). False
  * without a driver, for NULL, and for a name cuda.h lacks (which sets no error). */
 CUSHIM_API bool cushim_driver_has(const char *entry);
+
+/* The toolkit's run-time compiler and linker, loaded like the driver: found when first used,
+ * each function resolved once with dlsym, never a link-time dependency. Each has its own
+ * environment variable (an absolute path, then the only candidate, read with secure_getenv);
+ * otherwise the search is the soname of the headers' major version (libnvrtc.so.13), the
+ * unversioned name, the toolkit found when cushim was built, $CUDA_HOME and $CUDA_PATH, and
+ * /usr/local/cuda. A library of another major version than the headers' is refused (their ABI
+ * changes with it). Through the drop-in nvrtc.h and nvJitLink.h, a call into a library that
+ * cannot be loaded returns NVRTC_ERROR_INTERNAL_ERROR or NVJITLINK_ERROR_INTERNAL, sets
+ * cushim_last_error() to the reason, and logs it once at warn. */
+typedef enum cushim_lib {
+    CUSHIM_LIB_NVRTC = 1,    /* libnvrtc, CUSHIM_NVRTC */
+    CUSHIM_LIB_NVJITLINK = 2 /* libnvJitLink, CUSHIM_NVJITLINK */
+} cushim_lib;
+
+/* What loading one of them found, and the CUresult that goes with it:
+ *   CUSHIM_LIB_LOADED          CUDA_SUCCESS
+ *   CUSHIM_LIB_NOT_FOUND       CUDA_ERROR_FILE_NOT_FOUND: no candidate could be opened, or none
+ *                              was the library (the message names every path tried and why)
+ *   CUSHIM_LIB_WRONG_VERSION   CUDA_ERROR_NOT_SUPPORTED: only a library of another major
+ *                              version than the headers' was found */
+typedef enum cushim_lib_status {
+    CUSHIM_LIB_LOADED,
+    CUSHIM_LIB_NOT_FOUND,
+    CUSHIM_LIB_WRONG_VERSION
+} cushim_lib_status;
+
+typedef struct cushim_lib_info {
+    cushim_lib_status status;
+    CUresult result;           /* the code that goes with status */
+    const char *name;          /* "NVRTC", "nvJitLink" */
+    const char *env;           /* "CUSHIM_NVRTC", "CUSHIM_NVJITLINK" */
+    const char *message;       /* why: the library loaded, or every path tried */
+    const char *path;          /* the library loaded, or NULL */
+    int version_major;         /* the loaded library's version, 0 when none */
+    int version_minor;         /* (nvrtcVersion, nvJitLinkVersion) */
+    int header_major;          /* the version of the headers cushim was built against */
+    int header_minor;          /* */
+    unsigned entries_total;    /* functions the header declares */
+    unsigned entries_resolved; /* of which the library has */
+} cushim_lib_info;
+
+/* Loads the library `which` if that was not tried yet (thread-safe, once; it does not need the
+ * driver) and returns what was found. Never NULL: an unknown `which` gets an info whose status
+ * is CUSHIM_LIB_NOT_FOUND, result CUDA_ERROR_INVALID_VALUE and message says so. When the
+ * library cannot be loaded, cushim_last_error() is set to the message. The struct and strings
+ * are the library's own, unchanged until cushim_testing_reinit(); do not free or write them. */
+CUSHIM_API const cushim_lib_info *cushim_lib_state(cushim_lib which);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors and logging                                                                         */
@@ -297,7 +347,9 @@ CUSHIM_API CUdevice cushim_context_device(const cushim_context *ctx);
  *
  * The caches are emptied when the context's last reference is released (before the context is
  * destroyed), by cushim_context_trim, and for a kind turned off. Cached objects hold no
- * reference to their context. All of this is thread-safe (a lock per context). */
+ * reference to their context. All of this is thread-safe (a lock per context). In a child
+ * forked after cushim_init nothing is kept or handed out, and the three functions below answer
+ * CUDA_ERROR_NOT_INITIALIZED: the child never waits on a lock another thread held at the fork. */
 
 typedef struct cushim_recycling {
     bool events, streams;  /* whether released events / streams are kept */
@@ -477,6 +529,97 @@ CUSHIM_API CUresult cushim_library_function(cushim_function **out, cushim_librar
 CUSHIM_API CUfunction cushim_function_raw(const cushim_function *f);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Programs and linkers: compiling and linking at run time                                    */
+/* ------------------------------------------------------------------------------------------ */
+/* A program is CUDA C++ compiled by NVRTC; a linker joins PTX, cubins and LTO IR with nvJitLink,
+ * or with the driver's cuLink* where nvJitLink cannot be loaded. Both libraries are loaded at run
+ * time (see cushim_lib_state); a program needs no driver until it is loaded into a context.
+ * Both objects are refcounted like the others; a program holds no context, a linker holds its
+ * own. Where NVRTC or nvJitLink says no, the code is mapped to the CUresult whose sentence is
+ * true of it, and cushim_last_error() has the library's name for it and its log. */
+typedef struct cushim_program cushim_program;
+typedef struct cushim_linker cushim_linker;
+
+/* The kinds of device code a program yields and a linker takes. */
+typedef enum cushim_code_kind {
+    CUSHIM_CODE_PTX,   /* PTX text (a compile for a virtual arch: -arch=compute_90) */
+    CUSHIM_CODE_CUBIN, /* a cubin (a compile for a real arch: -arch=sm_90) */
+    CUSHIM_CODE_LTOIR, /* LTO IR (a compile with -dlto), for a linker */
+    CUSHIM_CODE_FATBIN /* a fatbin: a linker input only */
+} cushim_code_kind;
+
+/* Creates a program of CUDA C++ `source` (NUL-terminated), named `name` in messages (NULL:
+ * "default_program"), with num_headers headers given as their contents and the names they are
+ * included by. Nothing is compiled yet. source NULL, num_headers < 0, or headers or
+ * include_names NULL with num_headers > 0 is CUDA_ERROR_INVALID_VALUE; NVRTC not loadable is
+ * its cushim_lib_state result (CUDA_ERROR_FILE_NOT_FOUND, CUDA_ERROR_NOT_SUPPORTED) with the
+ * paths tried; CUDA_ERROR_OUT_OF_MEMORY; otherwise CUDA_SUCCESS. */
+CUSHIM_API CUresult cushim_program_create(cushim_program **out, const char *source,
+                                          const char *name, int num_headers,
+                                          const char *const *headers,
+                                          const char *const *include_names);
+/* Returns p with one more reference, or NULL for a bad handle. */
+CUSHIM_API cushim_program *cushim_program_retain(cushim_program *p);
+/* Drops a reference; the last destroys the NVRTC program and its code. */
+CUSHIM_API void cushim_program_release(cushim_program *p);
+/* Compiles p with NVRTC's options (num_options strings: "-arch=sm_90", "-dlto", "-std=c++17",
+ * ...). A program is compiled once: again is CUDA_ERROR_ILLEGAL_STATE. Codes: CUDA_SUCCESS;
+ * CUDA_ERROR_INVALID_SOURCE when the source does not compile, with the compile log (also in
+ * cushim_program_log); CUDA_ERROR_INVALID_VALUE for an option NVRTC refuses, or options NULL
+ * with num_options > 0, or num_options < 0; CUDA_ERROR_OUT_OF_MEMORY; CUDA_ERROR_UNKNOWN for
+ * another NVRTC failure, named in the sentence. */
+CUSHIM_API CUresult cushim_program_compile(cushim_program *p, int num_options,
+                                           const char *const *options);
+/* The compile log (warnings, or the errors of a failed compile), owned by p and unchanged once
+ * cushim_program_compile has returned: "" before a compile or when NVRTC wrote none; NULL for
+ * a bad handle. Not to be read while another thread compiles p. */
+CUSHIM_API const char *cushim_program_log(const cushim_program *p);
+/* The code of one kind that the compile produced, owned by p and valid while p lives; *size is
+ * its size in bytes (PTX: with its NUL). CUDA_ERROR_ILLEGAL_STATE before a successful compile;
+ * CUDA_ERROR_NOT_FOUND when the compile made no code of that kind (a sentence says which
+ * option would); CUDA_ERROR_INVALID_VALUE for NULL data or size or a bad kind. */
+CUSHIM_API CUresult cushim_program_code(const cushim_program *p, cushim_code_kind kind,
+                                        const void **data, size_t *size);
+/* Loads a compiled program into ctx as a module: its cubin when it was compiled for the arch
+ * of ctx's device (sm_XY runs on compute capability X.Y and on later X.*, sm_XYa only on X.Y),
+ * else its PTX, which the driver compiles. CUDA_ERROR_ILLEGAL_STATE before a successful
+ * compile; CUDA_ERROR_NO_BINARY_FOR_GPU when it has neither a fitting cubin nor PTX (LTO IR
+ * only: link it first), with a sentence naming both archs; otherwise cushim_module_load_data's
+ * codes. */
+CUSHIM_API CUresult cushim_program_load(cushim_module **out, cushim_program *p,
+                                        cushim_context *ctx);
+
+/* Creates a linker for ctx's device. With nvJitLink, the options are its own ("-lto",
+ * "-O3", ...) and "-arch=sm_XY" of ctx's device is added unless one is given. Without
+ * nvJitLink, the driver's cuLink* link in ctx, which take none of those options: then any
+ * option is CUDA_ERROR_NOT_SUPPORTED, with a sentence. Codes: CUDA_SUCCESS;
+ * CUDA_ERROR_INVALID_VALUE (options NULL with num_options > 0, num_options < 0, or an option
+ * nvJitLink refuses); CUDA_ERROR_OUT_OF_MEMORY; the driver's code from cuLinkCreate or the
+ * device queries. */
+CUSHIM_API CUresult cushim_linker_create(cushim_linker **out, cushim_context *ctx, int num_options,
+                                         const char *const *options);
+/* Returns l with one more reference, or NULL for a bad handle. */
+CUSHIM_API cushim_linker *cushim_linker_retain(cushim_linker *l);
+/* Drops a reference; the last destroys the link state and releases the context. */
+CUSHIM_API void cushim_linker_release(cushim_linker *l);
+/* Adds size bytes of code of one kind (PTX: size may count its NUL or not), named `name` in
+ * the log (NULL: "input"). LTO IR without nvJitLink is CUDA_ERROR_NOT_SUPPORTED. Codes:
+ * CUDA_SUCCESS; CUDA_ERROR_INVALID_VALUE (data NULL, size 0, a bad kind);
+ * CUDA_ERROR_ILLEGAL_STATE after complete; CUDA_ERROR_INVALID_IMAGE or CUDA_ERROR_INVALID_PTX
+ * when the input is refused, with the link log; the driver's code under cuLink*. */
+CUSHIM_API CUresult cushim_linker_add(cushim_linker *l, cushim_code_kind kind, const void *data,
+                                      size_t size, const char *name);
+/* Links what was added and loads the cubin into the linker's context as a module. Once only:
+ * again is CUDA_ERROR_ILLEGAL_STATE. Codes: CUDA_SUCCESS; CUDA_ERROR_INVALID_IMAGE when the link
+ * fails (undefined symbols, ...), with the log; CUDA_ERROR_OUT_OF_MEMORY; otherwise the driver's
+ * code and cushim_module_load_data's. */
+CUSHIM_API CUresult cushim_linker_complete(cushim_module **out, cushim_linker *l);
+/* The log of the link's last failure (nvJitLink's error log, or the driver's JIT log under
+ * cuLink*), owned by l and valid until its next add or complete: "" when none; NULL for a bad
+ * handle. */
+CUSHIM_API const char *cushim_linker_log(const cushim_linker *l);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Launch and occupancy                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -551,9 +694,11 @@ static inline cushim_launch_config cushim_launch_config_make(cushim_dim3 grid, c
  * Zero or oversized dimensions, too many threads per block and too much shared memory are
  * refused before the driver is called, with CUDA_ERROR_INVALID_VALUE and a sentence (a kernel's
  * dynamic shared memory limit is read again first, so an opt-in made since is seen). f or cfg
- * NULL is CUDA_ERROR_INVALID_VALUE; a module function launched on a stream of another context is
- * CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the driver, each with
- * a sentence naming the limit:
+ * NULL is CUDA_ERROR_INVALID_VALUE, and so is params NULL for a kernel that takes parameters
+ * (their count is read once, when the function is looked up, with cuFuncGetParamInfo where the
+ * driver has it; elsewhere NULL is passed on as given); a module function launched on a stream of
+ * another context is CUDA_ERROR_INVALID_HANDLE. With launch attributes, also refused before the
+ * driver, each with a sentence naming the limit:
  *   - a driver without cuLaunchKernelEx: CUDA_ERROR_NOT_SUPPORTED;
  *   - a cluster on a device before compute capability 9.0 or without
  *     CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUDA_ERROR_NOT_SUPPORTED;

@@ -8,7 +8,10 @@
  * function below.
  *
  * The mock aborts with a message on stderr when it is handed a handle it never made or one
- * already destroyed: a refcount mistake in the code under test is a loud test failure.
+ * already destroyed: a refcount mistake in the code under test is a loud test failure. It
+ * remembers the last 4096 destroyed streams and the last 4096 destroyed events; an older one's
+ * record may be made again by a later create, so that memory stays flat over millions of
+ * creates.
  */
 #ifndef CUSHIM_MOCK_H
 #define CUSHIM_MOCK_H
@@ -108,7 +111,8 @@ typedef struct cushim_mock_api {
     int (*asked_count)(void);
     int (*resolved_count)(void);
     /* The ordered log of driver calls since the last reset: the name of call i (0-based), or
-     * NULL past the end. */
+     * NULL past the end. Only the last 65536 names are kept (older calls answer NULL), so that
+     * a long run keeps its memory flat; calls() counts them all. */
     const char *(*call_name)(int i);
 
     /* Live objects of a kind, as the driver sees them. */
@@ -151,7 +155,9 @@ typedef struct cushim_mock_api {
     /* Static shared memory and registers reported for every kernel (cuFuncGetAttribute). */
     void (*set_kernel_attributes)(int static_smem_bytes, int num_regs, int max_threads);
 
-    /* Launches recorded since the last reset: their count and launch i. */
+    /* Launches recorded since the last reset: their count and launch i. Only the last 4096
+     * records are kept (older ones answer NULL; a pointer stays valid until reset or 4096 more
+     * launches), so that a long run keeps its memory flat. */
     int (*launch_count)(void);
     const cushim_mock_launch *(*launch)(int i);
 

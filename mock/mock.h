@@ -27,8 +27,13 @@
 
 #define MOCK_MAX_DEVICES 16
 #define MOCK_STACK_DEPTH (1u << 20) /* contexts on one thread's stack */
-#define MOCK_LOG_CAP (1u << 20)
-#define MOCK_LAUNCH_CAP (1u << 20)
+/* What the mock remembers is bounded, so that a process making millions of calls keeps its
+ * memory flat: the names of the last MOCK_LOG_KEEP calls, the records of the last
+ * MOCK_LAUNCH_KEEP launches, and the last MOCK_DEAD_KEEP destroyed streams and events of each
+ * kind (older ones are made again by later creates). Counts are never bounded. */
+#define MOCK_LOG_KEEP (1u << 16)
+#define MOCK_LAUNCH_KEEP 4096u
+#define MOCK_DEAD_KEEP 4096u
 #define MOCK_DEFAULT_VERSION 13000
 #define MOCK_PRIORITY_LEAST 0
 #define MOCK_PRIORITY_GREATEST (-5)
@@ -107,6 +112,7 @@
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)                \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)                \
     X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                             \
+    X(cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040, PFN_cuFuncGetParamInfo_v12040)              \
     X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                       \
     X(cuLibraryLoadData, "cuLibraryLoadData", 12000, PFN_cuLibraryLoadData_v12000)                 \
     X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, PFN_cuLibraryLoadFromFile_v12000)     \
@@ -163,7 +169,8 @@ enum { MOCK_K_FUNCTION = CUSHIM_MOCK_KIND_COUNT, MOCK_K_KERNEL, MOCK_K_COUNT };
 #define MOCK_MAGIC 0x6d6f636bu /* "mock" */
 
 /* The head of every handle record. Records stay allocated (dead) until reset, so a stale handle
- * is recognised rather than read through freed memory. */
+ * is recognised rather than read through freed memory; dead streams and events past the last
+ * MOCK_DEAD_KEEP of their kind are made again by later creates. */
 typedef struct mock_obj {
     uint32_t magic;
     int kind;
@@ -302,8 +309,8 @@ typedef struct mock_state {
     unsigned generation; /* bumped by reset: thread-local context stacks older than it are void */
     unsigned long long next_id;
 
-    const char **log;
-    size_t nlog, caplog;
+    const char **log; /* a ring of MOCK_LOG_KEEP names: call i is at i % MOCK_LOG_KEEP */
+    size_t nlog;
     int total_calls;
     int counts[MOCK_ENTRY_COUNT];
     mock_fail fails[MOCK_MAX_FAILS];
@@ -318,8 +325,14 @@ typedef struct mock_state {
     int occupancy_override;
     int kernel_static_smem, kernel_regs, kernel_max_threads;
 
-    cushim_mock_launch **launch_chunks;
+    cushim_mock_launch **launch_chunks; /* a ring: launch i is in chunk i / CHUNK % KEEP/CHUNK */
     size_t nlaunches, capchunks;
+    /* Dead streams (0) and events (1): a ring of the last MOCK_DEAD_KEEP of each, which stay
+     * dead so that a stale handle is named, and the older ones, which the next create of their
+     * kind makes again (the same record, address and set entry). */
+    mock_obj **dead[2];
+    size_t dead_first[2], ndead[2];
+    mock_obj *reusable[2];
 
     /* Execution (mock_queue.c, mock_capture.c, mock_kernels.c) */
     bool jit_fail_armed;
@@ -353,6 +366,10 @@ void mock__forget_all(void);
 void mock__forget_launches(void);
 /* A zeroed launch record to fill, NULL past the cap; launch i, NULL past the end. */
 cushim_mock_launch *mock__new_launch(void);
+/* The call log: appends a call's name; the name of call i, NULL past the end or for a call
+ * older than the last MOCK_LOG_KEEP. */
+void mock__log_call(const char *name);
+const char *mock__logged_call(size_t i);
 const cushim_mock_launch *mock__launch_at(size_t i);
 
 /* The bookkeeping every entry starts with: takes the lock, logs and counts the call, applies

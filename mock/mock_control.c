@@ -143,7 +143,7 @@ static void ctl_reset(void) {
     mock__forget_launches();
     free(mock__state.log);
     mock__state.log = NULL;
-    mock__state.nlog = mock__state.caplog = 0;
+    mock__state.nlog = 0;
     mock__state.total_calls = 0;
     memset(mock__state.counts, 0, sizeof mock__state.counts);
     mock__state.nfails = 0;
@@ -284,7 +284,7 @@ static int ctl_resolved_count(void) {
 
 static const char *ctl_call_name(int i) {
     mock__lock();
-    const char *name = i >= 0 && (size_t)i < mock__state.nlog ? mock__state.log[i] : NULL;
+    const char *name = i >= 0 ? mock__logged_call((size_t)i) : NULL;
     mock__unlock();
     return name;
 }

@@ -104,9 +104,7 @@ CUresult mock__enter(mock_entry id, bool anytime) {
     const char *pt = mock__pt_consume(id);
     const char *name = pt ? pt : mock__rows[id].base;
     mock__note_entry(name);
-    if (s->nlog < MOCK_LOG_CAP && grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log)) {
-        s->log[s->nlog++] = name;
-    }
+    mock__log_call(name);
     s->total_calls++;
     s->counts[id]++;
 
@@ -216,16 +214,78 @@ static void unlink_obj(mock_obj *o) {
     o->prev = o->next = NULL;
 }
 
+/* The ring of dead records of a kind, 0 or 1; -1 for kinds kept dead until reset. */
+static int dead_ring(int kind) {
+    return kind == CUSHIM_MOCK_STREAM ? 0 : kind == CUSHIM_MOCK_EVENT ? 1 : -1;
+}
+
+/* A dead stream or event joins its kind's ring; the oldest there, pushed out, becomes
+ * reusable. Without room for the ring the record stays dead until reset, as before. */
+static void retire(mock_obj *o) {
+    mock_state *s = &mock__state;
+    int k = dead_ring(o->kind);
+    if (k < 0) return;
+    if (s->dead[k] == NULL) {
+        s->dead[k] = malloc(MOCK_DEAD_KEEP * sizeof *s->dead[k]);
+        if (s->dead[k] == NULL) return;
+    }
+    if (s->ndead[k] < MOCK_DEAD_KEEP) {
+        s->dead[k][(s->dead_first[k] + s->ndead[k]++) % MOCK_DEAD_KEEP] = o;
+        return;
+    }
+    mock_obj *old = s->dead[k][s->dead_first[k]];
+    old->next = s->reusable[k];
+    s->reusable[k] = old;
+    s->dead[k][s->dead_first[k]] = o;
+    s->dead_first[k] = (s->dead_first[k] + 1) % MOCK_DEAD_KEEP;
+}
+
+/* A reusable record of this kind, emptied, or NULL. A stream keeps its work counts and queue:
+ * an event recorded in its earlier life compares its sequence number with the counts, and must
+ * still find that work done (all of it was done when the stream died). */
+static mock_obj *reuse(int kind, size_t size) {
+    mock_state *s = &mock__state;
+    int k = dead_ring(kind);
+    if (k < 0 || s->reusable[k] == NULL) return NULL;
+    mock_obj *o = s->reusable[k];
+    s->reusable[k] = o->next;
+    if (kind == CUSHIM_MOCK_STREAM) {
+        struct CUstream_st *st = (struct CUstream_st *)o;
+        unsigned long long submitted = st->submitted, completed = st->completed;
+        mock_queue q = st->q;
+        memset(st, 0, size);
+        st->submitted = submitted;
+        st->completed = completed;
+        st->q = q;
+    } else {
+        memset(o, 0, size);
+    }
+    return o;
+}
+
+static void forget_dead(void) {
+    mock_state *s = &mock__state;
+    for (int k = 0; k < 2; k++) {
+        free(s->dead[k]);
+        s->dead[k] = NULL;
+        s->dead_first[k] = s->ndead[k] = 0;
+        s->reusable[k] = NULL;
+    }
+}
+
 void *mock__new(size_t size, int kind, struct CUctx_st *ctx) {
     mock_state *s = &mock__state;
-    if (!grow(&s->objs, &s->capobjs, s->nobjs + 1, sizeof *s->objs)) return NULL;
-    mock_obj *o = calloc(1, size);
-    if (o == NULL) return NULL;
-    if (!set_insert(o)) {
-        free(o);
-        return NULL;
+    mock_obj *o = reuse(kind, size);
+    if (o == NULL) {
+        if (!grow(&s->objs, &s->capobjs, s->nobjs + 1, sizeof *s->objs)) return NULL;
+        o = calloc(1, size);
+        if (o == NULL) return NULL;
+        if (!set_insert(o)) {
+            free(o);
+            return NULL;
+        }
+        s->objs[s->nobjs++] = o;
     }
-    s->objs[s->nobjs++] = o;
     o->magic = MOCK_MAGIC;
     o->kind = kind;
     o->alive = true;
@@ -290,6 +350,7 @@ void mock__kill(mock_obj *o) {
     }
     unlink_obj(o);
     o->alive = false;
+    retire(o);
 }
 
 void mock__free_record(mock_obj *o) {
@@ -322,6 +383,7 @@ void mock__forget_all(void) {
     s->objs = NULL;
     s->set = NULL;
     s->nobjs = s->capobjs = s->setcap = s->setcount = 0;
+    forget_dead();
     memset(s->live, 0, sizeof s->live);
     memset(s->primary, 0, sizeof s->primary);
     s->generation++;
@@ -415,12 +477,11 @@ struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s) {
 /* Launch records                                                                             */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Chunks keep earlier records in place, so a pointer from cushim_mock_api.launch stays valid
- * until reset. */
+/* The last MOCK_LAUNCH_KEEP records, in a ring of chunks: a pointer from cushim_mock_api.launch
+ * stays valid until reset or MOCK_LAUNCH_KEEP more launches. */
 cushim_mock_launch *mock__new_launch(void) {
     mock_state *s = &mock__state;
-    if (s->nlaunches >= MOCK_LAUNCH_CAP) return NULL;
-    size_t chunk = s->nlaunches / MOCK_LAUNCH_CHUNK;
+    size_t chunk = s->nlaunches / MOCK_LAUNCH_CHUNK % (MOCK_LAUNCH_KEEP / MOCK_LAUNCH_CHUNK);
     if (chunk >= s->capchunks) {
         if (!grow(&s->launch_chunks, &s->capchunks, chunk + 1, sizeof *s->launch_chunks)) {
             return NULL;
@@ -439,8 +500,9 @@ cushim_mock_launch *mock__new_launch(void) {
 
 const cushim_mock_launch *mock__launch_at(size_t i) {
     mock_state *s = &mock__state;
-    if (i >= s->nlaunches) return NULL;
-    return &s->launch_chunks[i / MOCK_LAUNCH_CHUNK][i % MOCK_LAUNCH_CHUNK];
+    if (i >= s->nlaunches || s->nlaunches - i > MOCK_LAUNCH_KEEP) return NULL;
+    size_t chunk = i / MOCK_LAUNCH_CHUNK % (MOCK_LAUNCH_KEEP / MOCK_LAUNCH_CHUNK);
+    return &s->launch_chunks[chunk][i % MOCK_LAUNCH_CHUNK];
 }
 
 void mock__forget_launches(void) {
@@ -452,3 +514,21 @@ void mock__forget_launches(void) {
 }
 
 bool mock__grow(void *v, size_t *cap, size_t need, size_t size) { return grow(v, cap, need, size); }
+
+/* ------------------------------------------------------------------------------------------ */
+/* The call log                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+void mock__log_call(const char *name) {
+    mock_state *s = &mock__state;
+    if (s->log == NULL) s->log = malloc(MOCK_LOG_KEEP * sizeof *s->log);
+    if (s->log == NULL) return;
+    s->log[s->nlog % MOCK_LOG_KEEP] = name;
+    s->nlog++;
+}
+
+const char *mock__logged_call(size_t i) {
+    mock_state *s = &mock__state;
+    if (i >= s->nlog || s->nlog - i > MOCK_LOG_KEEP) return NULL;
+    return s->log[i % MOCK_LOG_KEEP];
+}

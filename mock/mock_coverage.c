@@ -96,9 +96,7 @@ CUresult mock__stub_call(int i, bool per_thread) {
     mock_state *s = &mock__state;
     const char *name = per_thread ? mock__cuda_entries[i].ptds_symbol : mock__cuda_entries[i].base;
     mock__note_entry(name);
-    if (s->nlog < MOCK_LOG_CAP && mock__grow(&s->log, &s->caplog, s->nlog + 1, sizeof *s->log)) {
-        s->log[s->nlog++] = name;
-    }
+    mock__log_call(name);
     s->total_calls++;
     mock__cuda_entry_states[i].calls++;
     if (per_thread) mock__cuda_entry_states[i].pt_calls++;

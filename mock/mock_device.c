@@ -13,6 +13,13 @@ CUresult CUDAAPI mock_cuInit(unsigned int flags) {
     mock__init_knobs(); /* outside the mock's lock: a callback may call back into the mock */
     MOCK_ENTER_ANYTIME(cuInit);
     if (flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    /* A configuration error is the user's to fix, and said as such (not a bug in the code under
+     * test): every cuInit fails with it until the environment is fixed. */
+    const char *bad = mock__devices_error();
+    if (bad != NULL) {
+        fprintf(stderr, "cushim mock: cuInit: %s\n", bad);
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
     CUresult r = mock__state.init_result;
     if (r == CUDA_SUCCESS) mock__state.initialized = true;
     return mock__leave(r);

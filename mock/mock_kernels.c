@@ -43,6 +43,13 @@ static void *library(void) {
     kernels_lib_tried = true;
     const char *path = getenv("CUSHIM_MOCK_KERNELS");
     if (path == NULL || path[0] == '\0') return NULL;
+    char why[192];
+    if (!mock__library_file_ok(path, why, sizeof why)) {
+        fprintf(stderr,
+                "cushim mock: CUSHIM_MOCK_KERNELS=\"%s\" is refused: %s; kernels run no code\n",
+                path, why);
+        return NULL;
+    }
     kernels_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (kernels_lib == NULL) {
         fprintf(stderr, "cushim mock: CUSHIM_MOCK_KERNELS: %s; kernels run no code\n", dlerror());

@@ -186,8 +186,12 @@ bool mock__apply_profile(int ordinal, const char *name);
 /* Sets the devices from a spec ("h200x2", "ada", "h200,ada"); false, with the reason on stderr,
  * for a bad one (and the devices stay as they were). */
 bool mock__set_devices(const char *spec);
-/* The devices at boot and reset: $CUSHIM_MOCK_DEVICES, else one H200. */
+/* The devices at boot and reset: $CUSHIM_MOCK_DEVICES, else one H200. A value that cannot be
+ * used leaves one H200 and a reason for cuInit to fail with (mock__devices_error). */
 void mock__default_devices(void);
+/* Why $CUSHIM_MOCK_DEVICES could not be used (a sentence naming the accepted profiles), or
+ * NULL. */
+const char *mock__devices_error(void);
 
 /* Memory and peer state: everything freed (NULL) or the state of one dying context. */
 void mock__mem_reset(void);

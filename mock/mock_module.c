@@ -289,6 +289,22 @@ CUresult CUDAAPI mock_cuFuncGetName(const char **name, CUfunction hf) {
     return mock__leave(r);
 }
 
+/* From the image's parameter list; an image that gives none (a cubin without its parameter
+ * notes) cannot say, which the mock answers CUDA_ERROR_NOT_SUPPORTED. */
+CUresult CUDAAPI mock_cuFuncGetParamInfo(CUfunction hf, size_t index, size_t *offset,
+                                         size_t *size) {
+    MOCK_ENTER(cuFuncGetParamInfo);
+    if (offset == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    mock_kinfo k;
+    CUresult r = mock__function(hf, "cuFuncGetParamInfo", &k);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    if (k.kentry->nparams < 0) return mock__leave(CUDA_ERROR_NOT_SUPPORTED);
+    if (index >= (size_t)k.kentry->nparams) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    *offset = k.kentry->params[index].offset;
+    if (size != NULL) *size = k.kentry->params[index].size;
+    return mock__leave(CUDA_SUCCESS);
+}
+
 CUresult CUDAAPI mock_cuFuncGetModule(CUmodule *hmod, CUfunction hf) {
     MOCK_ENTER(cuFuncGetModule);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);

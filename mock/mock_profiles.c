@@ -246,8 +246,8 @@ bool mock__apply_profile(int ordinal, const char *name) {
     return true;
 }
 
-/* Parses "h200x2, ada" into profiles; false with the reason on stderr. */
-static bool parse(const char *spec, const profile **out, int *n) {
+/* Parses "h200x2, ada" into profiles; false with the reason in why. */
+static bool parse(const char *spec, const profile **out, int *n, char *why, size_t whysize) {
     *n = 0;
     const char *p = spec;
     while (*p) {
@@ -261,10 +261,7 @@ static bool parse(const char *spec, const profile **out, int *n) {
         }
         const profile *pr = find_profile(name, (size_t)(p - name));
         if (pr == NULL) {
-            fprintf(stderr,
-                    "cushim mock: devices \"%s\": unknown profile \"%.*s\" (known: h200, "
-                    "ada)\n",
-                    spec, (int)(p - name), name);
+            snprintf(why, whysize, "unknown profile \"%.*s\"", (int)(p - name), name);
             return false;
         }
         long count = 1;
@@ -276,39 +273,64 @@ static bool parse(const char *spec, const profile **out, int *n) {
         }
         while (isspace((unsigned char)*p)) p++;
         if (*p && *p != ',') {
-            fprintf(stderr, "cushim mock: devices \"%s\": cannot read \"%s\"\n", spec, p);
+            snprintf(why, whysize, "cannot read \"%s\"", p);
             return false;
         }
         if (count < 1 || count > MOCK_MAX_DEVICES - *n) {
-            fprintf(stderr, "cushim mock: devices \"%s\": between 1 and %d devices\n", spec,
-                    MOCK_MAX_DEVICES);
+            snprintf(why, whysize, "between 1 and %d devices", MOCK_MAX_DEVICES);
             return false;
         }
         while (count-- > 0) out[(*n)++] = pr;
     }
-    if (*n == 0) fprintf(stderr, "cushim mock: devices \"%s\": no device named\n", spec);
+    if (*n == 0) snprintf(why, whysize, "no device named");
     return *n > 0;
 }
 
-bool mock__set_devices(const char *spec) {
+static bool set_devices(const char *spec, char *why, size_t whysize) {
     const profile *list[MOCK_MAX_DEVICES];
     int n;
-    if (spec == NULL || !parse(spec, list, &n)) return false;
+    if (spec == NULL) {
+        snprintf(why, whysize, "no spec");
+        return false;
+    }
+    if (!parse(spec, list, &n, why, whysize)) return false;
     for (int d = 0; d < n; d++) apply(d, list[d]);
     for (int d = n; d < MOCK_MAX_DEVICES; d++) apply(d, &profiles[0]);
     mock__state.device_count = n;
     return true;
 }
 
+bool mock__set_devices(const char *spec) {
+    char why[160];
+    if (set_devices(spec, why, sizeof why)) return true;
+    fprintf(stderr, "cushim mock: devices \"%s\": %s (known: h200, ada)\n", spec ? spec : "(null)",
+            why);
+    return false;
+}
+
+/* Why CUSHIM_MOCK_DEVICES could not be used, or empty: a configuration error, which cuInit
+ * reports (mock__devices_error), not a bug in the code under test. */
+static char env_error[512];
+
 void mock__default_devices(void) {
     const char *env = getenv("CUSHIM_MOCK_DEVICES");
-    if (env != NULL && *env != '\0') {
-        /* A test suite that asked for devices the mock cannot make must not run on others. */
-        if (!mock__set_devices(env)) mock__die("CUSHIM_MOCK_DEVICES", "cannot be used");
+    env_error[0] = '\0';
+    char why[160];
+    if (env != NULL && *env != '\0' && !set_devices(env, why, sizeof why)) {
+        /* A test suite that asked for devices the mock cannot make must not run on others:
+         * cuInit fails, saying why. */
+        snprintf(env_error, sizeof env_error,
+                 "CUSHIM_MOCK_DEVICES=\"%.100s\" cannot be used (%s): it takes a comma-separated "
+                 "list of the profiles h200 and ada, each alone or as NAMExN for N from 1 to %d "
+                 "devices, such as \"h200\", \"h200x2\" or \"h200, ada\"",
+                 env, why, MOCK_MAX_DEVICES);
+        set_devices("h200", why, sizeof why);
         return;
     }
-    mock__set_devices("h200");
+    if (env == NULL || *env == '\0') set_devices("h200", why, sizeof why);
 }
+
+const char *mock__devices_error(void) { return env_error[0] ? env_error : NULL; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Peers                                                                                      */

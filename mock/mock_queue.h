@@ -156,5 +156,8 @@ void mock__kernels_reset(void);
 /* The control API's register_kernel (fn NULL: unregistered) and host_kernel_runs. */
 void mock__register_kernel(const char *name, cushim_mock_kernel_fn fn);
 int mock__kernel_runs(const char *name);
+/* Whether path is worth handing to dlopen (mock_libcheck.c): an absolute path to a regular,
+ * readable, 64-bit ELF file whose loaded segments lie inside it. False with the reason in why. */
+bool mock__library_file_ok(const char *path, char *why, size_t len);
 
 #endif

@@ -179,6 +179,28 @@ static void print_driver_human(const cushim_driver_info *info) {
     line(0, "default stream", info->per_thread_stream ? "per-thread" : "legacy");
 }
 
+/* The toolkit's libraries that cushim loads beside the driver; none is needed to run. */
+static const cushim_lib libs[] = {CUSHIM_LIB_NVRTC, CUSHIM_LIB_NVJITLINK};
+static const char *const lib_keys[] = {"nvrtc", "nvjitlink"};
+
+static void print_libs_human(void) {
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        const cushim_lib_info *l = cushim_lib_state(libs[i]);
+        char key[64];
+        snprintf(key, sizeof key, "%s", l->name);
+        if (l->status == CUSHIM_LIB_LOADED) {
+            linef(0, key, "loaded, %d.%d (headers %d.%d), %u of %u entries, %s", l->version_major,
+                  l->version_minor, l->header_major, l->header_minor, l->entries_resolved,
+                  l->entries_total, l->path);
+        } else {
+            char words[32];
+            snprintf(words, sizeof words, "%s", lib_status_token(l->status));
+            for (char *c = words; *c; c++) *c = *c == '_' ? ' ' : *c;
+            linef(0, key, "%s: %s", words, l->message);
+        }
+    }
+}
+
 /* A driver may report any count (a broken one, 2147483647): only the first MAX_LISTED devices
  * are queried and written, and the output says so. */
 enum { MAX_LISTED = 64 };
@@ -193,6 +215,7 @@ static bool devices_cut(int count, char *buf, size_t n) {
 
 static int run_human(const cushim_driver_info *info) {
     print_driver_human(info);
+    print_libs_human();
     if (info->status != CUSHIM_DRIVER_LOADED) {
         char words[32];
         fflush(stdout);
@@ -298,6 +321,28 @@ static void json_driver(json *j, const cushim_driver_info *info) {
         json_str(j, "mock", NULL);
     }
     json_str(j, "default_stream", info->per_thread_stream ? "per-thread" : "legacy");
+    json_open(j, "libraries", '{');
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        const cushim_lib_info *l = cushim_lib_state(libs[i]);
+        char ver[32];
+        json_open(j, lib_keys[i], '{');
+        json_str(j, "name", l->name);
+        json_str(j, "status", lib_status_token(l->status));
+        json_str(j, "result", cushim_error_name(l->result));
+        json_str(j, "message", l->message ? l->message : "");
+        json_str(j, "path", l->path);
+        snprintf(ver, sizeof ver, "%d.%d", l->version_major, l->version_minor);
+        json_str(j, "version", l->status == CUSHIM_LIB_LOADED ? ver : NULL);
+        snprintf(ver, sizeof ver, "%d.%d", l->header_major, l->header_minor);
+        json_str(j, "header_version", ver);
+        json_str(j, "env", l->env);
+        json_open(j, "entries", '{');
+        json_int(j, "resolved", l->entries_resolved);
+        json_int(j, "total", l->entries_total);
+        json_close(j, '}');
+        json_close(j, '}');
+    }
+    json_close(j, '}');
 }
 
 /* Lists the devices into the open "devices" array; returns how many could be opened. */

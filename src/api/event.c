@@ -25,14 +25,13 @@ CUSHIM_API CUresult cushim_event_create(cushim_event **out, cushim_context *ctx,
                             "%s: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING too",
                             __func__);
     }
-    cushim_event *e = cushim__recycled_event(ctx, flags);
-    if (e != NULL) {
+    cushim_event *e = cushim__alloc_block(__func__);
+    if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (cushim__recycled_event(ctx, flags, e)) {
         cushim__retain(&ctx->obj);
         *out = e;
         return CUDA_SUCCESS;
     }
-    e = cushim__alloc_block(__func__);
-    if (e == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g, __func__);
     if (r != CUDA_SUCCESS) {

@@ -21,6 +21,9 @@ struct cushim_function {
     unsigned max_threads;
     _Atomic unsigned max_dynamic_smem;
     bool check_stream_ctx; /* module functions: a stream must belong to ctx */
+    /* 1 when the kernel takes parameters, 0 when it takes none or the driver could not say: a
+     * launch whose params pointer is below it (NULL) is refused, one compare on the hot path. */
+    uintptr_t params_floor;
     /* The last (threads, dynamic shared memory) -> active blocks per SM that a cooperative
      * launch asked the driver, packed so that one atomic word keeps key and answer together:
      * threads << 48 | smem << 16 | blocks; 0 is empty. */
@@ -35,6 +38,7 @@ struct cushim_function {
     cushim_context *ctx; /* borrowed from the module, or retained for a library function */
     int static_smem;
     int kernel_max_threads;
+    int param_count; /* from cuFuncGetParamInfo; -1 where the driver cannot say */
     struct cushim_function *next;
     char name[]; /* the kernel's name, for sentences */
 };
@@ -84,6 +88,14 @@ cushim_function *cushim__function_new(const char *name, const char *fn);
 CUresult cushim__function_read_attributes(cushim_function *f, const char *fn);
 
 /* The function named `name` for context ctx in a list, or NULL. */
+/* A module's or library's list of functions, guarded by lock, which is held for the list only
+ * (never across a driver call). The function named `name` in ctx, or NULL. */
+cushim_function *cushim__function_listed(pthread_mutex_t *lock, cushim_function *const *list,
+                                         const char *name, CUcontext ctx);
+/* Lists made, unless another thread listed its name in its context first: then made is freed
+ * (with the reference to its context when owns_ctx). The function now listed. */
+cushim_function *cushim__function_list(pthread_mutex_t *lock, cushim_function **list,
+                                       cushim_function *made, bool owns_ctx);
 cushim_function *cushim__function_find(cushim_function *list, const char *name, CUcontext ctx);
 
 /* Frees a list of functions; a library's hold a reference to their context (owns_ctx). */

@@ -30,6 +30,11 @@ static inline bool within_limits(const cushim_function *f, const cushim_launch_c
     return bad == 0;
 }
 
+/* A kernel that takes parameters launched with params NULL: one compare (function.h). */
+static inline bool missing_params(const cushim_function *f, void **params) {
+    return (uintptr_t)params < f->params_floor;
+}
+
 static const char axis[3] = {'X', 'Y', 'Z'};
 
 static CUresult refuse_dims(const char *fn, const char *what, cushim_dim3 d, const int max[3]) {
@@ -82,10 +87,10 @@ static CUresult refuse_smem(const cushim_function *f, const cushim_launch_config
 }
 
 /* Says why within_limits() refused, in the order a reader would look: arguments, zero
- * dimensions, threads per block, each dimension, shared memory. CUDA_SUCCESS when nothing
- * is wrong after all (a raised shared memory limit). */
+ * dimensions, threads per block, each dimension, shared memory, missing parameters. CUDA_SUCCESS
+ * when nothing is wrong after all (a raised shared memory limit). */
 static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushim_launch_config *c,
-                                           const char *fn) {
+                                           void **params, const char *fn) {
     CUresult r = cushim__check(f, CUSHIM__FUNCTION, "f", fn);
     if (r != CUDA_SUCCESS) return r;
     if (c == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: cfg is NULL", fn);
@@ -117,7 +122,16 @@ static CUSHIM__COLD CUresult refuse_config(const cushim_function *f, const cushi
     if (r != CUDA_SUCCESS) return r;
     r = refuse_dims(fn, "grid", g, l->max_grid);
     if (r != CUDA_SUCCESS) return r;
-    return refuse_smem(f, c, fn);
+    r = refuse_smem(f, c, fn);
+    if (r != CUDA_SUCCESS) return r;
+    if ((uintptr_t)params < f->params_floor) {
+        return cushim__fail(CUDA_ERROR_INVALID_VALUE,
+                            "%s: kernel '%s' takes %d parameter%s, and params is NULL: pass an "
+                            "array of %d pointer%s, one to each argument",
+                            fn, f->name, f->param_count, f->param_count == 1 ? "" : "s",
+                            f->param_count, f->param_count == 1 ? "" : "s");
+    }
+    return CUDA_SUCCESS;
 }
 
 static CUSHIM__COLD CUresult refuse_stream(const cushim_function *f, const cushim_stream *s,
@@ -183,8 +197,9 @@ static CUSHIM__NOINLINE CUresult launch_default(const cushim_function *f,
 static CUSHIM__NOINLINE CUresult launch_checked(const cushim_function *f,
                                                 const cushim_launch_config *cfg, void **params,
                                                 bool cooperative, const char *fn) {
-    if (!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg)) {
-        CUresult r = refuse_config(f, cfg, fn);
+    if (!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL || !within_limits(f, cfg) ||
+        missing_params(f, params)) {
+        CUresult r = refuse_config(f, cfg, params, fn);
         if (r != CUDA_SUCCESS) return r;
     }
     const cushim_stream *s = cfg->stream;
@@ -208,7 +223,8 @@ CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_
     /* A config with launch attributes leaves the common path for launch_checked(), at the cost
      * of a few ORs and a branch here. */
     if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL ||
-                         cushim__has_attributes(cfg) || !within_limits(f, cfg))) {
+                         cushim__has_attributes(cfg) || missing_params(f, params) ||
+                         !within_limits(f, cfg))) {
         return launch_checked(f, cfg, params, false, __func__);
     }
     const cushim_stream *s = cfg->stream;
@@ -225,7 +241,8 @@ CUSHIM_API CUresult cushim_launch(const cushim_function *f, const cushim_launch_
 CUSHIM_API CUresult cushim_launch_cooperative(const cushim_function *f,
                                               const cushim_launch_config *cfg, void **params) {
     if (CUSHIM__UNLIKELY(!cushim__is(f, CUSHIM__FUNCTION) || cfg == NULL ||
-                         cushim__has_attributes(cfg) || !within_limits(f, cfg))) {
+                         cushim__has_attributes(cfg) || missing_params(f, params) ||
+                         !within_limits(f, cfg))) {
         return launch_checked(f, cfg, params, true, __func__);
     }
     const cushim_stream *s = cfg->stream;

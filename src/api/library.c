@@ -5,6 +5,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/module.h"
+#include "loader/fork.h"
 #include "loader/loader.h"
 
 CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *image) {
@@ -40,8 +41,11 @@ CUSHIM_API void cushim_library_release(cushim_library *lib) {
     /* A library belongs to no context: it is unloaded with none made current. */
     CUresult r = cushim__table.cuLibraryUnload(lib->raw);
     if (r != CUDA_SUCCESS) cushim__destroy_refused(__func__, "library", (void *)lib->raw, r);
-    cushim__functions_free(lib->functions, true);
-    pthread_mutex_destroy(&lib->lock);
+    /* A forked child leaves a list that a thread of the parent was changing at the fork. */
+    if (!cushim__forked || cushim__forked_lock_was_free(&lib->lock)) {
+        cushim__functions_free(lib->functions, true);
+        pthread_mutex_destroy(&lib->lock);
+    }
     atomic_fetch_sub_explicit(&cushim__live_roots, 1, memory_order_relaxed);
     cushim__free(lib);
 }
@@ -104,16 +108,15 @@ CUSHIM_API CUresult cushim_library_function(cushim_function **out, cushim_librar
     r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", __func__);
-    pthread_mutex_lock(&lib->lock);
-    cushim_function *f = cushim__function_find(lib->functions, name, ctx->raw);
+    if (cushim__forked) return cushim__forked_refusal(__func__);
+    /* As for a module's kernels (module.c): the lock guards the list, never a driver call. */
+    cushim_function *f = cushim__function_listed(&lib->lock, &lib->functions, name, ctx->raw);
     if (f == NULL) {
-        r = make_library_function(&f, lib, ctx, name, __func__);
-        if (r == CUDA_SUCCESS) {
-            f->next = lib->functions;
-            lib->functions = f;
-        }
+        cushim_function *made = NULL;
+        r = make_library_function(&made, lib, ctx, name, __func__);
+        if (r != CUDA_SUCCESS) return r;
+        f = cushim__function_list(&lib->lock, &lib->functions, made, true);
     }
-    pthread_mutex_unlock(&lib->lock);
     if (r == CUDA_SUCCESS) *out = f;
     return r;
 }

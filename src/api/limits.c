@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "api/limits.h"
+#include "loader/fork.h"
 #include "loader/diag.h"
 #include "loader/loader.h"
 
@@ -87,18 +88,18 @@ CUresult cushim__read_limits(CUdevice dev, int ordinal, const cushim__limits **o
      * ready sees the limits. A failed read leaves the slot empty for a later try. */
     unsigned generation = atomic_load_explicit(&cushim__load_generation, memory_order_relaxed);
     if (atomic_load_explicit(&slot->ready_generation, memory_order_acquire) != generation) {
-        CUresult r = CUDA_SUCCESS;
+        if (cushim__forked) return cushim__forked_refusal(fn);
+        /* Read outside the lock (the driver is never called under it); the lock only makes one
+         * writer store the slot. Two threads may both read: they read the same. */
+        cushim__limits l;
+        CUresult r = read_device(&l, dev, ordinal, fn);
+        if (r != CUDA_SUCCESS) return r;
         pthread_mutex_lock(&limits_lock);
         if (atomic_load_explicit(&slot->ready_generation, memory_order_relaxed) != generation) {
-            cushim__limits l;
-            r = read_device(&l, dev, ordinal, fn);
-            if (r == CUDA_SUCCESS) {
-                slot->limits = l;
-                atomic_store_explicit(&slot->ready_generation, generation, memory_order_release);
-            }
+            slot->limits = l;
+            atomic_store_explicit(&slot->ready_generation, generation, memory_order_release);
         }
         pthread_mutex_unlock(&limits_lock);
-        if (r != CUDA_SUCCESS) return r;
     }
     *out = &slot->limits;
     return CUDA_SUCCESS;

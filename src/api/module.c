@@ -1,15 +1,29 @@
 /* Modules: loaded into a context, from an image in memory or a file, and the kernels looked up
  * in them. Modules are loaded and unloaded with their context current. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/module.h"
+#include "loader/fork.h"
 #include "loader/loader.h"
+
+/* Why a path that is not a regular file is refused, by its type. */
+static CUresult not_regular(const char *path, const struct stat *st, const char *fn) {
+    const char *what = S_ISFIFO(st->st_mode)  ? "a FIFO (opening one with no writer would block)"
+                       : S_ISDIR(st->st_mode) ? "a directory"
+                       : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                                                                      : "not a regular file";
+    return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND,
+                        "%s: '%s' is %s: a module is read from a regular file only", fn, path,
+                        what);
+}
 
 static CUresult load_module(cushim_module **out, cushim_context *ctx, const void *image,
                             const char *path, const char *fn) {
@@ -62,18 +76,27 @@ CUSHIM_API CUresult cushim_module_load_data(cushim_module **out, cushim_context 
 
 /* Reads a whole file and adds a NUL, which PTX text needs and a cubin or fatbin ignores. */
 static CUresult read_file(const char *path, char **data, const char *fn) {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
+    /* Only a regular file, checked before it is opened and again on what was opened: opening a
+     * FIFO with no writer blocks forever, a directory cannot be read, and a device such as
+     * /dev/zero would be read until memory runs out. O_NONBLOCK keeps the open itself from
+     * blocking on a FIFO swapped in between; it changes nothing for a regular file. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return not_regular(path, &st, fn);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         char buf[256];
         const char *why = strerror_r(errno, buf, sizeof buf);
         return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open '%s': %s", fn, path, why);
     }
-    /* Only a file or a pipe comes to an end: a directory cannot be read, and a device such as
-     * /dev/zero would be read until memory runs out. */
-    struct stat st;
-    if (fstat(fileno(file), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-        fclose(file);
-        return cushim__fail(CUDA_ERROR_FILE_NOT_FOUND, "%s: '%s' is not a regular file", fn, path);
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return not_regular(path, &st, fn);
+    }
+    FILE *file = fdopen(fd, "rb");
+    if (file == NULL) {
+        close(fd);
+        return cushim__fail(CUDA_ERROR_OUT_OF_MEMORY, "%s: out of host memory opening '%s'", fn,
+                            path);
     }
     size_t used = 0, size = 64 * 1024;
     char *p = malloc(size);
@@ -123,8 +146,11 @@ CUSHIM_API cushim_module *cushim_module_retain(cushim_module *m) {
 CUSHIM_API void cushim_module_release(cushim_module *m) {
     if (!cushim__release_checked(m, CUSHIM__MODULE, "m", __func__)) return;
     CUSHIM__DESTROY("module", m->raw, cushim__table.cuModuleUnload(m->raw));
-    cushim__functions_free(m->functions, false);
-    pthread_mutex_destroy(&m->lock);
+    /* A forked child leaves a list that a thread of the parent was changing at the fork. */
+    if (!cushim__forked || cushim__forked_lock_was_free(&m->lock)) {
+        cushim__functions_free(m->functions, false);
+        pthread_mutex_destroy(&m->lock);
+    }
     cushim_context_release(m->ctx);
     cushim__free(m->path);
     cushim__free(m);
@@ -177,17 +203,18 @@ CUSHIM_API CUresult cushim_module_function(cushim_function **out, cushim_module 
     CUresult r = cushim__check(m, CUSHIM__MODULE, "m", __func__);
     if (r != CUDA_SUCCESS) return r;
     if (name == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: name is NULL", __func__);
-    /* The lock makes a name asked twice, even at once, one object. */
-    pthread_mutex_lock(&m->lock);
-    cushim_function *f = cushim__function_find(m->functions, name, m->ctx->raw);
+    if (cushim__forked) return cushim__forked_refusal(__func__);
+    /* The lock guards the list only: the driver is never called under it, so a driver that
+     * calls back into cushim cannot deadlock here, nor a fork leave it held across a long call.
+     * Two threads asking for a new name at once may both make it; the first one listed is
+     * kept, so that a name is always one object. */
+    cushim_function *f = cushim__function_listed(&m->lock, &m->functions, name, m->ctx->raw);
     if (f == NULL) {
-        r = make_module_function(&f, m, name, __func__);
-        if (r == CUDA_SUCCESS) {
-            f->next = m->functions;
-            m->functions = f;
-        }
+        cushim_function *made = NULL;
+        r = make_module_function(&made, m, name, __func__);
+        if (r != CUDA_SUCCESS) return r;
+        f = cushim__function_list(&m->lock, &m->functions, made, false);
     }
-    pthread_mutex_unlock(&m->lock);
     if (r == CUDA_SUCCESS) *out = f;
     return r;
 }

@@ -1,4 +1,6 @@
 /* What every object shares: the argument checks' sentences. */
+#include <string.h>
+
 #include "api/alloc.h"
 #include "api/object.h"
 
@@ -15,6 +17,8 @@ static const char *kind_name(uint32_t tag) {
     case CUSHIM__FUNCTION: return "a function";
     case CUSHIM__GRAPH: return "a graph";
     case CUSHIM__GRAPH_EXEC: return "a graph executable";
+    case CUSHIM__PROGRAM: return "a program";
+    case CUSHIM__LINKER: return "a linker";
     case CUSHIM__DEAD: return "an object already destroyed";
     default: return "not a cushim object";
     }
@@ -23,6 +27,13 @@ static const char *kind_name(uint32_t tag) {
 CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, const char *fn) {
     if (p == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: %s is NULL", fn, what);
     uint32_t got = atomic_load_explicit(&((const cushim__object *)p)->tag, memory_order_relaxed);
+    /* A release of a dead object is a second release of a reference already dropped. */
+    if (got == CUSHIM__DEAD && strstr(fn, "_release") != NULL) {
+        return cushim__fail(CUDA_ERROR_INVALID_HANDLE,
+                            "%s: %s %p was already released: a double release (one reference "
+                            "dropped twice), or a release of a handle kept after its last release",
+                            fn, what, p);
+    }
     return cushim__fail(CUDA_ERROR_INVALID_HANDLE, "%s: %s %p is %s, not %s", fn, what, p,
                         kind_name(got), kind_name(tag));
 }

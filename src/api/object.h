@@ -33,6 +33,8 @@ typedef enum cushim__tag {
     CUSHIM__FUNCTION = 0x666e6331,
     CUSHIM__GRAPH = 0x67726631,
     CUSHIM__GRAPH_EXEC = 0x67657831,
+    CUSHIM__PROGRAM = 0x70726731,
+    CUSHIM__LINKER = 0x6c6e6b31,
 } cushim__tag;
 
 typedef struct cushim__object {

@@ -14,6 +14,7 @@
 /* ------------------------------------------------------------------------------------------ */
 
 static bool default_events = true, default_streams = true;
+static const char *bad_value; /* a CUSHIM_RECYCLE value not understood, said after the once */
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 /* CUSHIM_RECYCLE: unset, "1", "on" or "all": events and streams; "0", "off" or "none":
@@ -31,15 +32,20 @@ static void read_env(void) {
     } else if (strcmp(v, "streams") == 0) {
         default_events = false;
     } else {
-        cushim__log(CUSHIM_LOG_WARN,
-                    "CUSHIM_RECYCLE='%s' is not one of 0, off, none, 1, on, all, events, "
-                    "streams: events and streams are recycled",
-                    v);
+        bad_value = v;
     }
 }
 
 void cushim__recycler_init(cushim_context *ctx) {
     pthread_once(&env_once, read_env);
+    /* Said outside the once: the log handler is the user's, and may make a context itself. */
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (bad_value != NULL && !atomic_flag_test_and_set(&said)) {
+        cushim__log(CUSHIM_LOG_WARN,
+                    "CUSHIM_RECYCLE='%s' is not one of 0, off, none, 1, on, all, events, "
+                    "streams: events and streams are recycled",
+                    bad_value);
+    }
     cushim__recycler *c = &ctx->cache;
     pthread_mutex_init(&c->lock, NULL);
     atomic_init(&c->events_on, default_events);
@@ -112,6 +118,9 @@ static CUresult destroy_taken(taken *t, const char *fn) {
 void cushim__recycler_fini(cushim_context *ctx, const char *fn) {
     cushim__recycler *c = &ctx->cache;
     taken t = {NULL, NULL};
+    /* In a forked child, caches that a thread of the parent was changing at the fork are left
+     * as they are (a few objects at most): their links may be half-written. */
+    if (cushim__forked && !cushim__forked_lock_was_free(&c->lock)) return;
     /* The last reference is gone: no other thread can reach the caches now. */
     take_all(c, true, true, &t);
     destroy_taken(&t, fn);
@@ -121,6 +130,16 @@ void cushim__recycler_fini(cushim_context *ctx, const char *fn) {
 /* ------------------------------------------------------------------------------------------ */
 /* Keeping and handing out                                                                    */
 /* ------------------------------------------------------------------------------------------ */
+
+/* A kept object starts its new life at a new address: it is moved into the block the create
+ * allocated (as for a new object), and its old block, still tagged dead, goes back to the block
+ * cache. A handle left from the previous life (a stream released twice, the second time after
+ * its driver stream went to a new owner) then finds a dead object and is refused as a double
+ * release, instead of releasing the new owner's object. */
+static void move_to(void *into, void *kept, size_t size) {
+    memcpy(into, kept, size);
+    cushim__free_block(kept);
+}
 
 static unsigned event_key(unsigned flags) {
     return flags & (CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
@@ -136,9 +155,11 @@ static bool context_stays(const cushim_context *ctx) {
 bool cushim__keep_event(cushim_event *e) {
     cushim_context *ctx = e->ctx;
     cushim__recycler *c = &ctx->cache;
-    /* An interprocess event may have been shared with another process by its handle. */
+    /* An interprocess event may have been shared with another process by its handle. A forked
+     * child never takes the cache's lock (loader/fork.h). */
     if ((e->flags & CU_EVENT_INTERPROCESS) ||
-        !atomic_load_explicit(&c->events_on, memory_order_relaxed) || !context_stays(ctx)) {
+        !atomic_load_explicit(&c->events_on, memory_order_relaxed) || !context_stays(ctx) ||
+        cushim__forked) {
         return false;
     }
     unsigned k = event_key(e->flags);
@@ -155,11 +176,11 @@ bool cushim__keep_event(cushim_event *e) {
     return kept;
 }
 
-cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags) {
+bool cushim__recycled_event(cushim_context *ctx, unsigned flags, cushim_event *into) {
     cushim__recycler *c = &ctx->cache;
     if ((flags & CU_EVENT_INTERPROCESS) ||
-        !atomic_load_explicit(&c->events_on, memory_order_relaxed)) {
-        return NULL;
+        !atomic_load_explicit(&c->events_on, memory_order_relaxed) || cushim__forked) {
+        return false;
     }
     unsigned k = event_key(flags);
     pthread_mutex_lock(&c->lock);
@@ -169,19 +190,21 @@ cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags) {
         c->nevents[k]--;
     }
     pthread_mutex_unlock(&c->lock);
-    if (e == NULL) return NULL;
+    if (e == NULL) return false;
+    move_to(into, e, sizeof *into);
     /* Its context, raw handles and flags are still those of this key and context. */
-    e->next = NULL;
-    atomic_store_explicit(&e->recorded, false, memory_order_relaxed);
-    cushim__object_init(&e->obj, CUSHIM__EVENT);
-    return e;
+    into->next = NULL;
+    atomic_store_explicit(&into->recorded, false, memory_order_relaxed);
+    cushim__object_init(&into->obj, CUSHIM__EVENT);
+    return true;
 }
 
 bool cushim__keep_stream(cushim_stream *s) {
     cushim_context *ctx = s->ctx;
     cushim__recycler *c = &ctx->cache;
     if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed) ||
-        atomic_load_explicit(&s->exported, memory_order_relaxed) || !context_stays(ctx)) {
+        atomic_load_explicit(&s->exported, memory_order_relaxed) || !context_stays(ctx) ||
+        cushim__forked) {
         return false;
     }
     /* Only a stream whose work is done: a later owner's work must not wait for an earlier
@@ -199,9 +222,12 @@ bool cushim__keep_stream(cushim_stream *s) {
     return kept;
 }
 
-cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority) {
+bool cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority,
+                             cushim_stream *into) {
     cushim__recycler *c = &ctx->cache;
-    if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed)) return NULL;
+    if (!atomic_load_explicit(&c->streams_on, memory_order_relaxed) || cushim__forked) {
+        return false;
+    }
     pthread_mutex_lock(&c->lock);
     cushim_stream **link = &c->streams;
     while (*link != NULL && ((*link)->flags != flags || (*link)->priority != priority)) {
@@ -213,10 +239,11 @@ cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int 
         c->nstreams--;
     }
     pthread_mutex_unlock(&c->lock);
-    if (s == NULL) return NULL;
-    s->next = NULL;
-    cushim__object_init(&s->obj, CUSHIM__STREAM);
-    return s;
+    if (s == NULL) return false;
+    move_to(into, s, sizeof *into);
+    into->next = NULL;
+    cushim__object_init(&into->obj, CUSHIM__STREAM);
+    return true;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -231,6 +258,7 @@ static CUresult drain_failed(CUresult r, const char *fn) {
 CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (cushim__forked) return cushim__forked_refusal(__func__);
     taken t = {NULL, NULL};
     pthread_mutex_lock(&ctx->cache.lock);
     take_all(&ctx->cache, true, true, &t);
@@ -242,6 +270,7 @@ CUSHIM_API CUresult cushim_context_trim(cushim_context *ctx) {
 CUSHIM_API CUresult cushim_context_set_recycling(cushim_context *ctx, bool events, bool streams) {
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (cushim__forked) return cushim__forked_refusal(__func__);
     taken t = {NULL, NULL};
     cushim__recycler *c = &ctx->cache;
     pthread_mutex_lock(&c->lock);
@@ -258,6 +287,7 @@ CUSHIM_API CUresult cushim_context_recycling(cushim_recycling *out, cushim_conte
     memset(out, 0, sizeof *out);
     CUresult r = cushim__check(ctx, CUSHIM__CONTEXT, "ctx", __func__);
     if (r != CUDA_SUCCESS) return r;
+    if (cushim__forked) return cushim__forked_refusal(__func__);
     cushim__recycler *c = &ctx->cache;
     pthread_mutex_lock(&c->lock);
     out->events = atomic_load_explicit(&c->events_on, memory_order_relaxed);

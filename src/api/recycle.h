@@ -33,11 +33,13 @@ void cushim__recycler_init(cushim_context *ctx);
  * context goes. */
 void cushim__recycler_fini(cushim_context *ctx, const char *fn);
 
-/* A kept event of ctx with exactly these flags, made live again (one reference, no record), or
- * NULL when there is none. The caller retains ctx for it. */
-cushim_event *cushim__recycled_event(cushim_context *ctx, unsigned flags);
+/* Moves a kept event of ctx with exactly these flags into `into` (a block the create allocated)
+ * and makes it live there (one reference, no record): true; false when there is none. The
+ * caller retains ctx for it. */
+bool cushim__recycled_event(cushim_context *ctx, unsigned flags, cushim_event *into);
 /* The same for a stream with these flags and priority. */
-cushim_stream *cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority);
+bool cushim__recycled_stream(cushim_context *ctx, unsigned flags, int priority,
+                             cushim_stream *into);
 
 /* Offers an event (or stream) whose last reference is gone to its context's cache: true when it
  * was kept, false when the caller must destroy it. The caller still releases the context. */

@@ -35,16 +35,15 @@ CUSHIM_API CUresult cushim_stream_create(cushim_stream **out, cushim_context *ct
                             "CU_STREAM_NON_BLOCKING are stream flags",
                             __func__, flags);
     }
+    cushim_stream *s = cushim__alloc_block(__func__);
+    if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     /* A kept stream with this priority was made in this context, so the priority is in its
      * range: no need to ask the driver again. */
-    cushim_stream *s = cushim__recycled_stream(ctx, flags, priority);
-    if (s != NULL) {
+    if (cushim__recycled_stream(ctx, flags, priority, s)) {
         cushim__retain(&ctx->obj);
         *out = s;
         return CUDA_SUCCESS;
     }
-    s = cushim__alloc_block(__func__);
-    if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     cushim__guard g;
     r = cushim__enter(ctx->raw, &g, __func__);
     if (r != CUDA_SUCCESS) {

@@ -22,6 +22,16 @@ static inline const char *driver_status_token(cushim_driver_status s) {
     return "unknown";
 }
 
+/* The status of NVRTC or nvJitLink as an identifier, likewise. */
+static inline const char *lib_status_token(cushim_lib_status s) {
+    switch (s) {
+    case CUSHIM_LIB_LOADED: return "loaded";
+    case CUSHIM_LIB_NOT_FOUND: return "not_found";
+    case CUSHIM_LIB_WRONG_VERSION: return "wrong_version";
+    }
+    return "unknown";
+}
+
 /* The same words for people ("not found"), written into buf, which is returned. */
 static inline const char *driver_status_words(cushim_driver_status s, char *buf, size_t n) {
     const char *token = driver_status_token(s);

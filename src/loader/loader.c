@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "loader/diag.h"
+#include "loader/dso.h"
 #include "loader/fork.h"
 #include "loader/library.h"
 #include "loader/loader.h"
@@ -238,13 +239,17 @@ CUSHIM_API CUresult cushim_testing_reinit(void) {
     if (live != 0) {
         pthread_mutex_unlock(&driver.lock);
         return cushim__fail(CUDA_ERROR_ILLEGAL_STATE,
-                            "%s: %d contexts or libraries of cushim are still alive, and they "
+                            "%s: %d contexts, libraries, programs or linkers of cushim are still "
+                            "alive, and they "
                             "belong to the driver loaded now: release them first",
                             __func__, live);
     }
     cushim__library_forget(&driver);
     atomic_fetch_add(&cushim__load_generation, 1);
     pthread_mutex_unlock(&driver.lock);
+    /* NVRTC and nvJitLink are looked for again too, with their variables as they are then. */
+    cushim__dso_reset(cushim__dso_find(CUSHIM_LIB_NVRTC));
+    cushim__dso_reset(cushim__dso_find(CUSHIM_LIB_NVJITLINK));
     cushim__clear_error();
     return CUDA_SUCCESS;
 }

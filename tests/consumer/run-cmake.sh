@@ -69,6 +69,8 @@ if [[ $expect_dropin == ON ]]; then
     [[ -z $bare ]] || { echo "$exe needs bare driver symbols: $bare"; exit 1; }
     CUSHIM_DRIVER=/nonexistent "$stage/build/$exe"
   done
+  check_links "$stage/build/consumer_nvrtc"
+  CUSHIM_DRIVER=/nonexistent bash "$src/tests/consumer/check-nvrtc.sh" "$stage/build/consumer_nvrtc"
 fi
 if [[ $expect_mock == ON ]]; then
   mock=$(find "$root" -name 'libcushim-mock.so' | head -n 1)

@@ -14,7 +14,8 @@ prefix=$(meson introspect "$build" --buildoptions |
 root="$stage$prefix"
 pc=$(dirname "$(find "$root" -name cushim.pc | head -n 1)")
 [[ -n $pc ]] || { echo "cushim.pc was not installed"; exit 1; }
-for f in include/cushim.h include/cushim_table.h include/cushim-cuda/cuda.h bin/cushim-info; do
+for f in include/cushim.h include/cushim_table.h include/cushim-cuda/cuda.h \
+         include/cushim-cuda/nvrtc.h include/cushim-cuda/nvJitLink.h bin/cushim-info; do
   [[ -e $root/$f ]] || { echo "not installed: $f"; exit 1; }
 done
 ls "$pc"/../libcushim.so.0 "$pc"/../libcushim.a >/dev/null
@@ -63,4 +64,12 @@ grep -qE "cuda_h_was_the_toolkits_not_cushims_dropin|not cushim's drop-in" "$sta
 c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ "$src/tests/consumer/project/dropin.c" \
   $flags -o "$stage/dropin-cxx"
 LD_LIBRARY_PATH="$(dirname "$pc")" "$stage/dropin-cxx"
+# Run-time compilation: the same flags in place of -lnvrtc -lnvJitLink -lcuda, in C and C++.
+cc -std=c11 -Wall -Wextra -pedantic -Werror "$src/tests/consumer/project/nvrtc.c" $flags \
+  -o "$stage/nvrtc"
+c++ -std=c++11 -Wall -Wextra -pedantic -Werror -x c++ "$src/tests/consumer/project/nvrtc.c" \
+  $flags -o "$stage/nvrtc-cxx"
+for exe in "$stage/nvrtc" "$stage/nvrtc-cxx"; do
+  LD_LIBRARY_PATH="$(dirname "$pc")" bash "$src/tests/consumer/check-nvrtc.sh" "$exe"
+done
 echo "pkg-config consumer: ok"

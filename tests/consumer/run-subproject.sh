@@ -27,6 +27,7 @@ meson compile -C build >compile.log 2>&1 || { cat compile.log; exit 1; }
 ./build/consumer
 ./build/dropin
 if readelf -d build/dropin | grep -q libcuda; then echo "the drop-in consumer needs libcuda"; exit 1; fi
+bash "$src/tests/consumer/check-nvrtc.sh" build/nvrtc
 # A plain subproject brings the library and nothing else: the parent's own tests are all that
 # `meson test` lists, and its install holds no tool, test, example or mock of cushim's.
 tests=$(meson test -C build --list --no-rebuild 2>/dev/null)

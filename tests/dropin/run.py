@@ -5,7 +5,8 @@ run.py [--expect-exit N] [--out TEXT]... [--err TEXT]... [--needs-driver] [--no-
        PROGRAM [ARGS...]
 
 --needs-driver: exit 77 (skip) unless libcuda.so.1 can be opened, for the GPU suite.
---no-libcuda: the program must name libcushim and no libcuda among its NEEDED entries.
+--no-libcuda: the program must name libcushim and no libcuda, libnvrtc or libnvJitLink among
+its NEEDED entries.
 A program killed by a signal always fails: degrading gracefully means an exit code.
 """
 import argparse
@@ -34,8 +35,10 @@ def main():
                              check=True).stdout
         needed = [l for l in dyn.splitlines() if "(NEEDED)" in l]
         print("\n".join(needed))
-        if any("libcuda" in l for l in needed) or not any("libcushim.so" in l for l in needed):
-            print("FAIL: the program must need libcushim and not libcuda")
+        banned = ("libcuda", "libnvrtc", "libnvJitLink")
+        if any(b in l for l in needed for b in banned) or not any("libcushim.so" in l
+                                                                  for l in needed):
+            print("FAIL: the program must need libcushim and none of %s" % ", ".join(banned))
             return 1
     p = subprocess.run(a.program, capture_output=True, text=True, timeout=120)
     sys.stdout.write(p.stdout)

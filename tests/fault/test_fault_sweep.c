@@ -84,7 +84,13 @@ enum {
     NEED_EXEC = 1 << 8,    /* that graph instantiated */
     NEED_CAPTURE = 1 << 9, /* the stream capturing, a host function queued */
     NEED_CACHED = 1 << 10, /* an event and a stream released into the context's caches */
+    NEED_LINKER = 1 << 11, /* a linker in the context, the LTO IR of `programs[2]` added */
 };
+
+/* Programs compiled once by NVRTC for the whole sweep (compiling is slow, and makes no driver
+ * call): PTX, a cubin for the mock's sm_90, and LTO IR. */
+static const char kernel_source[] = "extern \"C\" __global__ void cushim_empty() {}\n";
+static cushim_program *programs[3];
 
 typedef struct fx {
     cushim_context *ctx, *primary;
@@ -95,6 +101,7 @@ typedef struct fx {
     cushim_function *f, *fcoop;
     cushim_graph *g;
     cushim_graph_exec *x;
+    cushim_linker *linker;
     /* What the call under test made, and how to drop it. */
     void *out;
     void (*release_out)(void *);
@@ -130,6 +137,7 @@ static void release_library(void *p) { cushim_library_release(p); }
 static void release_nothing(void *p) { (void)p; } /* functions belong to their module */
 static void release_graph(void *p) { cushim_graph_release(p); }
 static void release_exec(void *p) { cushim_graph_exec_release(p); }
+static void release_linker(void *p) { cushim_linker_release(p); }
 /* A capture the call under test began: ended, and its graph dropped. */
 static void end_capture(void *p) {
     cushim_graph *g = NULL;
@@ -367,6 +375,18 @@ static CUresult op_context_wrap(fx *x) {
 static CUresult op_context_wrap_current(fx *x) {
     return cushim_context_wrap(OUT(x, cushim_context, release_context), NULL);
 }
+static CUresult op_program_load_ptx(fx *x) {
+    return cushim_program_load(OUT(x, cushim_module, release_module), programs[0], x->ctx);
+}
+static CUresult op_program_load_cubin(fx *x) {
+    return cushim_program_load(OUT(x, cushim_module, release_module), programs[1], x->ctx);
+}
+static CUresult op_linker_create(fx *x) {
+    return cushim_linker_create(OUT(x, cushim_linker, release_linker), x->ctx, 0, NULL);
+}
+static CUresult op_linker_complete(fx *x) {
+    return cushim_linker_complete(OUT(x, cushim_module, release_module), x->linker);
+}
 
 #define CALL(fn, variant, needs, out, op)                                                          \
     { fn, variant, needs, out, false, -1, NULL, false, op }
@@ -470,22 +490,37 @@ static const scenario scenarios[] = {
     CALL("cushim_event_wrap", "", NEED_CTX | NEED_STREAM | NEED_EVENTS, true, op_event_wrap),
     CALL("cushim_context_wrap", "", NEED_CTX, true, op_context_wrap),
     CALL("cushim_context_wrap", "current context", NEED_CTX, true, op_context_wrap_current),
+    CALL("cushim_program_load", "PTX", NEED_CTX, true, op_program_load_ptx),
+    CALL("cushim_program_load", "cubin", NEED_CTX, true, op_program_load_cubin),
+    CALL("cushim_linker_create", "", NEED_CTX, true, op_linker_create),
+    CALL("cushim_linker_complete", "", NEED_CTX | NEED_LINKER, true, op_linker_complete),
 };
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
 /* Public functions that never call the driver (beyond cushim_init, swept on its own): their
  * failures are argument checks, covered by the hostile-input tests. */
 static const char *const driverless[] = {
-    "cushim_error_name",        "cushim_error_string",   "cushim_last_error",
-    "cushim_log_set_handler",   "cushim_context_retain", "cushim_context_raw",
-    "cushim_context_device",    "cushim_stream_retain",  "cushim_stream_same_queue",
-    "cushim_stream_context",    "cushim_stream_raw",     "cushim_event_retain",
-    "cushim_event_context",     "cushim_event_raw",      "cushim_module_retain",
-    "cushim_library_retain",    "cushim_function_raw",   "cushim_testing_reinit",
-    "cushim_graph_retain",      "cushim_graph_raw",      "cushim_graph_context",
-    "cushim_graph_exec_retain", "cushim_graph_exec_raw", "cushim_graph_exec_context",
-    "cushim_context_recycling", "cushim_hook_add",       "cushim_hook_remove",
-    "cushim_trace_start",       "cushim_trace_stop",
+    "cushim_error_name",        "cushim_error_string",    "cushim_last_error",
+    "cushim_log_set_handler",   "cushim_context_retain",  "cushim_context_raw",
+    "cushim_context_device",    "cushim_stream_retain",   "cushim_stream_same_queue",
+    "cushim_stream_context",    "cushim_stream_raw",      "cushim_event_retain",
+    "cushim_event_context",     "cushim_event_raw",       "cushim_module_retain",
+    "cushim_library_retain",    "cushim_function_raw",    "cushim_testing_reinit",
+    "cushim_graph_retain",      "cushim_graph_raw",       "cushim_graph_context",
+    "cushim_graph_exec_retain", "cushim_graph_exec_raw",  "cushim_graph_exec_context",
+    "cushim_context_recycling", "cushim_hook_add",        "cushim_hook_remove",
+    "cushim_trace_start",       "cushim_trace_stop",      "cushim_lib_state",
+    "cushim_program_retain",    "cushim_program_release", "cushim_program_log",
+    "cushim_program_code",      "cushim_linker_retain",   "cushim_linker_log",
+};
+/* Functions that call NVRTC or nvJitLink and not the driver (but for the linker's cuLink*
+ * fallback, which the mock does not implement): test_toolkit_allocs fails each of their
+ * allocations in turn. */
+static const char *const toolkit_functions[] = {
+    "cushim_program_create",
+    "cushim_program_compile",
+    "cushim_linker_add",
+    "cushim_linker_release",
 };
 /* Swept in forked children by test_init_sweep. */
 static const char *const init_functions[] = {
@@ -575,12 +610,23 @@ static bool make(fx *x, unsigned needs) {
     if ((needs & NEED_EXEC) && cushim_graph_instantiate(&x->x, x->g, 0) != CUDA_SUCCESS) {
         return false;
     }
+    if (needs & NEED_LINKER) {
+        const void *ir;
+        size_t size;
+        const char *lto[] = {"-lto"};
+        if (cushim_linker_create(&x->linker, x->ctx, 1, lto) != CUDA_SUCCESS ||
+            cushim_program_code(programs[2], CUSHIM_CODE_LTOIR, &ir, &size) != CUDA_SUCCESS ||
+            cushim_linker_add(x->linker, CUSHIM_CODE_LTOIR, ir, size, NULL) != CUDA_SUCCESS) {
+            return false;
+        }
+    }
     x->target = x->ctx ? cushim_context_raw(x->ctx) : NULL;
     return true;
 }
 
 static void drop(fx *x, const scenario *sc) {
     if (x->out) x->release_out(x->out);
+    cushim_linker_release(x->linker);
     bool by_op = x->released_by_op;
     if (!(by_op && sc->op == op_exec_release)) cushim_graph_exec_release(x->x);
     if (!(by_op && sc->op == op_graph_release)) cushim_graph_release(x->g);
@@ -826,8 +872,24 @@ static void test_init_sweep(void **state) {
     printf("# cushim_init: %d driver calls, each failed with %zu codes\n", ncalls, NCODES);
 }
 
+/* Compiles programs[k] with NVRTC: PTX, a cubin for sm_90 (the mock's device), LTO IR. */
+static bool compile_programs(void) {
+    static const char *const options[3][2] = {
+        {"-arch=compute_90", NULL}, {"-arch=sm_90", NULL}, {"-arch=sm_90", "-dlto"}};
+    for (int k = 0; k < 3; k++) {
+        if (cushim_program_create(&programs[k], kernel_source, NULL, 0, NULL, NULL) !=
+                CUDA_SUCCESS ||
+            cushim_program_compile(programs[k], options[k][1] ? 2 : 1, options[k]) !=
+                CUDA_SUCCESS) {
+            fprintf(stderr, "# compiling with NVRTC failed: %s\n", cushim_last_error());
+            return false;
+        }
+    }
+    return true;
+}
+
 static int sweep_setup(void **state) {
-    if (mock_setup(state) != 0) return -1;
+    if (mock_setup(state) != 0 || !compile_programs()) return -1;
     /* A module on disk for cushim_module_load_file. */
     snprintf(ptx_path, sizeof ptx_path, "/tmp/cushim-sweep-XXXXXX");
     int fd = mkstemp(ptx_path);
@@ -846,6 +908,7 @@ static int sweep_setup(void **state) {
 }
 
 static int sweep_teardown(void **state) {
+    for (int k = 0; k < 3; k++) cushim_program_release(programs[k]);
     unlink(ptx_path);
     return mock_teardown(state);
 }
@@ -853,6 +916,60 @@ static int sweep_teardown(void **state) {
 static void test_sweep_all(void **state) {
     (void)state;
     for (size_t i = 0; i < NSCENARIOS; i++) sweep_scenario(&scenarios[i], i);
+}
+
+/* One run of a toolkit function with allocation k failing (0: none); the run's allocations are
+ * counted into *count. A failure must be CUDA_ERROR_OUT_OF_MEMORY with a sentence and a NULL
+ * out-pointer; ASan and valgrind see that nothing leaks. */
+static bool toolkit_run(int k, int *count) {
+    cushim_context *ctx = NULL;
+    if (cushim_context_create(&ctx, 0, 0) != CUDA_SUCCESS) return false;
+    const void *ir;
+    size_t size;
+    if (cushim_program_code(programs[2], CUSHIM_CODE_LTOIR, &ir, &size) != CUDA_SUCCESS) {
+        return false;
+    }
+    cushim_program *p = NULL;
+    cushim_linker *l = NULL;
+    const char *arch[] = {"-arch=compute_90"}, *lto[] = {"-lto"};
+    alloc.count = 0;
+    alloc.fail_at = k;
+    alloc.counting = true;
+    cushim__clear_error();
+    CUresult r = cushim_program_create(&p, kernel_source, NULL, 0, NULL, NULL);
+    if (r == CUDA_SUCCESS) r = cushim_program_compile(p, 1, arch);
+    if (r == CUDA_SUCCESS) r = cushim_linker_create(&l, ctx, 1, lto);
+    if (r == CUDA_SUCCESS) r = cushim_linker_add(l, CUSHIM_CODE_LTOIR, ir, size, "ir");
+    cushim_linker_release(l);
+    alloc.counting = false;
+    alloc.fail_at = 0;
+    *count = alloc.count;
+    bool ok = k == 0 ? r == CUDA_SUCCESS
+                     : r == CUDA_ERROR_OUT_OF_MEMORY && cushim_last_error()[0] != '\0' &&
+                           (p == NULL || l == NULL);
+    if (!ok) {
+        fprintf(stderr, "# allocation %d failing: %s: %s\n", k, cushim_error_name(r),
+                cushim_last_error());
+    }
+    cushim_program_release(p);
+    cushim_context_release(ctx);
+    return ok;
+}
+
+/* The NVRTC and nvJitLink path, each of cushim's allocations on it failing in turn. */
+static void test_toolkit_allocs(void **state) {
+    (void)state;
+    int total = 0, count = 0;
+    assert_true(toolkit_run(0, &total));
+    assert_true(total > 0);
+    for (int k = 1; k <= total; k++) {
+        assert_true(toolkit_run(k, &count));
+        swept_alloc_pairs++;
+        faulted_runs++;
+    }
+    printf("# program create and compile, linker create, add and release: %d allocations, each "
+           "failed\n",
+           total);
 }
 
 static bool listed(const char *name, const char *const *list, size_t n) {
@@ -886,6 +1003,9 @@ static void test_coverage(void **state) {
         public++;
         if (listed(fn, driverless, sizeof driverless / sizeof driverless[0])) continue;
         if (listed(fn, init_functions, sizeof init_functions / sizeof init_functions[0])) continue;
+        if (listed(fn, toolkit_functions, sizeof toolkit_functions / sizeof toolkit_functions[0])) {
+            continue;
+        }
         /* Some of a function's scenarios may make no driver call (a create served from a
          * context's cache); one at least must. */
         bool found = false, called = false;
@@ -914,6 +1034,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_sweep),
         cmocka_unit_test_setup_teardown(test_sweep_all, sweep_setup, sweep_teardown),
+        cmocka_unit_test_setup_teardown(test_toolkit_allocs, sweep_setup, sweep_teardown),
         cmocka_unit_test(test_coverage),
     };
     return cmocka_run_group_tests_name("fault sweep", tests, NULL, NULL);

@@ -101,6 +101,29 @@ static void test_module_load_file_refuses_bad_paths(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* A FIFO with no writer: opening it to read would block for good, so it is refused by its type
+ * before it is opened, with a sentence that says what it is. The alarm turns a hang into a
+ * failure. */
+static void test_module_load_file_refuses_a_fifo(void **state) {
+    (void)state;
+    failures = cases = 0;
+    char fifo[96];
+    snprintf(fifo, sizeof fifo, "%s/kernels.ptx", fx.dir_path);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    cushim_module *m = SENTINEL;
+    alarm(10);
+    snapshot before = start();
+    CUresult r = cushim_module_load_file(&m, fx.ctx, fifo);
+    alarm(0);
+    unlink(fifo);
+    check_refusal("a FIFO", "cushim_module_load_file", CUDA_ERROR_FILE_NOT_FOUND, r, &before,
+                  BEFORE_DRIVER);
+    assert_null(m);
+    assert_non_null(strstr(cushim_last_error(), fifo));
+    assert_non_null(strstr(cushim_last_error(), "FIFO"));
+    assert_int_equal(failures, 0);
+}
+
 static void test_kernel_names_empty_and_very_long(void **state) {
     (void)state;
     failures = cases = 0;
@@ -139,6 +162,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         HOSTILE_TEST(test_module_load_refuses_bad_images),
         HOSTILE_TEST(test_module_load_file_refuses_bad_paths),
+        HOSTILE_TEST(test_module_load_file_refuses_a_fifo),
         HOSTILE_TEST(test_kernel_names_empty_and_very_long),
         HOSTILE_TEST(test_everything_works_after_the_refusals),
     };

@@ -4,7 +4,8 @@
 Usage: check-info-json.py PROGRAM [ARGS...] [--expect-exit N] [--expect-status WORD]
                           [--expect-in-message TEXT] [--expect-stdout TEXT]
                           [--expect-stderr TEXT] [--expect-mock LIST_MD]
-                          [--expect-once TEXT] [--expect-devices-listed N] [--no-json]
+                          [--expect-once TEXT] [--expect-devices-listed N]
+                          [--expect-devices NAME,NAME...] [--no-json]
 
 The options above are taken by this script wherever they appear; every other argument goes to
 PROGRAM, in order. Without --no-json, stdout must be exactly one JSON object with the fields
@@ -13,7 +14,11 @@ cushim-info documents. --expect-mock takes the mock's generated list of entries
 figures, in "mock" of the JSON or on the "mock driver" line of the text. --expect-once: TEXT
 occurs exactly once in stdout and stderr together (a reason said once).
 --expect-devices-listed N: the JSON lists N devices and its "devices_cut" says the list was cut
-there. Exits 0 when every
+there.
+--expect-devices
+takes the devices' names in ordinal order: "devices" must list exactly those, with ordinals
+0, 1, ... in the JSON; in the text, "devices: N" and a "device i:" section with each name.
+Exits 0 when every
 check passes, 1 (with the reason) otherwise.
 """
 
@@ -32,12 +37,13 @@ def parse(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     opts = {"exit": 0, "status": None, "in_message": None, "stdout": None, "stderr": None,
-            "mock": None, "once": None, "listed": None, "json": True}
+            "mock": None, "once": None, "listed": None, "devices": None, "json": True, "libs": []}
     takes_value = {"--expect-exit": "exit", "--expect-status": "status",
                    "--expect-in-message": "in_message", "--expect-stdout": "stdout",
                    "--expect-stderr": "stderr", "--expect-mock": "mock",
                    "--expect-once": "once",
-                   "--expect-devices-listed": "listed"}
+                   "--expect-devices-listed": "listed",
+                   "--expect-devices": "devices"}
     program, rest, args = argv[1], argv[2:], []
     i = 0
     while i < len(rest):
@@ -46,6 +52,13 @@ def parse(argv):
             if i + 1 >= len(rest):
                 sys.exit("check-info-json: %s needs a value" % a)
             opts[takes_value[a]] = rest[i + 1]
+            i += 2
+            continue
+        if a == "--expect-lib":
+            # KEY=STATUS[:TEXT]: libraries.KEY has that status, and TEXT in its message
+            if i + 1 >= len(rest):
+                sys.exit("check-info-json: --expect-lib needs a value")
+            opts["libs"].append(rest[i + 1])
             i += 2
             continue
         if a == "--no-json":
@@ -75,6 +88,7 @@ def check_json(out, opts, fail):
         fail("status is %r, expected %r" % (doc["status"], opts["status"]))
     if opts["in_message"] is not None and opts["in_message"] not in doc["message"]:
         fail("message %r does not contain %r" % (doc["message"], opts["in_message"]))
+    check_libs(doc, opts, fail)
     if "mock" not in doc or not (doc["mock"] is None or isinstance(doc["mock"], dict)):
         fail("field 'mock' is missing or neither an object nor null")
     if opts["listed"] is not None:
@@ -83,6 +97,11 @@ def check_json(out, opts, fail):
             fail("%d devices listed, expected %d" % (len(doc["devices"]), n))
         if not isinstance(doc.get("devices_cut"), str) or "first %d" % n not in doc["devices_cut"]:
             fail("devices_cut %r does not say the list was cut at %d" % (doc.get("devices_cut"), n))
+    if opts["devices"] is not None:
+        want = opts["devices"].split(",")
+        got = [(d.get("ordinal"), d.get("name")) for d in doc["devices"]]
+        if got != list(enumerate(want)):
+            fail("devices are %r, expected %r" % (got, list(enumerate(want))))
     if opts["mock"] is not None:
         done, total = list_figures(opts["mock"], fail)
         if doc["mock"] != {"implemented": done, "total": total}:
@@ -92,6 +111,31 @@ def check_json(out, opts, fail):
                  % (doc["entries"].get("total"), total))
     elif doc["mock"] is not None:
         fail("mock is %r for a driver that is not the mock" % doc["mock"])
+
+
+LIB_FIELDS = {"name": str, "status": str, "result": str, "message": str, "header_version": str,
+              "env": str, "entries": dict}
+
+
+def check_libs(doc, opts, fail):
+    """NVRTC and nvJitLink, each with its status, and the ones asked for as asked."""
+    libs = doc.get("libraries")
+    if not isinstance(libs, dict) or set(libs) != {"nvrtc", "nvjitlink"}:
+        fail("field 'libraries' is missing or does not hold nvrtc and nvjitlink: %r" % (libs,))
+    for key, lib in libs.items():
+        for field, kind in LIB_FIELDS.items():
+            if not isinstance(lib.get(field), kind):
+                fail("libraries.%s.%s is missing or not a %s" % (key, field, kind.__name__))
+        if (lib["status"] == "loaded") != isinstance(lib.get("path"), str):
+            fail("libraries.%s: status %r with path %r" % (key, lib["status"], lib.get("path")))
+    for want in opts["libs"]:
+        key, _, rest = want.partition("=")
+        status, _, text = rest.partition(":")
+        if libs.get(key, {}).get("status") != status:
+            fail("libraries.%s.status is %r, expected %r" % (key, libs.get(key, {}).get("status"),
+                                                            status))
+        if text and text not in libs[key]["message"]:
+            fail("libraries.%s.message %r does not contain %r" % (key, libs[key]["message"], text))
 
 
 def list_figures(path, fail):
@@ -131,6 +175,16 @@ def main():
             fail("%r occurs %d times in stdout and stderr, expected once" % (opts["once"], seen))
     if opts["json"]:
         check_json(p.stdout, opts, fail)
+    elif opts["devices"] is not None:
+        text = p.stdout.decode("utf-8", "replace")
+        want = opts["devices"].split(",")
+        if not re.search(r"^devices:\s+%d$" % len(want), text, re.M):
+            fail("stdout does not say devices: %d" % len(want))
+        sections = re.split(r"^device (\d+):$", text, flags=re.M)
+        names = {int(sections[i]): sections[i + 1] for i in range(1, len(sections) - 1, 2)}
+        for i, name in enumerate(want):
+            if i not in names or name not in names[i]:
+                fail("no 'device %d:' section naming %r" % (i, name))
     elif opts["mock"] is not None:
         done, total = list_figures(opts["mock"], fail)
         want = re.compile(r"^mock driver: +%d of %d entries implemented \(the rest answer "

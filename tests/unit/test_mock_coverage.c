@@ -19,6 +19,7 @@
 #include "cushim.h"
 #include "assert_cu.h"
 #include "cushim_mock.h"
+#include "stderr_of.h"
 
 static cushim_mock_api mock;
 static const char *list_path;
@@ -127,26 +128,6 @@ static void test_every_entry_resolves(void **state) {
     assert_true(cushim_driver_has("cuGraphCreate"));
     assert_true(cushim_driver_has("cuMemcpyDtoA_v2_ptds"));
     assert_true(cushim_driver_has("cuGraphicsUnregisterResource"));
-}
-
-/* Runs fn with stderr going to a file, and returns what it wrote (static storage). */
-static const char *stderr_of(void (*fn)(void)) {
-    static char text[4096];
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    assert_non_null(tmp);
-    int saved = dup(2);
-    assert_true(saved >= 0);
-    assert_true(dup2(fileno(tmp), 2) >= 0);
-    fn();
-    fflush(stderr);
-    assert_true(dup2(saved, 2) >= 0);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(text, 1, sizeof text - 1, tmp);
-    text[n] = '\0';
-    fclose(tmp);
-    return text;
 }
 
 static void call_graph_create_twice(void) {

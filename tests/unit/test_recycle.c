@@ -5,6 +5,7 @@
  * In the mock a record is work on its stream that stays pending until a synchronize, so a
  * record makes a stream busy, and an event recorded there has a pending record. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -42,7 +43,7 @@ static void test_released_event_is_handed_out_again(void **state) {
     assert_int_equal(mock.live(CUSHIM_MOCK_EVENT), 1);
     assert_int_equal(mock.calls("cuEventDestroy"), 0);
     assert_ok(cushim_event_create(&again, ctx, 0));
-    assert_ptr_equal(again, e);
+    assert_ptr_not_equal(again, e); /* at a new address: see test_double_release_is_named */
     assert_int_equal(mock.calls("cuEventCreate"), 1);
     assert_int_equal(info_of(ctx).events_held, 0);
     assert_ptr_equal(cushim_event_context(again), ctx);
@@ -62,7 +63,7 @@ static void test_recycled_event_answers_as_a_new_one(void **state) {
     assert_cu(CUDA_ERROR_NOT_READY, cushim_event_query(old));
     cushim_event_release(old); /* its record is still pending */
     assert_ok(cushim_event_create(&recycled, ctx, 0));
-    assert_ptr_equal(recycled, old);
+    assert_int_equal(mock.calls("cuEventCreate"), 1); /* recycled */
     assert_ok(cushim_context_set_recycling(ctx, false, true));
     assert_ok(cushim_event_create(&fresh, ctx, 0)); /* from the driver */
     assert_ptr_not_equal(fresh, recycled);
@@ -151,7 +152,7 @@ static void test_event_flags_are_honoured(void **state) {
     float ms = -1.0f;
     assert_ok(cushim_event_elapsed_ms(&ms, plain, plain));
     assert_ok(cushim_event_create(&again, ctx, CU_EVENT_DISABLE_TIMING));
-    assert_ptr_equal(again, dt);
+    assert_int_equal(mock.calls("cuEventCreate"), 3); /* dt, recycled */
     assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_event_elapsed_ms(&ms, again, plain));
     assert_non_null(strstr(cushim_last_error(), "DISABLE_TIMING"));
     assert_ok(cushim_event_create(&ipc, ctx, CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS));
@@ -180,7 +181,6 @@ static void test_stream_flags_and_priority_are_honoured(void **state) {
     assert_ptr_not_equal(b, s);
     int calls = mock.calls("*");
     assert_ok(cushim_stream_create(&again, ctx, CU_STREAM_NON_BLOCKING, greatest));
-    assert_ptr_equal(again, s);
     assert_int_equal(mock.calls("*"), calls); /* not even the priority range */
     /* The driver agrees: the raw handle (which keeps the stream from being recycled again). */
     int priority = 0;
@@ -402,6 +402,80 @@ static void test_environment_sets_the_default(void **state) {
     assert_int_equal(info_of(ctx).events_held, 1);
 }
 
+/* A stream released twice, the second time after its driver stream was recycled into a new
+ * stream b: the recycled object lives at a new address, so the second release finds a dead
+ * object, is named as a double release at warn, and b is untouched. The same for an event.
+ * Under AddressSanitizer the old block is freed at once, and ASan names the misuse itself: the
+ * test is left out there (see main). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN_BUILD 1
+#endif
+#endif
+#ifndef ASAN_BUILD
+#define ASAN_BUILD 0
+#endif
+static void test_double_release_is_named(void **state) {
+    (void)state;
+    cushim_stream *a = NULL, *b = NULL;
+    assert_ok(cushim_stream_create(&a, ctx, 0, 0));
+    cushim_stream_release(a);
+    assert_ok(cushim_stream_create(&b, ctx, 0, 0));
+    assert_int_equal(mock.calls("cuStreamCreateWithPriority"), 1); /* b is a's, recycled */
+    assert_ptr_not_equal(a, b);
+    cushim_stream_release(a); /* the bug under test: a second release of a */
+    assert_int_equal(captured.count[CUSHIM_LOG_WARN], 1);
+    assert_non_null(strstr(captured.text, "cushim_stream_release"));
+    assert_non_null(strstr(captured.text, "double release"));
+    assert_ok(cushim_stream_query(b));
+    assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 1);
+
+    cushim_event *e = NULL, *f = NULL;
+    assert_ok(cushim_event_create(&e, ctx, 0));
+    cushim_event_release(e);
+    assert_ok(cushim_event_create(&f, ctx, 0));
+    assert_int_equal(mock.calls("cuEventCreate"), 1);
+    cushim_event_release(e);
+    assert_int_equal(captured.count[CUSHIM_LOG_WARN], 2);
+    assert_non_null(strstr(captured.text, "cushim_event_release"));
+    assert_ok(cushim_event_record(f, b));
+    assert_ok(cushim_event_synchronize(f));
+    cushim_event_release(f);
+    cushim_stream_release(b);
+    assert_int_equal(info_of(ctx).streams_held, 1);
+    assert_int_equal(info_of(ctx).events_held, 1);
+}
+
+/* CUSHIM_RECYCLE=bogus: the warning goes to the log handler outside any lock or once of
+ * cushim's, so a handler that makes a context itself (re-entering the first context's set-up)
+ * returns instead of hanging; both contexts recycle, as the warning says. Under an alarm. */
+static cushim_context *made_by_handler;
+static void make_context_from_log(cushim_log_level level, const char *message, void *user) {
+    (void)user;
+    if (level == CUSHIM_LOG_WARN && strstr(message, "CUSHIM_RECYCLE") && made_by_handler == NULL) {
+        cushim_context_create(&made_by_handler, 0, 0);
+    }
+}
+
+static void test_bad_value_warns_outside_the_once(void **state) {
+    (void)state;
+    assert_true(cushim_mock_open(&mock, NULL));
+    assert_ok(cushim_init());
+    cushim_log_set_handler(make_context_from_log, NULL, CUSHIM_LOG_WARN);
+    alarm(10);
+    cushim_context *c = NULL;
+    assert_ok(cushim_context_create(&c, 0, 0));
+    alarm(0);
+    cushim_log_set_handler(NULL, NULL, CUSHIM_LOG_WARN);
+    assert_non_null(made_by_handler);
+    assert_true(info_of(c).events && info_of(c).streams);
+    assert_true(info_of(made_by_handler).events);
+    cushim_context_release(made_by_handler);
+    cushim_context_release(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_released_event_is_handed_out_again, setup, teardown),
@@ -418,10 +492,20 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_per_context_switch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_double_release_is_named, setup, teardown),
     };
+    /* The last test reads a freed block on purpose: not under AddressSanitizer. */
+    size_t ntests = sizeof tests / sizeof tests[0] - (ASAN_BUILD ? 1 : 0);
     const struct CMUnitTest env_tests[] = {
         cmocka_unit_test_setup_teardown(test_environment_sets_the_default, setup, teardown),
     };
-    if (getenv("CUSHIM_RECYCLE") != NULL) return cmocka_run_group_tests(env_tests, NULL, NULL);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest bad_env_tests[] = {
+        cmocka_unit_test(test_bad_value_warns_outside_the_once),
+    };
+    const char *v = getenv("CUSHIM_RECYCLE");
+    if (v != NULL && strcmp(v, "bogus") == 0) {
+        return cmocka_run_group_tests(bad_env_tests, NULL, NULL);
+    }
+    if (v != NULL) return cmocka_run_group_tests(env_tests, NULL, NULL);
+    return _cmocka_run_group_tests("tests", tests, ntests, NULL, NULL);
 }

@@ -43,3 +43,35 @@ CUSHIM__NOINLINE CUresult bench_dropin_query(bench_env *e, int n) {
     }
     return CUDA_SUCCESS;
 }
+
+/* The NVRTC rows' cushim side: NVRTC by its own names, through the drop-in nvrtc.h. */
+#include <nvrtc.h>
+
+#include "bench-nvrtc.h"
+
+#if !defined(CUSHIM_NVRTC_DROPIN)
+#error "bench-dropin.c is compiled against the drop-in nvrtc.h"
+#endif
+
+CUSHIM__NOINLINE CUresult bench_dropin_nvrtc_compile(bench_env *e, int n) {
+    (void)e;
+    const char *opts[] = {BENCH_NVRTC_ARCH};
+    for (int i = 0; i < n; i++) {
+        nvrtcProgram p;
+        nvrtcResult r = nvrtcCreateProgram(&p, bench_nvrtc_source, "scale.cu", 0, NULL, NULL);
+        if (r == NVRTC_SUCCESS) r = nvrtcCompileProgram(p, 1, opts);
+        nvrtcDestroyProgram(&p);
+        if (r != NVRTC_SUCCESS) return CUDA_ERROR_INVALID_SOURCE;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUSHIM__NOINLINE CUresult loop_cushim_nvrtc_version(const bench_env *e, int k) {
+    (void)e;
+    unsigned bad = 0;
+    for (int i = 0; i < k; i++) {
+        int major, minor;
+        bad |= (unsigned)nvrtcVersion(&major, &minor);
+    }
+    return bad ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+}

@@ -74,6 +74,10 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
         snprintf(out->note, sizeof out->note, "%s", e->graph_note);
         return BENCH_RC_OK;
     }
+    if (op->available != NULL && !op->available(out->note, sizeof out->note)) {
+        out->skipped = true;
+        return BENCH_RC_OK;
+    }
     const int ops = op->max_ops > 0 && op->max_ops < s->ops ? op->max_ops : s->ops;
     double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);
     if (v == NULL) return BENCH_RC_FAILED;

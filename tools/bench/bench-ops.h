@@ -22,6 +22,8 @@ typedef struct bench_op {
     /* Untimed, around each cushim batch (NULL: nothing): the tracer's rows start and stop it. */
     CUresult (*shim_setup)(bench_env *e);
     CUresult (*shim_teardown)(bench_env *e);
+    /* Whether the row can run here (NULL: always); false with the reason in note skips it. */
+    bool (*available)(char *note, size_t n);
 } bench_op;
 
 extern const bench_op bench_ops[];

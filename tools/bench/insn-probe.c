@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench-nvrtc.h"
 
 extern const char bench_empty_ptx[];
 
@@ -113,6 +114,7 @@ static const probe_op ops[] = {
     {"dropin_launch", loop_direct_dropin_launch, loop_cushim_dropin_launch},
     {"event_record", loop_direct_event_record, loop_cushim_event_record},
     {"stream_query", loop_direct_stream_query, loop_cushim_stream_query},
+    {"nvrtc_version", loop_direct_nvrtc_version, loop_cushim_nvrtc_version},
 };
 
 /* Runs one loop through a volatile read of its pointer, then empties the stream (outside the
@@ -155,11 +157,12 @@ static int warm_up(const bench_env *e) {
 }
 
 static int usage(const char *why) {
-    fprintf(stderr,
-            "cushim-insn-probe: %s\n"
-            "Usage: cushim-insn-probe [--k K] [--only launch|event_record|stream_query "
-            "--side direct|cushim] [--ptx FILE]\n",
-            why);
+    fprintf(
+        stderr,
+        "cushim-insn-probe: %s\n"
+        "Usage: cushim-insn-probe [--k K] [--only launch|event_record|stream_query|nvrtc_version "
+        "--side direct|cushim] [--ptx FILE]\n",
+        why);
     return BENCH_RC_USAGE;
 }
 
@@ -206,14 +209,23 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cushim-insn-probe: %s\n", err);
         return rc;
     }
-    /* The first call of each side, outside any loop (and so outside what is counted). */
+    /* The first call of each side, outside any loop (and so outside what is counted); NVRTC is
+     * loaded on both sides here too, or its row left out, and said. */
     rc = warm_up(&e);
+    char note[160];
+    bool nvrtc = bench_nvrtc_available(note, sizeof note);
+    if (!nvrtc) printf("cushim-insn-probe: nvrtc_version left out: %s\n", note);
+    if (rc == BENCH_RC_OK && chosen != NULL && !nvrtc &&
+        chosen->direct == loop_direct_nvrtc_version) {
+        rc = BENCH_RC_NO_DRIVER;
+    }
     if (rc == BENCH_RC_OK && chosen != NULL) {
         rc = run_loop(&e, strcmp(side, "direct") == 0 ? &chosen->direct : &chosen->shim,
                       chosen->name, k);
     } else if (rc == BENCH_RC_OK) {
         for (size_t i = 0; i < sizeof ops / sizeof ops[0] && rc == BENCH_RC_OK; i++) {
             const probe_op *op = &ops[i];
+            if (!nvrtc && op->direct == loop_direct_nvrtc_version) continue;
             probe_loop const *order[] = {&op->direct, &op->shim, &op->shim, &op->direct};
             for (size_t j = 0; j < 4 && rc == BENCH_RC_OK; j++) {
                 rc = run_loop(&e, order[j], op->name, k);

@@ -61,6 +61,12 @@ static inline int fixture_teardown(void **state) {
     return leaked ? -1 : 0;
 }
 
+/* Arguments for any kernel of ptx_kernels (the mock copies them by the image's sizes, 8 bytes
+ * at most each): cushim refuses params NULL for a kernel that takes parameters. */
+static unsigned long long kargs_values[4];
+static void *kargs[4] __attribute__((unused)) = {&kargs_values[0], &kargs_values[1],
+                                                 &kargs_values[2], &kargs_values[3]};
+
 /* What a launch on a NULL stream passes the driver: the default stream of the build's
  * -Ddefault_stream mode. */
 static inline CUstream default_stream(void) {

@@ -38,21 +38,21 @@ static void test_without_cuLaunchKernelEx_attributes_are_refused(void **state) {
     (void)state;
     assert_false(cushim_driver_has("cuLaunchKernelEx"));
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch: this driver has no cuLaunchKernelEx");
     cfg = (cushim_launch_config){.grid = CUSHIM_DIM3(1),
                                  .block = CUSHIM_DIM3(32),
                                  .stream = fx.stream,
                                  .has_priority = true};
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, kargs));
     cfg = (cushim_launch_config){
         .grid = CUSHIM_DIM3(1), .block = CUSHIM_DIM3(32), .programmatic_serialization = true};
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch_cooperative: this driver has no cuLaunchKernelEx");
     assert_no_launch();
     /* Without attributes, nothing changes. */
     cfg.programmatic_serialization = false;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuLaunchKernel"), 1);
 }
 
@@ -60,7 +60,7 @@ static void test_a_device_before_9_0_refuses_clusters(void **state) {
     (void)state;
     assert_string_equal(mock.device_profile(0), "ada");
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch: device 0 has compute capability 8.x; thread-block clusters "
                      "need 9.0 or later");
     int n = -1;
@@ -76,14 +76,14 @@ static void test_a_device_before_9_0_refuses_clusters(void **state) {
     cfg.cluster = CUSHIM_DIM3(0, 0, 0);
     cfg.has_priority = true;
     cfg.priority = GREATEST;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuLaunchKernelEx"), 1);
 }
 
 static void test_a_device_without_cluster_launch_refuses_clusters(void **state) {
     (void)state;
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch: device 0 does not support cluster launch "
                      "(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)");
     assert_no_launch();

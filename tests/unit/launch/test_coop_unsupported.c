@@ -16,11 +16,11 @@ static int teardown(void **state) { return fixture_teardown(state); }
 static void test_cooperative_launch_is_not_supported(void **state) {
     (void)state;
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, fx.stream);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch_cooperative: device 0 does not support cooperative launch "
                      "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)");
     cfg.stream = NULL;
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_launch_cooperative(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuLaunchCooperativeKernel"), 0);
     assert_int_equal(mock.calls("cuOccupancyMaxActiveBlocksPerMultiprocessor"), 0);
     assert_int_equal(mock.launch_count(), 0);
@@ -32,7 +32,7 @@ static void test_cooperative_launch_is_not_supported(void **state) {
     assert_error_has("does not support cooperative launch");
 
     /* The plain launch does not care. */
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 1);
     assert_false(mock.launch(0)->cooperative);
 }

@@ -37,20 +37,20 @@ static void test_null_stream_launches_in_the_function_context(void **state) {
     assert_ok(cushim_context_create(&X, 0, 0));
     make_current(X);
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, NULL);
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 1);
     assert_ptr_equal(mock.launch(0)->stream, default_stream());
     assert_ptr_equal(mock.launch(0)->context, cushim_context_raw(fx.ctx));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
     /* None current before: none after. */
     make_current(NULL);
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_ptr_equal(mock.launch(1)->context, cushim_context_raw(fx.ctx));
     assert_null(mock.current());
     /* Already current: no switch at all. */
     make_current(fx.ctx);
     int switches = mock.calls("cuCtxSetCurrent");
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_ptr_equal(mock.launch(2)->context, cushim_context_raw(fx.ctx));
     assert_int_equal(mock.calls("cuCtxSetCurrent"), switches);
     make_current(NULL);
@@ -71,7 +71,7 @@ static void check_refusals(const refusal *cases, size_t n, cushim_function *f) {
             int calls = mock.calls("*");
             int reads = mock.calls("cuFuncGetAttribute");
             CUresult r =
-                coop ? cushim_launch_cooperative(f, &cfg, NULL) : cushim_launch(f, &cfg, NULL);
+                coop ? cushim_launch_cooperative(f, &cfg, kargs) : cushim_launch(f, &cfg, kargs);
             if (r != CUDA_ERROR_INVALID_VALUE) {
                 fail_msg("case %zu (%s): expected CUDA_ERROR_INVALID_VALUE, got %s", i,
                          coop ? "cooperative" : "plain", cushim_error_name(r));
@@ -149,7 +149,7 @@ static void test_shared_memory_refusals(void **state) {
     check_refusals(cases, sizeof cases / sizeof cases[0], fx.fn);
     /* The plain limit itself launches. */
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 49152, fx.stream);
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.launch(0)->shared_mem_bytes, 49152);
 }
 
@@ -175,7 +175,7 @@ static void test_kernel_thread_limit(void **state) {
     };
     check_refusals(cases, sizeof cases / sizeof cases[0], f);
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(16, 16), 0, fx.stream);
-    assert_ok(cushim_launch(f, &cfg, NULL));
+    assert_ok(cushim_launch(f, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 1);
     cushim_module_release(m);
 }
@@ -193,7 +193,7 @@ static void test_static_shared_memory_counts(void **state) {
     };
     check_refusals(cases, sizeof cases / sizeof cases[0], f);
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 32768, fx.stream);
-    assert_ok(cushim_launch(f, &cfg, NULL));
+    assert_ok(cushim_launch(f, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 1);
     cushim_module_release(m);
 }
@@ -201,21 +201,21 @@ static void test_static_shared_memory_counts(void **state) {
 static void test_opt_in_after_the_lookup_is_seen(void **state) {
     (void)state;
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 100000, fx.stream);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES");
     assert_no_launch();
     /* The caller opts in on the raw handle; the next launch reads the kernel's limit again. */
     assert_ok(cushim_driver()->cuFuncSetAttribute(
         cushim_function_raw(fx.fn), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100000));
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 1);
     assert_int_equal(mock.launch(0)->shared_mem_bytes, 100000);
     /* And no more reads while it fits. */
     int reads = mock.calls("cuFuncGetAttribute");
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuFuncGetAttribute"), reads);
     cfg.shared_mem_bytes = 100001;
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("it may use 100000");
     assert_int_equal(mock.launch_count(), 2);
 }
@@ -227,10 +227,10 @@ static void test_stream_of_another_context_is_refused(void **state) {
     assert_ok(cushim_context_create(&X, 0, 0));
     assert_ok(cushim_stream_create(&s, X, 0, 0));
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, s);
-    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("belongs to context");
     assert_error_has("'cushim_empty'");
-    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_launch_cooperative(fx.fn, &cfg, kargs));
     assert_no_launch();
     cushim_stream_release(s);
     cushim_context_release(X);
@@ -239,16 +239,16 @@ static void test_stream_of_another_context_is_refused(void **state) {
 static void test_bad_arguments(void **state) {
     (void)state;
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, fx.stream);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(NULL, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(NULL, &cfg, kargs));
     assert_error_has("f is NULL");
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, NULL, kargs));
     assert_error_has("cfg is NULL");
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch_cooperative(fx.fn, NULL, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch_cooperative(fx.fn, NULL, kargs));
     assert_cu(CUDA_ERROR_INVALID_HANDLE,
-              cushim_launch((const cushim_function *)(void *)fx.stream, &cfg, NULL));
+              cushim_launch((const cushim_function *)(void *)fx.stream, &cfg, kargs));
     assert_error_has("a stream, not a function");
     cfg.stream = (cushim_stream *)(void *)fx.mod;
-    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("a module, not a stream");
     assert_no_launch();
 }
@@ -257,7 +257,7 @@ static void test_driver_failure_is_passed_through(void **state) {
     (void)state;
     cushim_launch_config cfg = config(CUSHIM_DIM3(7), CUSHIM_DIM3(64), 0, fx.stream);
     mock_fail("cuLaunchKernel", 1, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
-    assert_cu(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cuLaunchKernel of kernel 'cushim_empty' with grid (7, 1, 1), block (64, 1, "
                      "1)");
     assert_error_has("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
@@ -267,10 +267,10 @@ static void test_driver_failure_is_passed_through(void **state) {
     make_current(X);
     cfg.stream = NULL;
     mock_fail("cuLaunchKernel", 1, CUDA_ERROR_INVALID_VALUE);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
     mock_fail("cuCtxSetCurrent", 1, CUDA_ERROR_INVALID_CONTEXT);
-    assert_cu(CUDA_ERROR_INVALID_CONTEXT, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, cushim_launch(fx.fn, &cfg, kargs));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
     assert_int_equal(mock.launch_count(), 0);
     make_current(NULL);
@@ -285,11 +285,41 @@ static void test_limits_are_read_once_per_device(void **state) {
     cushim_module *m = NULL;
     cushim_function *f = fresh_function(&m, "cushim_saxpy");
     cushim_launch_config cfg = config(CUSHIM_DIM3(2), CUSHIM_DIM3(64), 0, fx.stream);
-    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, NULL));
+    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, kargs));
     cfg.stream = NULL;
-    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, NULL));
+    for (int i = 0; i < 100; i++) assert_ok(cushim_launch(f, &cfg, kargs));
     assert_int_equal(mock.calls("cuDeviceGetAttribute"), reads);
     assert_int_equal(mock.launch_count(), 200);
+    cushim_module_release(m);
+}
+
+/* A kernel that takes parameters, launched with params NULL, is refused before the driver with
+ * the count; the count was read once, at the lookup. A kernel that takes none needs none. */
+static void run_nothing(const cushim_mock_kernel_args *a) { (void)a; }
+
+static void test_null_params_refused_for_a_kernel_with_parameters(void **state) {
+    (void)state;
+    /* Registered, so that the launches run whatever the mock does with a kernel it has no
+     * code for. */
+    mock.register_kernel("cushim_saxpy", run_nothing);
+    mock.register_kernel("cushim_empty", run_nothing);
+    cushim_module *m = NULL;
+    cushim_function *f = fresh_function(&m, "cushim_saxpy");
+    int asked = mock.calls("cuFuncGetParamInfo");
+    assert_true(asked > 0);
+    cushim_launch_config cfg = config(CUSHIM_DIM3(2), CUSHIM_DIM3(64), 0, fx.stream);
+    int launches = mock.launch_count();
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(f, &cfg, NULL));
+    assert_non_null(strstr(cushim_last_error(), "kernel 'cushim_saxpy' takes 4 parameters"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch_cooperative(f, &cfg, NULL));
+    assert_non_null(strstr(cushim_last_error(), "takes 4 parameters"));
+    cfg.stream = NULL;
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(f, &cfg, NULL));
+    assert_int_equal(mock.launch_count(), launches);
+    for (int i = 0; i < 10; i++) assert_ok(cushim_launch(f, &cfg, kargs));
+    assert_ok(cushim_launch(fx.fn, &cfg, NULL)); /* cushim_empty takes none */
+    assert_int_equal(mock.calls("cuFuncGetParamInfo"), asked);
+    assert_int_equal(mock.launch_count(), launches + 11);
     cushim_module_release(m);
 }
 
@@ -308,6 +338,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_driver_failure_is_passed_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits_are_read_once_per_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_null_params_refused_for_a_kernel_with_parameters,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

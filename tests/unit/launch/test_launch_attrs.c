@@ -29,11 +29,11 @@ static void test_no_attribute_keeps_the_classic_entry_points(void **state) {
     (void)state;
     cushim_launch_config cfg = {
         .grid = CUSHIM_DIM3(4), .block = CUSHIM_DIM3(64), .stream = fx.stream};
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     /* A priority that is not marked set is no attribute. */
     cfg.priority = -2;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
-    assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
+    assert_ok(cushim_launch_cooperative(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuLaunchKernel"), 2);
     assert_int_equal(mock.calls("cuLaunchCooperativeKernel"), 1);
     assert_int_equal(mock.calls("cuLaunchKernelEx"), 0);
@@ -47,7 +47,7 @@ static void test_every_attribute_is_passed_through_as_set(void **state) {
     cfg.has_priority = true;
     cfg.cooperative = true;
     cfg.programmatic_serialization = true;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuLaunchKernelEx"), 1);
     assert_int_equal(mock.calls("cuLaunchKernel"), 0);
     assert_int_equal(mock.launch_count(), 1);
@@ -83,7 +83,7 @@ static void test_each_attribute_alone_is_the_only_one_passed(void **state) {
         if (i == 1) cfg.has_priority = true; /* priority 0, the lowest, is a priority too */
         if (i == 2) cfg.cooperative = true;
         if (i == 3) cfg.programmatic_serialization = true;
-        assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+        assert_ok(cushim_launch(fx.fn, &cfg, kargs));
         const cushim_mock_launch *l = mock.launch(i);
         assert_int_equal(l->attr_count, 1);
         assert_int_equal(l->attrs[0].id, ids[i]);
@@ -101,7 +101,7 @@ static void test_attributes_on_the_default_stream_restore_the_context(void **sta
     cfg.has_priority = true;
     cfg.priority = LEAST;
     assert_null(mock.current());
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_null(mock.current());
     const cushim_mock_launch *l = mock.launch(0);
     assert_ptr_equal(l->stream, default_stream());
@@ -112,7 +112,7 @@ static void test_attributes_on_the_default_stream_restore_the_context(void **sta
 static void test_launch_cooperative_with_a_cluster_adds_the_cooperative_attribute(void **state) {
     (void)state;
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(8), CUSHIM_DIM3(4));
-    assert_ok(cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch_cooperative(fx.fn, &cfg, kargs));
     const cushim_mock_launch *l = mock.launch(0);
     assert_true(l->cooperative);
     assert_int_equal(l->attr_count, 2);
@@ -128,14 +128,14 @@ static void test_launch_cooperative_with_a_cluster_adds_the_cooperative_attribut
 static void test_grid_not_a_multiple_of_the_cluster_is_refused(void **state) {
     (void)state;
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(5), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch: grid (5, 1, 1) is not a multiple of cluster (2, 1, 1): 5 "
                      "blocks in X is not a multiple of 2");
     cfg = cluster_config(CUSHIM_DIM3(4, 3, 2), CUSHIM_DIM3(2, 2, 1));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("3 blocks in Y is not a multiple of 2");
     cfg = cluster_config(CUSHIM_DIM3(4, 4, 3), CUSHIM_DIM3(1, 1, 2));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch_cooperative(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch_cooperative(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch_cooperative: grid (4, 4, 3) is not a multiple of cluster "
                      "(1, 1, 2): 3 blocks in Z");
     assert_no_launch();
@@ -144,7 +144,7 @@ static void test_grid_not_a_multiple_of_the_cluster_is_refused(void **state) {
 static void test_cluster_with_a_zero_dimension_is_refused(void **state) {
     (void)state;
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2, 0, 1));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch: cluster (2, 0, 1) has a zero dimension; (0, 0, 0) means no "
                      "cluster");
     assert_no_launch();
@@ -159,13 +159,13 @@ static void test_cluster_larger_than_the_kernel_allows_is_refused(void **state) 
     int asked = mock.calls("cuOccupancyMaxPotentialClusterSize");
     /* The largest allowed launches, twice, and the answer is asked once for the shape. */
     cfg.cluster = CUSHIM_DIM3((unsigned)max);
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.calls("cuOccupancyMaxPotentialClusterSize"), asked + 1);
     assert_int_equal(mock.launch_count(), 2);
     /* One more block per cluster is refused; the driver is asked again before the refusal. */
     cfg.cluster = CUSHIM_DIM3((unsigned)max * 2);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     char says[200];
     snprintf(says, sizeof says,
              "cushim_launch: cluster (%d, 1, 1) has %d blocks; kernel 'cushim_empty' with block "
@@ -183,13 +183,13 @@ static void test_an_opt_in_to_non_portable_sizes_is_seen(void **state) {
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(64), CUSHIM_DIM3(16));
     int portable = 0, now = 0;
     assert_ok(cushim_occupancy_max_potential_cluster_size(&portable, fx.fn, &cfg));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_ok(cushim_driver()->cuFuncSetAttribute(
         cushim_function_raw(fx.fn), CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
     assert_ok(cushim_occupancy_max_potential_cluster_size(&now, fx.fn, &cfg));
     print_message("# largest cluster: %d portable, %d non-portable\n", portable, now);
     assert_true(now >= 16 && portable < 16);
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 1);
 }
 
@@ -197,7 +197,7 @@ static void test_a_kernel_that_cannot_run_in_clusters_is_refused(void **state) {
     (void)state;
     mock.set_occupancy_override(0);
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("allows 0 per cluster");
     assert_no_launch();
 }
@@ -211,7 +211,7 @@ static void test_priority_outside_the_range_is_refused(void **state) {
     const int bad[] = {LEAST + 1, GREATEST - 1, 1 << 30, -(1 << 30)};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cfg.priority = bad[i];
-        assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, NULL));
+        assert_cu(CUDA_ERROR_INVALID_VALUE, cushim_launch(fx.fn, &cfg, kargs));
         char says[200];
         snprintf(says, sizeof says,
                  "cushim_launch: priority %d is outside the range of kernel 'cushim_empty''s "
@@ -222,9 +222,9 @@ static void test_priority_outside_the_range_is_refused(void **state) {
     assert_no_launch();
     /* Both ends of the range launch, and the range was asked of the driver once. */
     cfg.priority = GREATEST;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     cfg.priority = LEAST;
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 2);
     assert_int_equal(attr_of(mock.launch(0), CU_LAUNCH_ATTRIBUTE_PRIORITY)->value.priority,
                      GREATEST);
@@ -241,7 +241,7 @@ static void test_cooperative_attribute_checks_as_launch_cooperative(void **state
                                 .block = CUSHIM_DIM3(256),
                                 .stream = fx.stream,
                                 .cooperative = true};
-    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch(fx.fn, &cfg, kargs));
     char says[160];
     snprintf(says, sizeof says,
              "cushim_launch: cooperative launch of %u blocks exceeds the %u that fit at once (16 "
@@ -250,7 +250,7 @@ static void test_cooperative_attribute_checks_as_launch_cooperative(void **state
     assert_error_has(says);
     assert_no_launch();
     cfg.grid = CUSHIM_DIM3(fit);
-    assert_ok(cushim_launch(fx.fn, &cfg, NULL));
+    assert_ok(cushim_launch(fx.fn, &cfg, kargs));
     assert_true(mock.launch(0)->cooperative);
     assert_int_equal(mock.calls("cuLaunchKernelEx"), 1);
 }
@@ -260,7 +260,7 @@ static void test_a_failed_ex_launch_names_its_attributes(void **state) {
     mock_fail("cuLaunchKernelEx", 1, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
     cushim_launch_config cfg = cluster_config(CUSHIM_DIM3(4), CUSHIM_DIM3(2));
     cfg.programmatic_serialization = true;
-    assert_cu(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, cushim_launch(fx.fn, &cfg, NULL));
+    assert_cu(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, cushim_launch(fx.fn, &cfg, kargs));
     assert_error_has("cushim_launch: cuLaunchKernelEx of kernel 'cushim_empty' with grid (4, 1, "
                      "1), block (64, 1, 1), 0 bytes of dynamic shared memory, cluster (2, 1, 1), "
                      "programmatic stream serialization failed with "

@@ -47,7 +47,7 @@ static void test_a_stream_of_any_context_will_do(void **state) {
     assert_ok(cushim_library_load_data(&lib, ptx_kernels));
     assert_ok(cushim_library_function(&f, lib, fx.ctx, "cushim_empty"));
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, s);
-    assert_ok(cushim_launch(f, &cfg, NULL));
+    assert_ok(cushim_launch(f, &cfg, kargs));
     assert_ptr_equal(mock.launch(0)->stream, cushim_stream_raw(s));
     assert_ptr_equal(mock.stream_context(mock.launch(0)->stream), cushim_context_raw(Z));
     cushim_library_release(lib);
@@ -65,7 +65,7 @@ static void test_null_stream_launches_in_the_bound_context(void **state) {
     assert_ok(cushim_library_function(&f, lib, fx.ctx, "cushim_grid_barrier"));
     make_current(X);
     cushim_launch_config cfg = config(CUSHIM_DIM3(4), CUSHIM_DIM3(64), 0, NULL);
-    assert_ok(cushim_launch(f, &cfg, NULL));
+    assert_ok(cushim_launch(f, &cfg, kargs));
     assert_ptr_equal(mock.launch(0)->stream, default_stream());
     assert_ptr_equal(mock.launch(0)->context, cushim_context_raw(fx.ctx));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
@@ -74,13 +74,13 @@ static void test_null_stream_launches_in_the_bound_context(void **state) {
     assert_ok(cushim_occupancy_max_cooperative_grid(&limit, f, 64, 0));
     assert_true(limit > 0);
     cfg.grid = CUSHIM_DIM3((unsigned)limit);
-    assert_ok(cushim_launch_cooperative(f, &cfg, NULL));
+    assert_ok(cushim_launch_cooperative(f, &cfg, kargs));
     assert_true(mock.launch(1)->cooperative);
     assert_ptr_equal(mock.launch(1)->context, cushim_context_raw(fx.ctx));
     assert_ptr_equal(mock.current(), cushim_context_raw(X));
     cfg.grid.x++;
     cfg.stream = fx.stream;
-    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(f, &cfg, NULL));
+    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(f, &cfg, kargs));
     assert_int_equal(mock.launch_count(), 2);
     make_current(NULL);
     cushim_library_release(lib);
@@ -107,7 +107,7 @@ static void test_library_functions_are_per_name_and_context(void **state) {
     cushim_context_release(Z);
     assert_int_equal(mock.live(CUSHIM_MOCK_CONTEXT), contexts);
     cushim_launch_config cfg = config(CUSHIM_DIM3(1), CUSHIM_DIM3(32), 0, NULL);
-    assert_ok(cushim_launch(c, &cfg, NULL));
+    assert_ok(cushim_launch(c, &cfg, kargs));
     assert_ptr_equal(mock.launch(0)->context, z_raw);
     cushim_library_release(lib);
     assert_int_equal(mock.live(CUSHIM_MOCK_CONTEXT), contexts - 1);

@@ -157,7 +157,7 @@ static void test_function_is_owned_and_asked_once(void **state) {
     assert_ok(cushim_stream_create(&s, Y, 0, 0));
     int after_create = mock.calls("*");
     cushim_launch_config cfg = config(CUSHIM_DIM3(4), CUSHIM_DIM3(128), 0, s);
-    for (int i = 0; i < 10; i++) assert_ok(cushim_launch(c, &cfg, NULL));
+    for (int i = 0; i < 10; i++) assert_ok(cushim_launch(c, &cfg, kargs));
     assert_int_equal(mock.calls("*") - after_create, 10);
     assert_int_equal(mock.calls("cuLaunchKernel"), 10);
     cushim_stream_release(s);
@@ -178,15 +178,16 @@ static void *lookup_and_launch(void *p) {
     a->r = cushim_module_function(&a->got, a->m, "cushim_grid_barrier");
     cushim_launch_config cfg = config(CUSHIM_DIM3(64), CUSHIM_DIM3(128), 0, a->s);
     for (int i = 0; a->r == CUDA_SUCCESS && i < 50; i++) {
-        a->r = cushim_launch_cooperative(a->got, &cfg, NULL);
-        if (a->r == CUDA_SUCCESS) a->r = cushim_launch(a->got, &cfg, NULL);
+        a->r = cushim_launch_cooperative(a->got, &cfg, kargs);
+        if (a->r == CUDA_SUCCESS) a->r = cushim_launch(a->got, &cfg, kargs);
         cfg.block.x = cfg.block.x == 128 ? 256 : 128;
     }
     return NULL;
 }
 
-/* Threads asking for one kernel at once get one function, looked up once, and launch it side
- * by side (the cooperative cache is shared by them). */
+/* Threads asking for one kernel at once get one function, and launch it side by side (the
+ * cooperative cache is shared by them). The module's lock is not held across the driver's
+ * lookup, so threads that ask at once may each look it up; the first one listed is kept. */
 static void test_concurrent_lookups_make_one_function(void **state) {
     (void)state;
     cushim_module *m = NULL;
@@ -204,7 +205,7 @@ static void test_concurrent_lookups_make_one_function(void **state) {
         assert_ok(a[i].r);
         assert_ptr_equal(a[i].got, a[0].got);
     }
-    assert_int_equal(mock.calls("cuModuleGetFunction"), 1);
+    assert_in_range(mock.calls("cuModuleGetFunction"), 1, THREADS);
     assert_int_equal(mock.launch_count(), THREADS * 50 * 2);
     cushim_stream_release(s);
     cushim_module_release(m);
