@@ -171,6 +171,18 @@ typedef struct cushim_mock_api {
     /* The next load of an image holding PTX (module or library) fails as a JIT error:
      * CUDA_ERROR_INVALID_PTX, with `log` in the JIT's error log (NULL: disarms). Fires once. */
     void (*fail_next_jit)(const char *log);
+    /* Kernels the mock cannot run (no host kernel, no PTX it can interpret) run as no-ops
+     * instead of failing their launch with CUDA_ERROR_NO_BINARY_FOR_GPU (as
+     * CUSHIM_MOCK_NOOP_KERNELS=1 does). Ends at reset. */
+    void (*set_noop_kernels)(bool on);
+    /* The sentence of the last launch refused or kernel fault ("" for none): a fault of a
+     * kernel run from its PTX (CUDA_ERROR_ILLEGAL_ADDRESS, _MISALIGNED_ADDRESS, _ASSERT,
+     * _LAUNCH_FAILED for trap or deadlock, _LAUNCH_TIMEOUT for an endless spin) names the
+     * kernel, block, thread and PTX line, and is sticky in the context, as the driver's. */
+    const char *(*kernel_error)(void);
+    /* Thread-instructions the PTX interpreter ran since the process started, every launch
+     * summed (also exported as cushim_mock_ptx_instructions, for dlsym). */
+    unsigned long long (*ptx_instructions)(void);
 
     /* Memory, devices and knobs */
 

@@ -201,7 +201,8 @@ struct CUctx_st {
     bool active; /* a created context while alive; a primary while its refcount is > 0 */
     int refcount;
     unsigned long long id;
-    mock_obj children;                 /* sentinel of the list of live children */
+    CUresult sticky;   /* a kernel's fault: every later call in the context answers it */
+    mock_obj children; /* sentinel of the list of live children */
     struct CUstream_st default_stream; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
 };
 
@@ -342,6 +343,9 @@ typedef struct mock_state {
     size_t ncaptures, capcaptures;
     struct mock_host_kernel *host_kernels;
     size_t nhost_kernels, caphost_kernels;
+    int sticky_count;        /* contexts with a sticky fault */
+    bool noop_kernels;       /* a kernel with no code runs as a no-op instead of failing */
+    char kernel_error[1024]; /* the last launch refused or kernel fault, "" for none */
 } mock_state;
 
 /* The one driver state of the process (defined in mock_core.c). */
@@ -451,6 +455,7 @@ typedef struct mock_kinfo {
     struct CUctx_st *ctx; /* a function's context; NULL for a kernel */
     mock_fattrs *attrs;
     const mock_kentry *kentry; /* the image's record: its name and parameters */
+    mock_image *img;           /* the module's or library's image (its PTX) */
 } mock_kinfo;
 /* A CUfunction argument, which may be a CUkernel cast to one. */
 CUresult mock__function(CUfunction f, const char *entry, mock_kinfo *out);

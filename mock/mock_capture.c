@@ -136,6 +136,8 @@ void mock__exec_reset(void) {
     mock__state.captures = NULL;
     mock__state.ncaptures = mock__state.capcaptures = 0;
     mock__state.jit_fail_armed = false;
+    mock__state.noop_kernels = false;
+    mock__state.kernel_error[0] = '\0';
     mock__kernels_reset();
 }
 

@@ -58,7 +58,17 @@ void mock__lock(void) {
 
 void mock__unlock(void) { pthread_mutex_unlock(&lock); }
 
+static bool sticky_exempt(const char *base);
+
 CUresult mock__leave(CUresult r) {
+    /* A kernel that faulted while this call ran the queue (a synchronize, a launch on an idle
+     * stream): the call answers the fault, as the driver's next call does. */
+    if (r == CUDA_SUCCESS && mock__state.sticky_count > 0) {
+        struct CUctx_st *c = mock__current();
+        if (c != NULL && c->sticky != CUDA_SUCCESS && !sticky_exempt(mock__entry_name())) {
+            r = c->sticky;
+        }
+    }
     mock__unlock();
     return r;
 }
@@ -97,6 +107,33 @@ int mock__base_row(const char *name) {
     return -1;
 }
 
+static bool sticky_exempt(const char *base) {
+    static const char *const prefixes[] = {"cuCtxDestroy",
+                                           "cuCtxPop",
+                                           "cuCtxPush",
+                                           "cuCtxSet",
+                                           "cuCtxGet",
+                                           "cuDevice",
+                                           "cuDriver",
+                                           "cuGet",
+                                           "cuInit",
+                                           "cuModuleUnload",
+                                           "cuLibraryUnload",
+                                           "cuStreamDestroy",
+                                           "cuEventDestroy",
+                                           "cuMemFree",
+                                           "cuGraphDestroy",
+                                           "cuGraphExecDestroy",
+                                           "cuMemHostUnregister",
+                                           "cuMemRelease",
+                                           "cuMemAddressFree",
+                                           "cuMemUnmap"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0) return true;
+    }
+    return false;
+}
+
 CUresult mock__enter(mock_entry id, bool anytime) {
     mock__lock();
     mock_state *s = &mock__state;
@@ -111,6 +148,14 @@ CUresult mock__enter(mock_entry id, bool anytime) {
     CUresult injected = mock__injected(base_row[id]);
     if (injected != CUDA_SUCCESS) return mock__leave(injected);
     if (!anytime && !s->initialized) return mock__leave(CUDA_ERROR_NOT_INITIALIZED);
+    if (!anytime) {
+        /* After a kernel's fault, the context answers its code, except to calls that leave it,
+         * release things or only ask about devices (as the driver's sticky errors). */
+        struct CUctx_st *c = mock__current();
+        if (c != NULL && c->sticky != CUDA_SUCCESS && !sticky_exempt(mock__rows[id].base)) {
+            return mock__leave(c->sticky);
+        }
+    }
     return CUDA_SUCCESS;
 }
 

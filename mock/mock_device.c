@@ -249,6 +249,8 @@ CUresult CUDAAPI mock_cuDevicePrimaryCtxRelease(CUdevice dev) {
          * handle stays valid (a later retain revives it) but is inactive meanwhile. */
         mock__ctx_clear(c);
         c->active = false;
+        if (c->sticky != CUDA_SUCCESS) mock__state.sticky_count--;
+        c->sticky = CUDA_SUCCESS; /* a fault lasts until the primary context is released */
         mock__state.live[CUSHIM_MOCK_CONTEXT]--;
     }
     return mock__leave(CUDA_SUCCESS);

@@ -117,6 +117,7 @@ CUresult mock__elf_read(const unsigned char *p, size_t len, mock_image *img) {
     elf e;
     e.size = header(p, len, &e);
     if (e.size == 0) return CUDA_ERROR_INVALID_IMAGE;
+    img->has_sass = true;
     long symtab = -1;
     for (unsigned i = 1; i < e.shnum; i++) {
         if (rd(section(&e, i) + 4, 4) == SHT_SYMTAB_) symtab = i;

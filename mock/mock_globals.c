@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "mock.h"
+#include "ptx.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Module variables                                                                           */
@@ -16,6 +17,14 @@ CUresult CUDAAPI mock_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodu
     if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetGlobal");
+    void *mem;
+    size_t size;
+    if (m->img.interp != NULL && mock__ptx_global(m->img.interp, name, &mem, &size)) {
+        /* the interpreter's storage, which the module's kernels read and write */
+        if (dptr) *dptr = (CUdeviceptr)(uintptr_t)mem;
+        if (bytes) *bytes = size;
+        return mock__leave(CUDA_SUCCESS);
+    }
     const mock_global *g = mock__image_global(&m->img, name);
     if (g == NULL) return mock__leave(CUDA_ERROR_NOT_FOUND);
     if (dptr) *dptr = (CUdeviceptr)(uintptr_t)g->mem;

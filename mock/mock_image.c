@@ -7,6 +7,7 @@
 
 #include "mock.h"
 #include "mock_image.h"
+#include "ptx.h"
 
 #define FATBIN_MAGIC 0xba55ed50u
 #define FATBIN_WRAPPER_MAGIC 0x466243b1u /* __fatBinC_Wrapper_t, as nvcc embeds a fatbin */
@@ -101,6 +102,16 @@ void mock__image_free(mock_image *img) {
         free(img->globals[i].name);
         free(img->globals[i].mem);
     }
+    for (size_t i = 0; i < img->nptx; i++) free(img->ptx[i].text);
+    free(img->ptx);
+    if (img->interp != NULL) {
+        void *storage;
+        size_t size;
+        mock__ptx_storage(img->interp, &storage, &size);
+        mock__module_vars((uintptr_t)storage, size, false);
+    }
+    mock__ptx_free(img->interp);
+    free(img->interp_error);
     free(img->entries);
     free(img->globals);
     memset(img, 0, sizeof *img);
@@ -118,6 +129,71 @@ const mock_global *mock__image_global(const mock_image *img, const char *name) {
         if (strcmp(img->globals[i].name, name) == 0) return &img->globals[i];
     }
     return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* PTX for the interpreter                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The N of `.target sm_N[a|f]`, 0 where the text does not say. */
+static int target_arch(const char *t) {
+    const char *p = strstr(t, ".target");
+    if (p == NULL) return 0;
+    p += 7;
+    while (*p == ' ' || *p == '\t') p++;
+    if (strncmp(p, "sm_", 3) != 0) return 0;
+    int v = 0;
+    for (p += 3; *p >= '0' && *p <= '9' && v < 10000; p++) v = v * 10 + (*p - '0');
+    return v;
+}
+
+bool mock__image_add_ptx(mock_image *img, const char *text) {
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    if (copy == NULL || !mock__grow(&img->ptx, &img->capptx, img->nptx + 1, sizeof *img->ptx)) {
+        free(copy);
+        return false;
+    }
+    memcpy(copy, text, len + 1);
+    img->ptx[img->nptx++] = (mock_ptx_text){copy, target_arch(text)};
+    return true;
+}
+
+static char *dup_text(const char *s) {
+    char *d = malloc(strlen(s) + 1);
+    if (d != NULL) strcpy(d, s);
+    return d;
+}
+
+void mock__image_interpret(mock_image *img, int cc) {
+    if (img->interp != NULL || img->interp_error != NULL || img->nptx == 0) return;
+    const mock_ptx_text *best = NULL;
+    int lowest = 0;
+    for (size_t i = 0; i < img->nptx; i++) {
+        const mock_ptx_text *t = &img->ptx[i];
+        if (lowest == 0 || t->arch < lowest) lowest = t->arch;
+        if (t->arch <= cc && (best == NULL || t->arch > best->arch)) best = t;
+    }
+    char err[512];
+    if (best == NULL) {
+        snprintf(err, sizeof err,
+                 "the image's PTX is for sm_%d, above the device's compute "
+                 "capability %d.%d",
+                 lowest, cc / 10, cc % 10);
+        img->interp_error = dup_text(err);
+        return;
+    }
+    mock_ptx_module *m = NULL;
+    CUresult r = mock__ptx_parse(&m, best->text, strlen(best->text), err, sizeof err);
+    if (r == CUDA_SUCCESS) {
+        img->interp = m;
+        void *storage;
+        size_t size;
+        mock__ptx_storage(m, &storage, &size);
+        mock__module_vars((uintptr_t)storage, size, true);
+    } else {
+        img->interp_error = dup_text(r == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : err);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -28,6 +28,14 @@ typedef struct mock_global {
     void *mem; /* zeroed host memory of `size` bytes (at least 1), owned by the image */
 } mock_global;
 
+/* The PTX texts of an image, each with the sm_XX of its .target. */
+typedef struct mock_ptx_text {
+    char *text;
+    int arch;
+} mock_ptx_text;
+
+struct mock_ptx_module;
+
 typedef struct mock_image {
     mock_kentry *entries;
     size_t nentries, capentries;
@@ -35,6 +43,12 @@ typedef struct mock_image {
     size_t nglobals, capglobals;
     bool any_name; /* names could not be read (compressed PTX only): every name is accepted */
     bool has_ptx;  /* loading it would run the JIT */
+    bool has_sass; /* it holds a cubin */
+    int sass_arch; /* the sm_XX of its last cubin */
+    mock_ptx_text *ptx;
+    size_t nptx, capptx;
+    struct mock_ptx_module *interp; /* the PTX the interpreter runs, parsed at load */
+    char *interp_error;             /* why there is none, NULL while not tried */
 } mock_image;
 
 /* Reads an image. CUDA_ERROR_INVALID_IMAGE for what is neither PTX nor cubin nor fatbin (or a
@@ -52,6 +66,11 @@ const mock_global *mock__image_global(const mock_image *img, const char *name);
 bool mock__image_add_entry(mock_image *img, const char *name, size_t len, int nparams,
                            const mock_param *params);
 bool mock__image_add_global(mock_image *img, const char *name, size_t len, size_t size);
+/* Keeps a copy of PTX text for the interpreter. False when out of memory. */
+bool mock__image_add_ptx(mock_image *img, const char *text);
+/* Parses the PTX of the highest .target not above compute capability `cc` (major * 10 +
+ * minor) for the interpreter, once; img->interp or img->interp_error tells how it went. */
+void mock__image_interpret(mock_image *img, int cc);
 /* PTX text, NUL-terminated. */
 CUresult mock__ptx_read(const char *text, mock_image *out, const char **jit_log);
 /* A cubin at p; len is its size where known (inside a fatbin), 0 where the ELF headers say. */

@@ -1,14 +1,17 @@
 /* Kernels on the host: a launch copies its parameters (split by the sizes from the image) and
- * queues the kernel's run at its place in stream order. A kernel runs when it has a host
- * implementation: registered through the control API, or exported as
- * cushim_mock_kernel_<name> by the shared library that CUSHIM_MOCK_KERNELS names (opened on
- * the first launch that needs it, each name looked up once). */
+ * queues the kernel's run at its place in stream order. What runs, in this order: a host
+ * implementation (registered through the control API, or exported as cushim_mock_kernel_<name>
+ * by the shared library that CUSHIM_MOCK_KERNELS names, opened on the first launch that needs
+ * it, each name looked up once); else the kernel's PTX, by the interpreter (ptx/ptx.h); else
+ * the launch fails, loudly, unless the test asked for no-op kernels. */
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mock.h"
+#include "ptx.h"
 
 struct mock_host_kernel {
     char *name;
@@ -88,10 +91,52 @@ typedef struct klaunch {
     int nparams; /* -1: unknown */
     unsigned char *buf;
     void **params;
+    const mock_ptx_kernel *ptx; /* run by the interpreter; NULL: host kernel or no-op */
+    struct CUctx_st *ctx;
+    int sms;
 } klaunch;
+
+/* Device memory for the interpreter: the mock's ranges. */
+static bool kernel_access(void *ctx, uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
+                          size_t len) {
+    (void)ctx;
+    return mock__kernel_access(p, n, lo, hi, why, len);
+}
+
+/* A kernel's fault, as the GPU's: sticky in its context, and said on stderr. */
+static void kernel_fault(klaunch *l, CUresult r, const char *err) {
+    snprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, "%s", err);
+    fprintf(stderr,
+            "cushim mock: %s (CUresult %d); the context is unusable from now on, as "
+            "after a fault on a GPU\n",
+            err, (int)r);
+    if (l->ctx != NULL && l->ctx->sticky == CUDA_SUCCESS) {
+        l->ctx->sticky = r;
+        mock__state.sticky_count++;
+    }
+}
+
+static void run_ptx(klaunch *l) {
+    mock_ptx_launch pl = {
+        .grid = {l->in.grid[0], l->in.grid[1], l->in.grid[2]},
+        .block = {l->in.block[0], l->in.block[1], l->in.block[2]},
+        .dynamic_smem = l->in.smem,
+        .params = l->params,
+        .cooperative = l->in.cooperative,
+        .sm_count = l->sms,
+        .check = kernel_access,
+    };
+    char err[1024];
+    CUresult r = mock__ptx_run(l->ptx, &pl, err, sizeof err);
+    if (r != CUDA_SUCCESS) kernel_fault(l, r, err);
+}
 
 static void run_kernel(void *arg) {
     klaunch *l = arg;
+    if (l->ptx != NULL) {
+        if (l->ctx == NULL || l->ctx->sticky == CUDA_SUCCESS) run_ptx(l);
+        return;
+    }
     mock_host_kernel *k = find_impl(l->name);
     if (k == NULL || k->fn == NULL) return;
     cushim_mock_kernel_args a = {
@@ -192,7 +237,63 @@ static CUresult copy_params(klaunch *l, const mock_kentry *ke, void **params, vo
     return CUDA_SUCCESS;
 }
 
-CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
+static bool noop_kernels(void) {
+    const char *e = getenv("CUSHIM_MOCK_NOOP_KERNELS");
+    return mock__state.noop_kernels || (e != NULL && strcmp(e, "1") == 0);
+}
+
+/* A launch's refusal: the code, and the sentence on stderr and for the control API. */
+static CUresult refuse(CUresult r, const char *fmt, ...) MOCK_PRINTF(2, 3);
+static CUresult refuse(CUresult r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "cushim mock: %s\n", mock__state.kernel_error);
+    return r;
+}
+
+/* What runs the kernel: its host implementation, else its PTX, else a no-op if the test asked
+ * for them; otherwise the launch fails with CUDA_ERROR_NO_BINARY_FOR_GPU and a sentence. */
+static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
+    mock_host_kernel *h = find_impl(ke->name);
+    if (h != NULL && h->fn != NULL) return CUDA_SUCCESS;
+    const mock_ptx_kernel *k =
+        img != NULL && img->interp != NULL ? mock__ptx_kernel(img->interp, ke->name) : NULL;
+    char err[768];
+    if (k != NULL) {
+        if (mock__ptx_prepare(k, err, sizeof err)) {
+            l->ptx = k;
+            return CUDA_SUCCESS;
+        }
+        if (noop_kernels()) return CUDA_SUCCESS;
+        return refuse(CUDA_ERROR_NOT_SUPPORTED,
+                      "kernel %s cannot run: its PTX uses what the mock's interpreter does not "
+                      "support (%s); give it a host kernel (cushim_mock_kernel_%s in the "
+                      "CUSHIM_MOCK_KERNELS library, or register_kernel)",
+                      ke->name, err, ke->name);
+    }
+    if (noop_kernels()) return CUDA_SUCCESS;
+    const char *why = "the image has no code the mock can run for it";
+    if (img != NULL && img->interp_error != NULL) {
+        snprintf(err, sizeof err, "the mock's interpreter cannot read the image's PTX (%s)",
+                 img->interp_error);
+        why = err;
+    } else if (img != NULL && img->nptx == 0 && img->has_sass) {
+        why = "the image has only SASS (a cubin), no PTX";
+    } else if (img != NULL && img->interp != NULL) {
+        why = "the image's PTX has no .entry of that name";
+    }
+    return refuse(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                  "kernel %s cannot run: %s; build it with PTX (e.g. -gencode "
+                  "arch=compute_90,code=compute_90), or give it a host kernel "
+                  "(cushim_mock_kernel_%s in the CUSHIM_MOCK_KERNELS library, or "
+                  "register_kernel), or set CUSHIM_MOCK_NOOP_KERNELS=1 for kernels that run "
+                  "no code",
+                  ke->name, why, ke->name);
+}
+
+CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUstream_st *s,
                              const mock_launch_in *in) {
     klaunch *l = calloc(1, sizeof *l);
     if (l == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -208,7 +309,10 @@ CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
     if (l->in.nattrs > 8) l->in.nattrs = 8;
     if (in->nattrs > 0) memcpy(l->attrs, in->attrs, l->in.nattrs * sizeof *l->attrs);
     l->nparams = ke->nparams;
-    CUresult r = copy_params(l, ke, in->params, in->extra);
+    l->ctx = mock__stream_ctx(s);
+    l->sms = mock__attr(l->ctx->device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    CUresult r = choose(ke, img, l);
+    if (r == CUDA_SUCCESS) r = copy_params(l, ke, in->params, in->extra);
     if (r != CUDA_SUCCESS) {
         drop_kernel(l);
         return r;

@@ -275,7 +275,7 @@ static CUresult launch(const char *entry, CUfunction hf, const launch_args *a) {
         if (blocks > fit) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     }
 
-    return mock__kernel_submit(k.kentry, s, a);
+    return mock__kernel_submit(k.kentry, k.img, s, a);
 }
 
 CUresult CUDAAPI mock_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,

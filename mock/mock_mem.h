@@ -121,6 +121,13 @@ CUresult mock__check_device(const char *what, uintptr_t p, size_t n);
 /* For a pointer that may be host memory (cuMemcpy, 2D unified): checked as device memory when
  * it starts inside a range or a freed one, accepted as host memory otherwise. */
 CUresult mock__check_any(const char *what, uintptr_t p, size_t n);
+/* Module variables of interpreted PTX (the storage cuModuleGetGlobal hands out): device memory
+ * for the checks of copies, not allocations (not counted, not freed by the program). */
+void mock__module_vars(uintptr_t base, size_t size, bool add);
+/* For the PTX interpreter: whether [p, p + n) lies in one live allocation (its bounds in *lo,
+ * *hi), else a sentence in why; reads the ranges without the lock, which its caller holds. */
+bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
+                         size_t len);
 /* Adds a range (its id and counts are set here); frees a live one. */
 CUresult mock__add_range(const mock_range *r);
 void mock__drop_range(mock_range *r, const char *freed_by);

@@ -1,5 +1,6 @@
 /* Memory: the ranges the mock handed out, checks of device addresses against them, and the
  * allocation entries. A device pointer is the host address of the bytes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -83,8 +84,36 @@ static const grave *grave_at(uintptr_t p) {
     return NULL;
 }
 
+static struct {
+    uintptr_t base;
+    size_t size;
+} * modvars;
+static size_t nmodvars, capmodvars;
+
+void mock__module_vars(uintptr_t base, size_t size, bool add) {
+    for (size_t i = 0; !add && i < nmodvars; i++) {
+        if (modvars[i].base == base) {
+            modvars[i] = modvars[--nmodvars];
+            return;
+        }
+    }
+    if (add && size > 0 && mock__grow(&modvars, &capmodvars, nmodvars + 1, sizeof *modvars)) {
+        modvars[nmodvars].base = base;
+        modvars[nmodvars++].size = size;
+    }
+}
+
+static bool in_module_vars(uintptr_t p, size_t n) {
+    for (size_t i = 0; i < nmodvars; i++) {
+        if (p >= modvars[i].base && n <= modvars[i].size &&
+            p - modvars[i].base <= modvars[i].size - n)
+            return true;
+    }
+    return false;
+}
+
 CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
-    if (n == 0) return CUDA_SUCCESS;
+    if (n == 0 || in_module_vars(p, n)) return CUDA_SUCCESS;
     uintptr_t at = p;
     size_t left = n;
     while (left > 0) {
@@ -370,4 +399,48 @@ CUresult CUDAAPI mock_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CU
     if (pbase) *pbase = (CUdeviceptr)rg->base;
     if (psize) *psize = rg->size;
     return mock__leave(CUDA_SUCCESS);
+}
+
+/* For the PTX interpreter, from its host threads while the launching thread holds the lock
+ * (nothing changes the ranges meanwhile): whether [p, p + n) lies in one live range. */
+bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
+                         size_t len) {
+    mock_range *r = mock__range_at(p, false);
+    if (r != NULL && n <= r->size - (p - r->base) &&
+        !(r->kind == MOCK_MEM_VMM_MAPPING && r->access == CU_MEM_ACCESS_FLAGS_PROT_NONE)) {
+        *lo = r->base;
+        *hi = r->base + r->size;
+        return true;
+    }
+    if (r != NULL) {
+        snprintf(why, len,
+                 "it runs %zu bytes past the end of the %zu-byte allocation at 0x%llx "
+                 "made by %s",
+                 n - (r->size - (p - r->base)), r->size, (unsigned long long)r->base, r->made_by);
+        return false;
+    }
+    const grave *g = grave_at(p);
+    if (g != NULL) {
+        snprintf(why, len,
+                 "it is in the %zu-byte allocation at 0x%llx (made by %s) that %s "
+                 "freed: a use after free",
+                 g->size, (unsigned long long)g->base, g->made_by, g->freed_by);
+        return false;
+    }
+    /* The allocation just below, which the access most likely ran past. */
+    const mock_range *below = NULL;
+    for (size_t i = 0; i < nranges; i++) {
+        if (ranges[i]->base <= p && (below == NULL || ranges[i]->base > below->base))
+            below = ranges[i];
+    }
+    if (below != NULL && p - (below->base + below->size) < (1u << 20)) {
+        unsigned long long past = (unsigned long long)(p - (below->base + below->size));
+        snprintf(why, len,
+                 "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
+                 "made by %s",
+                 past, below->size, (unsigned long long)below->base, below->made_by);
+    } else {
+        snprintf(why, len, "it is not device memory the mock handed out");
+    }
+    return false;
 }

@@ -36,6 +36,13 @@ static CUresult compile(const void *image, unsigned n, CUjit_option *opts, void 
     if (n > 0 && (opts == NULL || vals == NULL)) return CUDA_ERROR_INVALID_VALUE;
     const char *log = "";
     CUresult r = mock__image_read(image, img, &log);
+    if (r == CUDA_SUCCESS && img->nptx > 0) { /* for the interpreter, of this device */
+        struct CUctx_st *c = mock__current();
+        int dev = c != NULL ? c->device : 0;
+        mock__image_interpret(img,
+                              mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+                                  mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    }
     if (r == CUDA_SUCCESS && img->has_ptx && mock__state.jit_fail_armed) {
         mock__state.jit_fail_armed = false;
         log = mock__state.jit_fail_log;
@@ -181,13 +188,14 @@ CUresult mock__function(CUfunction hf, const char *entry, mock_kinfo *out) {
     if (o != NULL && o->kind == MOCK_K_KERNEL) {
         struct CUkern_st *k = (struct CUkern_st *)o;
         if (!o->alive) mock__die(entry, "kernel %p was already destroyed", (void *)hf);
-        *out = (mock_kinfo){k->name, NULL, &k->attrs, &k->library->img.entries[k->entry]};
+        *out = (mock_kinfo){k->name, NULL, &k->attrs, &k->library->img.entries[k->entry],
+                            &k->library->img};
         return CUDA_SUCCESS;
     }
     struct CUfunc_st *f = mock__expect(hf, MOCK_K_FUNCTION, entry);
-    const mock_image *img = f->module ? &f->module->img : &f->kernel->library->img;
+    mock_image *img = f->module ? &f->module->img : &f->kernel->library->img;
     long i = f->module ? f->entry : f->kernel->entry;
-    *out = (mock_kinfo){f->name, f->h.ctx, f->attrs, &img->entries[i]};
+    *out = (mock_kinfo){f->name, f->h.ctx, f->attrs, &img->entries[i], img};
     return CUDA_SUCCESS;
 }
 

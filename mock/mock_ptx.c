@@ -175,6 +175,7 @@ CUresult mock__ptx_read(const char *t, mock_image *img, const char **jit_log) {
         *jit_log = JIT_MAGIC_LOG;
         return CUDA_ERROR_INVALID_PTX;
     }
+    if (!mock__image_add_ptx(img, t)) return CUDA_ERROR_OUT_OF_MEMORY;
     int depth = 0;
     bool is_extern = false, oom = false;
     for (const char *p = first; *p && !oom; p = skip(p)) {

@@ -146,7 +146,7 @@ typedef struct mock_launch_in {
 
 /* Records the launch (outside capture) and queues the kernel's run on s, with its parameters
  * copied as the driver copies them. */
-CUresult mock__kernel_submit(const mock_kentry *ke, struct CUstream_st *s,
+CUresult mock__kernel_submit(const mock_kentry *ke, struct mock_image *img, struct CUstream_st *s,
                              const mock_launch_in *in);
 
 /* Host kernels (mock_kernels.c): a launch record for a kernel node replayed by a graph; the

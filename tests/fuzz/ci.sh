@@ -16,7 +16,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
   exit 2
 fi
 options=(-Dfuzz=enabled "-Db_sanitize=address,undefined" -Db_lundef=false -Dwerror=true
-         -Dexamples=false)
+         -Dexamples=false -Dnvcc=disabled)
 
 if [ -f "$build/build.ninja" ]; then
   meson setup --reconfigure "$build" "${options[@]}" >/dev/null

@@ -1,0 +1,76 @@
+/* The mock's PTX interpreter: parse a module once, then run its kernels on the host.
+ *
+ * A module is parsed into a pre-decoded form (registers as slots, immediates resolved, branch
+ * targets as instruction indexes), so that running a kernel never reads text. A construct the
+ * interpreter does not support is refused with a sentence naming the instruction and its PTX
+ * line: at parse time for the module's syntax, at launch for a kernel that uses it. Device
+ * memory is the host's: a launch is given a callback that says whether a range lies in a live
+ * allocation.
+ */
+#ifndef CUSHIM_MOCK_PTX_H
+#define CUSHIM_MOCK_PTX_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct mock_ptx_module mock_ptx_module;
+typedef struct mock_ptx_func mock_ptx_kernel;
+
+/* Whether [addr, addr + len) lies in one live allocation. Yes: *lo and *hi get the bounds of
+ * that allocation (the interpreter keeps them to check the next access cheaply). No: `why`
+ * gets a sentence naming what the range runs past (or "no allocation"). Called from several
+ * host threads at once, while the launch runs. */
+typedef bool (*mock_ptx_check_fn)(void *ctx, uintptr_t addr, size_t len, uintptr_t *lo,
+                                  uintptr_t *hi, char *why, size_t whylen);
+
+typedef struct mock_ptx_launch {
+    unsigned grid[3], block[3];
+    size_t dynamic_smem;
+    void **params; /* as cuLaunchKernel's kernelParams: params[i] points to argument i */
+    bool cooperative;
+    int host_threads; /* 0: CUSHIM_MOCK_THREADS, else every core */
+    int sm_count;     /* for %nsmid */
+    mock_ptx_check_fn check;
+    void *check_ctx;
+    FILE *out; /* where device printf writes (stdout when NULL) */
+} mock_ptx_launch;
+
+/* Parses PTX text of `len` bytes. CUDA_ERROR_INVALID_PTX with a sentence in err for text the
+ * interpreter cannot read, CUDA_ERROR_OUT_OF_MEMORY. */
+CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, char *err,
+                         size_t errlen);
+void mock__ptx_free(mock_ptx_module *m);
+
+/* The `.entry` of that name, or NULL. */
+const mock_ptx_kernel *mock__ptx_kernel(const mock_ptx_module *m, const char *name);
+/* Its parameters: count, and the offset and size of each in the parameter buffer. */
+int mock__ptx_param_count(const mock_ptx_kernel *k);
+void mock__ptx_param(const mock_ptx_kernel *k, int i, size_t *offset, size_t *size);
+/* Static shared memory of the kernel, in bytes. */
+size_t mock__ptx_static_smem(const mock_ptx_kernel *k);
+/* The storage of a module-scope `.global` or `.const` variable (initialised as the PTX says);
+ * false when the module has none of that name. */
+bool mock__ptx_global(mock_ptx_module *m, const char *name, void **ptr, size_t *size);
+
+/* Decodes the kernel and the functions it calls, once: false with a sentence naming the
+ * instruction and line the interpreter does not support. */
+bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen);
+
+/* Thread-instructions the interpreter ran in this process, every launch summed. */
+uint64_t mock__ptx_instructions(void);
+
+/* The storage of all the module's .global and .const variables, one block. */
+void mock__ptx_storage(const mock_ptx_module *m, void **ptr, size_t *size);
+
+/* Runs a kernel. CUDA_SUCCESS; CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_MISALIGNED_ADDRESS,
+ * CUDA_ERROR_ASSERT, CUDA_ERROR_ILLEGAL_INSTRUCTION (trap), CUDA_ERROR_LAUNCH_FAILED (a
+ * deadlock, an endless spin) with a sentence naming the block, thread and PTX line;
+ * CUDA_ERROR_NOT_SUPPORTED for a kernel that uses what the interpreter refuses;
+ * CUDA_ERROR_OUT_OF_MEMORY. */
+CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char *err,
+                       size_t errlen);
+
+#endif

@@ -1,0 +1,382 @@
+/* A function body, decoded once: registers become slots of the frame, immediates become
+ * constant slots, symbols become addresses or frame offsets, labels become instruction
+ * indexes, and each opcode is specialised by its type (ptx_int.h). What the interpreter does
+ * not support leaves the function with an error naming the instruction and line. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_dec.h"
+
+static bool grow(void *v, size_t *cap, size_t need, size_t size) {
+    void **pp = v;
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *q = realloc(*pp, n * size);
+    if (q == NULL) return false;
+    *pp = q;
+    *cap = n;
+    return true;
+}
+
+bool dec_fail(dec *d, const char *fmt, ...) {
+    if (d->failed) return false;
+    d->failed = true;
+    int n =
+        d->oplen > 0
+            ? snprintf(d->err, d->errlen, "PTX line %u (in %s, instruction '%.*s'): ", d->inst_line,
+                       d->f->name, (int)d->oplen, d->op)
+            : snprintf(d->err, d->errlen, "PTX line %u (in %s): ", d->inst_line, d->f->name);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < d->errlen) vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+uint32_t dec_const(dec *d, uint64_t v) {
+    if (d->const_start == 0) d->const_start = d->nslots;
+    if (!grow(&d->init, &d->capinit, (size_t)d->nslots + 1, sizeof *d->init)) {
+        dec_fail(d, "out of memory");
+        return SL_ZERO;
+    }
+    d->init[d->nslots] = v;
+    return d->nslots++;
+}
+
+static uint32_t new_slots(dec *d, uint32_t n) {
+    if (!grow(&d->init, &d->capinit, (size_t)d->nslots + n, sizeof *d->init)) {
+        dec_fail(d, "out of memory");
+        return SL_ZERO;
+    }
+    memset(d->init + d->nslots, 0, n * sizeof *d->init);
+    uint32_t b = d->nslots;
+    d->nslots += n;
+    return b;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Names                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static bool declare(dec *d, const char *name, size_t len, uint32_t count, int bytes, int kind,
+                    size_t off) {
+    if (!grow(&d->names, &d->capnames, d->nnames + 1, sizeof *d->names))
+        return dec_fail(d, "out of memory");
+    dname *n = &d->names[d->nnames++];
+    n->name = name;
+    n->len = len;
+    n->count = count;
+    n->bytes = bytes;
+    n->kind = kind;
+    n->depth = d->depth;
+    n->off = off;
+    n->slot = kind == N_REG ? new_slots(d, count ? count : 1) : 0;
+    return !d->failed;
+}
+
+/* A name of the body: the latest declaration wins; `%r12` is found in `%r<N>`. */
+const dname *dec_lookup(dec *d, const char *w, size_t n, uint32_t *index) {
+    for (size_t i = d->nnames; i-- > 0;) {
+        const dname *x = &d->names[i];
+        if (x->count == 0) {
+            if (x->len == n && memcmp(x->name, w, n) == 0) {
+                *index = 0;
+                return x;
+            }
+            continue;
+        }
+        if (n <= x->len || memcmp(x->name, w, x->len) != 0) continue;
+        uint32_t v = 0;
+        size_t k = x->len;
+        if (w[k] == '0' && n > k + 1) continue;
+        for (; k < n && w[k] >= '0' && w[k] <= '9' && v < 100000000; k++)
+            v = v * 10 + (uint32_t)(w[k] - '0');
+        if (k == n && v < x->count) {
+            *index = v;
+            return x;
+        }
+    }
+    return NULL;
+}
+
+/* `.reg .type a, b, %r<N>;` and `.local`/`.param` variables of the body. */
+static bool body_decl(dec *d, int kind) {
+    int vec = 1, bytes = 0;
+    size_t align = 0, elem = 0;
+    bool first = true;
+    for (;;) {
+        const char *w;
+        size_t n;
+        for (;;) {
+            n = ptx__word(&d->l, &w);
+            if (n == 0) return dec_fail(d, "a declaration without a name");
+            if (ptx__is(w, n, ".align")) {
+                uint64_t a;
+                bool fl;
+                double f;
+                if (!ptx__number(&d->l, &a, &fl, &f) || a == 0 || a > 4096)
+                    return dec_fail(d, "a bad .align");
+                align = (size_t)a;
+                continue;
+            }
+            if (ptx__is(w, n, ".v2") || ptx__is(w, n, ".v4")) {
+                vec = w[2] - '0';
+                continue;
+            }
+            if (ptx__is(w, n, ".ptr") || ptx__is(w, n, ".global") || ptx__is(w, n, ".shared"))
+                continue;
+            if (w[0] == '.' && first) {
+                int t = dec_type(w + 1, n - 1);
+                if (t < 0)
+                    return dec_fail(d, "the declaration has an unknown type '%.*s'", (int)n, w);
+                bytes = dec_type_bytes(t);
+                elem = (size_t)bytes * (size_t)vec;
+                continue;
+            }
+            break;
+        }
+        first = false;
+        if (bytes == 0) return dec_fail(d, "the declaration of '%.*s' has no type", (int)n, w);
+        if (kind == N_REG && vec != 1) return dec_fail(d, "vector registers are not supported");
+        uint32_t count = 0;
+        size_t size = elem;
+        if (ptx__eat(&d->l, '<')) {
+            uint64_t c;
+            bool fl;
+            double f;
+            if (!ptx__number(&d->l, &c, &fl, &f) || c == 0 || c > 1000000 || !ptx__eat(&d->l, '>'))
+                return dec_fail(d, "a bad register count");
+            count = (uint32_t)c;
+        }
+        while (ptx__eat(&d->l, '[')) {
+            uint64_t c;
+            bool fl;
+            double f;
+            if (!ptx__number(&d->l, &c, &fl, &f) || c > (1u << 24) || !ptx__eat(&d->l, ']'))
+                return dec_fail(d, "a bad array size");
+            size *= (size_t)c;
+        }
+        size_t off = 0;
+        if (kind == N_SHARED) { /* a kernel's own shared array: after the module's */
+            mock_ptx_module *m = d->m;
+            if (align == 0) align = elem;
+            if (align < 1) align = 1;
+            m->smem_static = (m->smem_static + align - 1) / align * align;
+            off = m->smem_static;
+            m->smem_static += size;
+            m->smem_dyn_off = (m->smem_static + 15) / 16 * 16;
+            for (size_t i = 0; i < m->nvars; i++) {
+                if (m->vars[i].dynamic) m->vars[i].offset = m->smem_dyn_off;
+            }
+        } else if (kind != N_REG) {
+            if (align == 0) align = elem;
+            if (align > 16) align = 16;
+            if (align < 1) align = 1;
+            d->frame = (d->frame + align - 1) / align * align;
+            off = d->frame;
+            d->frame += size;
+        }
+        if (!declare(d, w, n, count, bytes, kind, off)) return false;
+        if (ptx__eat(&d->l, ';')) return true;
+        if (!ptx__eat(&d->l, ',')) return dec_fail(d, "a declaration without ';'");
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The body                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static bool label(dec *d, const char *w, size_t n) {
+    if (!grow(&d->labels, &d->caplabels, d->nlabels + 1, sizeof *d->labels))
+        return dec_fail(d, "out of memory");
+    d->labels[d->nlabels++] = (dlabel){w, n, (uint32_t)d->ncode};
+    return true;
+}
+
+static bool resolve_labels(dec *d) {
+    for (size_t i = 0; i < d->nfix; i++) {
+        bool found = false;
+        for (size_t j = 0; j < d->nlabels; j++) {
+            if (d->labels[j].len == d->fix[i].len &&
+                memcmp(d->labels[j].name, d->fix[i].name, d->fix[i].len) == 0) {
+                d->code[d->fix[i].inst].imm = d->labels[j].pc;
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            d->inst_line = d->code[d->fix[i].inst].line;
+            return dec_fail(d, "the branch target '%.*s' is not a label of the function",
+                            (int)d->fix[i].len, d->fix[i].name);
+        }
+    }
+    return true;
+}
+
+bool dec_fixup(dec *d, const char *w, size_t n) {
+    if (!grow(&d->fix, &d->capfix, d->nfix + 1, sizeof *d->fix))
+        return dec_fail(d, "out of memory");
+    d->fix[d->nfix++] = (dfix){w, n, d->ncode};
+    return true;
+}
+
+pinst *dec_emit(dec *d) {
+    if (!grow(&d->code, &d->capcode, d->ncode + 1, sizeof *d->code)) {
+        dec_fail(d, "out of memory");
+        return NULL;
+    }
+    pinst *in = &d->code[d->ncode++];
+    memset(in, 0, sizeof *in);
+    in->guard = d->guard;
+    in->gneg = d->gneg;
+    in->line = d->inst_line;
+    return in;
+}
+
+static bool statement(dec *d) {
+    const char *w;
+    ptx__skip(&d->l);
+    d->inst_line = d->l.line;
+    if (d->l.p >= d->l.end) return dec_fail(d, "the body ends early");
+    char c = *d->l.p;
+    if (c == '{') {
+        d->l.p++;
+        d->depth++;
+        return true;
+    }
+    if (c == '}') {
+        d->l.p++;
+        while (d->nnames > 0 && d->names[d->nnames - 1].depth == d->depth) d->nnames--;
+        d->depth--;
+        return true;
+    }
+    d->guard = SL_TRUE;
+    d->gneg = 0;
+    if (c == '@') {
+        d->l.p++;
+        bool neg = ptx__eat(&d->l, '!');
+        size_t n = ptx__word(&d->l, &w);
+        uint32_t idx;
+        const dname *x = n ? dec_lookup(d, w, n, &idx) : NULL;
+        if (x == NULL || x->kind != N_REG) return dec_fail(d, "a guard that is not a predicate");
+        d->guard = x->slot + idx;
+        d->gneg = neg;
+    }
+    size_t n = ptx__word(&d->l, &w);
+    if (n == 0) return dec_fail(d, "unexpected '%c'", c);
+    /* `a::b` modifiers (ld.global.L2::128B) belong to the opcode word. */
+    while (d->l.p + 1 < d->l.end && d->l.p[0] == ':' && d->l.p[1] == ':') {
+        const char *w2 = NULL;
+        d->l.p += 2;
+        size_t n2 = ptx__word(&d->l, &w2);
+        if (n2 == 0) return dec_fail(d, "a modifier ends in '::'");
+        n = (size_t)(w2 + n2 - w);
+    }
+    if (d->guard == SL_TRUE && ptx__eat(&d->l, ':')) return label(d, w, n);
+    if (ptx__is(w, n, ".reg")) return body_decl(d, N_REG);
+    if (ptx__is(w, n, ".local")) return body_decl(d, N_LOCAL);
+    if (ptx__is(w, n, ".param")) return body_decl(d, N_LOCAL);
+    if (ptx__is(w, n, ".loc") || ptx__is(w, n, ".pragma") || ptx__is(w, n, ".file")) {
+        while (d->l.p < d->l.end && *d->l.p != '\n' && *d->l.p != ';') d->l.p++;
+        ptx__eat(&d->l, ';');
+        return true;
+    }
+    if (ptx__is(w, n, ".shared")) return body_decl(d, N_SHARED);
+    if (w[0] == '.') return dec_fail(d, "the directive '%.*s' is not supported", (int)n, w);
+    d->op = w;
+    d->oplen = n;
+    bool ok = dec_instruction(d, w, n);
+    d->oplen = 0;
+    return ok;
+}
+
+static void add_params(dec *d) {
+    mock_ptx_func *f = d->f;
+    for (int i = 0; i < f->nparams; i++) {
+        declare(d, f->params[i].name, f->params[i].name_len, 0, 8, f->entry ? N_PARAM : N_LOCAL,
+                f->params[i].offset);
+    }
+    if (!f->entry && f->ret_off >= 0) {
+        declare(d, f->ret.name, f->ret.name_len, 0, 8, N_LOCAL, (size_t)f->ret_off);
+    }
+}
+
+bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
+    if (f->decoded) return f->error == NULL;
+    if (f->body == NULL) {
+        snprintf(err, errlen, "the function %s is declared but not defined in the module", f->name);
+        return false;
+    }
+    dec d = {.f = f, .m = f->mod, .err = err, .errlen = errlen};
+    d.l = (plex){f->body + 1, f->body + f->body_len - 1, f->body_line};
+    d.nslots = 0;
+    new_slots(&d, SL_RESERVED);
+    if (!d.failed) {
+        d.init[SL_TRUE] = 1;
+        d.init[SL_SINK] = 0;
+    }
+    d.frame = f->entry ? 0 : f->param_bytes;
+    if (!f->entry && f->ret_off >= 0) d.frame = (size_t)f->ret_off + f->ret_size;
+    f->busy = true;
+    add_params(&d);
+    while (!d.failed) {
+        ptx__skip(&d.l);
+        if (d.l.p >= d.l.end) break;
+        statement(&d);
+    }
+    if (!d.failed) {
+        d.inst_line = d.l.line;
+        pinst *in = dec_emit(&d); /* falling off the end returns */
+        if (in != NULL) {
+            in->op = (uint16_t)(f->entry ? O_EXIT * T_COUNT + T_NONE : O_RET * T_COUNT + T_NONE);
+            in->guard = SL_TRUE;
+        }
+    }
+    if (!d.failed) resolve_labels(&d);
+    f->busy = false;
+    free(d.names);
+    free(d.labels);
+    free(d.fix);
+    f->decoded = true;
+    if (d.failed) {
+        free(d.code);
+        free(d.init);
+        free(d.calls);
+        size_t len = strlen(err);
+        f->error = malloc(len + 1);
+        if (f->error != NULL) memcpy(f->error, err, len + 1);
+        return false;
+    }
+    f->code = d.code;
+    f->ncode = d.ncode;
+    f->init = d.init;
+    f->nslots = d.nslots;
+    f->calls = d.calls;
+    f->ncalls = d.ncalls;
+    f->frame_bytes = (d.frame + 15) / 16 * 16;
+    f->const_start = d.const_start ? d.const_start : d.nslots;
+    f->specials = 0;
+    for (size_t i = 0; i < d.ncode; i++) {
+        const pinst *in = &d.code[i];
+        const uint32_t *s[] = {in->s, in->d};
+        for (int k = 0; k < 2; k++) {
+            for (int j = 0; j < 4; j++) {
+                if (s[k][j] < 32) f->specials |= 1u << s[k][j];
+            }
+        }
+    }
+    for (size_t i = 0; i < d.ncalls; i++) {
+        if (d.calls[i].callee != NULL) f->specials |= d.calls[i].callee->specials;
+    }
+    size_t deepest = 0;
+    for (size_t i = 0; i < d.ncalls; i++) {
+        mock_ptx_func *c = d.calls[i].callee;
+        if (c == NULL) continue;
+        if (c == f || c->busy || c->recursive) f->recursive = true;
+        if (c != f && !c->busy && c->max_depth_bytes > deepest) deepest = c->max_depth_bytes;
+    }
+    f->max_depth_bytes = f->frame_bytes + deepest;
+    return true;
+}

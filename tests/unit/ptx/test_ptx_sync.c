@@ -1,0 +1,145 @@
+/* Threads meeting: barriers (with divergence before them and bar.red), warp collectives
+ * (shfl.sync, vote.sync, match.sync, redux.sync, activemask), atomics from blocks on several
+ * host threads, and a cooperative grid barrier built from atomics and spins. */
+#include "ptx_util.h"
+
+/* PTX ISA, "bar, barrier": every thread writes its slot, meets the others, then reads its
+ * neighbour's; odd threads take a longer path first. bar.red.popc counts the odd ones. */
+static const char bar_ptx[] =
+    HEAD ".shared .align 4 .b8 s[4096];\n"
+         ".visible .entry k(.param .u64 out, .param .u64 cnt)\n{\n"
+         ".reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+         "mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n"
+         "and.b32 %r3, %r1, 1; setp.eq.u32 %p1, %r3, 1; mov.u32 %r4, 0;\n"
+         "@!%p1 bra SKIP;\n"
+         "LOOP: add.u32 %r4, %r4, 1; setp.lt.u32 %p2, %r4, 100; @%p2 bra LOOP;\n"
+         "SKIP: shl.b32 %r5, %r1, 2; mov.u32 %r6, s; add.u32 %r7, %r6, %r5;\n"
+         "add.u32 %r8, %r1, %r4; st.shared.u32 [%r7], %r8;\n"
+         "bar.sync 0;\n"
+         "add.u32 %r9, %r1, 1; rem.u32 %r9, %r9, %r2; shl.b32 %r9, %r9, 2; add.u32 %r9, %r6, %r9;\n"
+         "ld.shared.u32 %r10, [%r9];\n"
+         "ld.param.u64 %rd1, [out]; mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+         "st.global.u32 [%rd3], %r10;\n"
+         "bar.red.popc.u32 %r11, 0, %p1;\n"
+         "ld.param.u64 %rd4, [cnt]; add.s64 %rd5, %rd4, %rd2; st.global.u32 [%rd5], %r11;\n"
+         "ret;\n}\n";
+
+static void test_barrier_with_divergence(void **state) {
+    (void)state;
+    enum { N = 96 };
+    uint32_t *out = dev_alloc(N * 4), *cnt = dev_alloc(N * 4);
+    void *p[] = {&out, &cnt};
+    assert_ok(run(bar_ptx, "k", 1, N, p));
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t j = (i + 1) % N;
+        assert_int_equal(out[i], j + ((j & 1) ? 100 : 0));
+        assert_int_equal(cnt[i], N / 2);
+    }
+    dev_free_all();
+}
+
+/* PTX ISA, "shfl.sync", "vote.sync", "match.sync", "redux.sync", "activemask": a butterfly
+ * sum, a ballot, a match of equal values, a reduction, the active lanes inside a branch. */
+static const char warp_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"
+         ".reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+         "mov.u32 %r1, %laneid; mov.u32 %r2, %tid.x;\n"
+         "shfl.sync.bfly.b32 %r3, %r1, 16, 31, -1; add.u32 %r4, %r1, %r3;\n"
+         "shfl.sync.bfly.b32 %r3, %r4, 8, 31, -1; add.u32 %r4, %r4, %r3;\n"
+         "shfl.sync.bfly.b32 %r3, %r4, 4, 31, -1; add.u32 %r4, %r4, %r3;\n"
+         "shfl.sync.bfly.b32 %r3, %r4, 2, 31, -1; add.u32 %r4, %r4, %r3;\n"
+         "shfl.sync.bfly.b32 %r3, %r4, 1, 31, -1; add.u32 %r4, %r4, %r3;\n"
+         "and.b32 %r5, %r1, 3; setp.eq.u32 %p1, %r5, 0;\n"
+         "vote.sync.ballot.b32 %r6, %p1, -1;\n"
+         "shr.u32 %r7, %r1, 3; match.any.sync.b32 %r8, %r7, -1;\n"
+         "redux.sync.max.u32 %r9, %r2, -1;\n"
+         "mov.u32 %r10, 0;\n"
+         "@!%p1 bra NOT;\n"
+         "activemask.b32 %r10;\n"
+         "NOT: shfl.sync.up.b32 %r11|%p2, %r1, 1, 0, -1;\n"
+         "ld.param.u64 %rd1, [out]; mul.wide.u32 %rd2, %r2, 32; add.s64 %rd3, %rd1, %rd2;\n"
+         "st.global.v4.u32 [%rd3], {%r4, %r6, %r8, %r9};\n"
+         "st.global.v2.u32 [%rd3+16], {%r10, %r11};\n"
+         "ret;\n}\n";
+
+static void test_warp_collectives(void **state) {
+    (void)state;
+    enum { N = 64 };
+    uint32_t *out = dev_alloc(N * 32);
+    void *p[] = {&out};
+    assert_ok(run(warp_ptx, "k", 1, N, p));
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t *o = out + i * 8, lane = i % 32, warp = i / 32;
+        assert_int_equal(o[0], 31 * 32 / 2);
+        assert_int_equal(o[1], 0x11111111u);
+        assert_int_equal(o[2], 0xffu << (8 * (lane / 8)));
+        assert_int_equal(o[3], warp * 32 + 31);
+        assert_int_equal(o[4], lane % 4 == 0 ? 0x11111111u : 0);
+        assert_int_equal(o[5], lane == 0 ? 0 : lane - 1);
+    }
+    dev_free_all();
+}
+
+/* PTX ISA, "atom": 64 blocks add to one counter and a float sum, blocks on two host
+ * threads; then an atomicCAS-style loop, and 64-bit max. */
+static const char atom_ptx[] =
+    HEAD ".visible .entry k(.param .u64 c)\n{\n"
+         ".reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f1; .reg .pred %p1;\n"
+         "ld.param.u64 %rd1, [c]; cvta.to.global.u64 %rd1, %rd1;\n"
+         "atom.global.add.u32 %r1, [%rd1], 1;\n"
+         "red.global.add.f32 [%rd1+4], 0f3F800000;\n"
+         "ld.global.u32 %r2, [%rd1+8];\n"
+         "RETRY: add.u32 %r3, %r2, 3; atom.global.cas.b32 %r4, [%rd1+8], %r2, %r3;\n"
+         "setp.ne.u32 %p1, %r4, %r2; mov.u32 %r2, %r4; @%p1 bra RETRY;\n"
+         "cvt.u64.u32 %rd2, %r1; atom.global.max.u64 %rd3, [%rd1+16], %rd2;\n"
+         "ret;\n}\n";
+
+static void test_atomics_across_host_threads(void **state) {
+    (void)state;
+    uint32_t *c = dev_alloc(32);
+    void *p[] = {&c};
+    assert_ok(run_ex(atom_ptx, "k", 64, 256, p, 2, false, NULL));
+    float f;
+    memcpy(&f, &c[1], 4);
+    uint64_t mx;
+    memcpy(&mx, &c[4], 8);
+    assert_int_equal(c[0], 64 * 256);
+    assert_true(f == 64.0f * 256.0f);
+    assert_int_equal(c[2], 3 * 64 * 256);
+    assert_int_equal(mx, 64 * 256 - 1);
+    dev_free_all();
+}
+
+/* A grid barrier from atomics and a spin (as cooperative groups build one): it completes only
+ * when every block is resident, as in a cooperative launch. */
+static const char grid_ptx[] =
+    HEAD ".visible .entry k(.param .u64 c, .param .u64 out)\n{\n"
+         ".reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+         "ld.param.u64 %rd1, [c]; ld.param.u64 %rd2, [out]; mov.u32 %r1, %nctaid.x;\n"
+         "mov.u32 %r5, %tid.x; setp.ne.u32 %p1, %r5, 0; @%p1 bra WAIT;\n"
+         "atom.global.add.u32 %r2, [%rd1], 1;\n"
+         "SPIN: ld.volatile.global.u32 %r3, [%rd1]; setp.lt.u32 %p0, %r3, %r1; @%p0 bra SPIN;\n"
+         "WAIT: bar.sync 0;\n"
+         "ld.volatile.global.u32 %r4, [%rd1]; mov.u32 %r6, %ctaid.x;\n"
+         "mul.wide.u32 %rd3, %r6, 4; add.s64 %rd4, %rd2, %rd3; st.global.u32 [%rd4], %r4;\n"
+         "ret;\n}\n";
+
+static void test_cooperative_grid_barrier(void **state) {
+    (void)state;
+    enum { BLOCKS = 16 };
+    uint32_t *c = dev_alloc(4), *out = dev_alloc(BLOCKS * 4);
+    void *p[] = {&c, &out};
+    assert_ok(run_ex(grid_ptx, "k", BLOCKS, 64, p, 1, true, NULL));
+    for (int i = 0; i < BLOCKS; i++) assert_int_equal(out[i], BLOCKS);
+    dev_free_all();
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_barrier_with_divergence),
+        cmocka_unit_test(test_warp_collectives),
+        cmocka_unit_test(test_atomics_across_host_threads),
+        cmocka_unit_test(test_cooperative_grid_barrier),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

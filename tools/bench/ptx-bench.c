@@ -1,0 +1,184 @@
+/* The mock's PTX interpreter, timed: interpreted thread-instructions per second for saxpy, a
+ * shared-memory matrix-multiply tile and a shared-memory + warp-shuffle reduction (the kernel
+ * suite's own PTX, carried in the binary), on one host thread and on all of them.
+ *
+ *   CUSHIM_DRIVER=$PWD/build/mock/libcushim-mock.so build/tools/bench/ptx-bench [--quick]
+ *
+ * Without CUSHIM_MOCK_THREADS the program runs itself twice, with CUSHIM_MOCK_THREADS=1 and with
+ * the number of cores; with it, it measures that setting only. Each row gives the rate per second
+ * of wall time and per second of the process's CPU time (the figure per core, which a machine
+ * busy with other work does not lower). The count of thread-instructions
+ * comes from the mock (cushim_mock_ptx_instructions) where it offers one, else from the
+ * per-thread counts below, read off the PTX (saxpy: 20 instructions a thread when every thread
+ * is in range). */
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cushim.h"
+
+extern const char ptx_bench_saxpy[], ptx_bench_matmul[], ptx_bench_reduce[];
+
+typedef unsigned long long (*count_fn)(void);
+
+/* Seconds on `clock`: CLOCK_MONOTONIC for the wall, CLOCK_PROCESS_CPUTIME_ID for the CPU time
+ * of every thread of the process, which a busy machine does not inflate. */
+static double now(clockid_t clock) {
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void die(const char *what) {
+    fprintf(stderr, "ptx-bench: %s: %s\n", what, cushim_last_error());
+    exit(1);
+}
+
+/* The mock's count of thread-instructions run, or NULL when it keeps none. */
+static count_fn mock_counter(void) {
+    const char *path = getenv("CUSHIM_DRIVER");
+    void *h = path != NULL ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    void *sym = h != NULL ? dlsym(h, "cushim_mock_ptx_instructions") : NULL;
+    count_fn f = NULL;
+    memcpy(&f, &sym, sizeof f);
+    return f;
+}
+
+typedef struct workload {
+    const char *name, *entry, *ptx;
+    cushim_dim3 grid, block;
+    void *params[6];
+    double per_thread; /* thread-instructions per thread when the mock counts none; 0: unknown */
+} workload;
+
+static CUdeviceptr zeroed(size_t bytes) {
+    CUdeviceptr p = 0;
+    if (cushim_driver()->cuMemAlloc(&p, bytes) != CUDA_SUCCESS ||
+        cushim_driver()->cuMemsetD8(p, 0, bytes) != CUDA_SUCCESS) {
+        die("device memory");
+    }
+    return p;
+}
+
+/* Launches w until `seconds` have passed (at least twice, after one launch to warm up) and
+ * prints its row. */
+static void measure(cushim_context *ctx, workload *w, double seconds, const char *threads,
+                    count_fn count) {
+    cushim_module *m = NULL;
+    cushim_function *f = NULL;
+    cushim_launch_config cfg = {
+        .grid = w->grid, .block = w->block, .shared_mem_bytes = 0, .stream = NULL};
+    /* A kernel the mock cannot run gets a row that says why, and the others still run. */
+    if (cushim_module_load_data(&m, ctx, w->ptx) != CUDA_SUCCESS ||
+        cushim_module_function(&f, m, w->entry) != CUDA_SUCCESS ||
+        cushim_launch(f, &cfg, w->params) != CUDA_SUCCESS ||
+        cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
+        printf("%-8s %7s failed: %s\n", w->name, threads, cushim_last_error());
+        cushim_module_release(m);
+        return;
+    }
+    unsigned long long before = count ? count() : 0;
+    unsigned launches = 0;
+    double start = now(CLOCK_MONOTONIC), cpu_start = now(CLOCK_PROCESS_CPUTIME_ID), elapsed = 0;
+    while (launches < 2 || elapsed < seconds) {
+        if (cushim_launch(f, &cfg, w->params) != CUDA_SUCCESS ||
+            cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
+            die(w->name);
+        }
+        launches++;
+        elapsed = now(CLOCK_MONOTONIC) - start;
+    }
+    double threads_per_launch =
+        (double)w->grid.x * w->grid.y * w->grid.z * w->block.x * w->block.y * w->block.z;
+    double insns =
+        count ? (double)(count() - before) : w->per_thread * threads_per_launch * launches;
+    printf("%-8s %7s %9u %12.3f %14.0f", w->name, threads, launches, elapsed / launches * 1e3,
+           insns / launches);
+    if (insns > 0) {
+        double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+        printf(" %12.1f %14.1f%s\n", insns / elapsed * 1e-6, insns / cpu * 1e-6,
+               count ? "" : " (fixed counts)");
+    } else {
+        printf(" %12s\n", "n/a");
+    }
+    cushim_module_release(m);
+}
+
+static void run_all(bool quick) {
+    if (cushim_init() != CUDA_SUCCESS) die("cushim_init");
+    cushim_context *ctx = NULL;
+    if (cushim_context_primary(&ctx, 0) != CUDA_SUCCESS ||
+        cushim_driver()->cuCtxSetCurrent(cushim_context_raw(ctx)) != CUDA_SUCCESS) {
+        die("context");
+    }
+    const char *threads = getenv("CUSHIM_MOCK_THREADS");
+    count_fn count = mock_counter();
+    unsigned n = quick ? 1u << 16 : 1u << 20, dim = quick ? 64 : 256;
+    float a = 2.0f;
+    CUdeviceptr x = zeroed(n * sizeof(float)), y = zeroed(n * sizeof(float)),
+                c = zeroed((size_t)dim * dim * sizeof(float)),
+                ma = zeroed((size_t)dim * dim * sizeof(float)),
+                mb = zeroed((size_t)dim * dim * sizeof(float)), total = zeroed(sizeof(int));
+    int in = (int)n, idim = (int)dim;
+    workload w[] = {
+        {"saxpy",
+         "k_saxpy",
+         ptx_bench_saxpy,
+         CUSHIM_DIM3(n / 256),
+         CUSHIM_DIM3(256),
+         {&in, &a, &x, &y},
+         20},
+        {"matmul",
+         "k_matmul",
+         ptx_bench_matmul,
+         CUSHIM_DIM3(dim / 16, dim / 16),
+         CUSHIM_DIM3(16, 16),
+         {&ma, &mb, &c, &idim, &idim, &idim},
+         0},
+        {"reduce",
+         "k_reduce",
+         ptx_bench_reduce,
+         CUSHIM_DIM3(n / 256),
+         CUSHIM_DIM3(256),
+         {&x, &in, &total},
+         0},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count);
+    }
+    cushim_driver()->cuCtxSetCurrent(NULL);
+    cushim_context_release(ctx);
+}
+
+/* Runs this program again with CUSHIM_MOCK_THREADS set to `threads`. */
+static int run_child(const char *threads, char **argv) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("CUSHIM_MOCK_THREADS", threads, 1);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char **argv) {
+    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
+        char cores[16];
+        snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+        printf("%-8s %7s %9s %12s %14s %12s %14s\n", "kernel", "threads", "launches", "ms/launch",
+               "insns/launch", "M insns/s", "M insns/cpu-s");
+        int r = run_child("1", argv);
+        return r != 0 ? r : run_child(cores, argv);
+    }
+    run_all(quick);
+    return 0;
+}
