@@ -182,7 +182,7 @@ def banner(inc, version, what):
 
 
 PRELUDE = ("#include <stddef.h>\n#include \"cushim.h\"\n#include \"trace/entry_info.h\"\n"
-           "#include \"trace/hooks.h\"\n\n"
+           "#include \"trace/hooks.h\"\n#include \"trace/slots.h\"\n\n"
            "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n\n")
 
 

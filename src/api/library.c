@@ -5,6 +5,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/module.h"
+#include "loader/diag.h"
 #include "loader/fork.h"
 #include "loader/loader.h"
 

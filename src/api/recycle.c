@@ -7,6 +7,7 @@
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/recycle.h"
+#include "loader/diag.h"
 #include "loader/loader.h"
 
 /* ------------------------------------------------------------------------------------------ */

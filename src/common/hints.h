@@ -17,6 +17,9 @@
  * without them must fail to build rather than silently skip the fork and unload handlers. */
 #define CUSHIM__CONSTRUCTOR __attribute__((constructor))
 #define CUSHIM__DESTRUCTOR __attribute__((destructor))
+/* A constructor that runs before those of no priority, wherever its object lies on the link
+ * line: with cushim linked statically, before the program's own constructors. */
+#define CUSHIM__EARLY_CONSTRUCTOR __attribute__((constructor(101)))
 #else
 #define CUSHIM__LIKELY(x) (x)
 #define CUSHIM__UNLIKELY(x) (x)

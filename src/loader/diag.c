@@ -111,3 +111,7 @@ void cushim__log(cushim_log_level level, const char *fmt, ...) {
         fprintf(stderr, "cushim %s: %s\n", tags[level], msg);
     }
 }
+
+CUresult cushim__forked_refusal(const char *fn) {
+    return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", fn, cushim__forked_reason);
+}

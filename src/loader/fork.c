@@ -1,16 +1,11 @@
 /* The fork state, kept apart from the loader so that the bottom layer can read it. */
 #include "loader/fork.h"
-#include "loader/diag.h"
 
 bool cushim__forked;
 const char cushim__forked_reason[] =
     "this process was forked after cushim_init() initialised the CUDA driver, and the driver "
     "cannot be used in a forked child: use CUDA in the child only when the parent did not, or "
     "start the child with exec";
-
-CUresult cushim__forked_refusal(const char *fn) {
-    return cushim__fail(CUDA_ERROR_NOT_INITIALIZED, "%s: %s", fn, cushim__forked_reason);
-}
 
 bool cushim__forked_lock_was_free(pthread_mutex_t *lock) {
     if (pthread_mutex_trylock(lock) != 0) return false;

@@ -14,14 +14,6 @@
 extern bool cushim__forked;
 extern const char cushim__forked_reason[];
 
-/* The locks of objects (a context's caches, a module's or a library's kernels, the device
- * limits) are never taken in such a child: a lock that another thread of the parent held at
- * the fork stays held there for good. No handler can free them at the fork, as they are per
- * object and cushim keeps no list of its objects. So every path to one of them checks
- * cushim__forked first and refuses with this: CUDA_ERROR_NOT_INITIALIZED naming fn, with the
- * reason. */
-CUresult cushim__forked_refusal(const char *fn);
-
 /* In such a child, whether lock was free at the fork (then it is left free, and what it guards
  * is whole); false when a thread of the parent held it, and what it guards may be half-changed
  * and must be left alone. Never blocks. */

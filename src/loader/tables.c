@@ -1,10 +1,20 @@
 /* A library's tables (the driver has two, legacy and per-thread default stream): filled entry by
  * entry through the library's own lookup, put back to their lazy stubs, and asked which entries
  * resolved. */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "loader/tables.h"
+
+static _Atomic(cushim__tables_listener) listener;
+
+void cushim__tables_listen(cushim__tables_listener fn) { atomic_store(&listener, fn); }
+
+static void tell(const cushim__library *lib, bool filled) {
+    cushim__tables_listener fn = atomic_load(&listener);
+    if (fn) fn(lib, filled);
+}
 
 static void set_slot(const cushim__library *lib, unsigned mode, unsigned i, void *fn) {
     /* Relaxed atomic stores: a trampoline on another thread may read the slot meanwhile. */
@@ -54,7 +64,7 @@ unsigned cushim__resolve_tables(cushim__library *lib, cushim__lookup_fn lookup, 
             if (*resolved(lib, mode, o->index)) set_slot(lib, mode, o->index, fn);
         }
     }
-    cushim__tables_changed(lib, true);
+    tell(lib, true);
     return count;
 }
 
@@ -77,7 +87,7 @@ void cushim__reset_tables(cushim__library *lib) {
         if (t->dropin) copy_slots(t->dropin, t->uninit, t->size);
     }
     memset(lib->resolved, 0, sizeof *lib->resolved * lib->mode_count * lib->entry_count);
-    cushim__tables_changed(lib, false);
+    tell(lib, false);
 }
 
 void cushim__open_dropin(cushim__library *lib) {

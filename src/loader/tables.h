@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "loader/library.h"
+#include "loader/library_type.h"
 
 /* The library's own way to find one entry: its function for `base` at ABI `version` in default-
  * stream mode `mode` (0 legacy, 1 per-thread), or NULL when it has none. */
@@ -28,9 +28,12 @@ void cushim__open_dropin(cushim__library *lib);
  * mode) resolved. */
 bool cushim__table_has(const cushim__library *lib, const char *name);
 
-/* Told after a library's tables are filled (true) or reset to their lazy stubs (false). Defined
- * by the layer above (src/trace/slots.c), which swaps the driver's slots for hooked wrappers;
- * the loader includes nothing of it. */
-void cushim__tables_changed(const cushim__library *lib, bool filled);
+/* Told after a library's tables are filled (true) or put back to their lazy stubs (false). */
+typedef void (*cushim__tables_listener)(const cushim__library *lib, bool filled);
+
+/* Sets the one listener. The layer above (src/trace) sets it from a constructor, which swaps the
+ * driver's slots for hooked wrappers: so the loader calls nothing above it by name. NULL stops
+ * the calls. */
+void cushim__tables_listen(cushim__tables_listener fn);
 
 #endif

@@ -128,14 +128,24 @@ static void covered(bool out[CUSHIM_TABLE_ENTRIES]) {
     }
 }
 
-void cushim__hooks_refresh_locked(void) {
+static void refresh_locked(void) {
     static bool want[CUSHIM_TABLE_ENTRIES]; /* under lock */
     covered(want);
     cushim__slots_set(want);
 }
 
-void cushim__hooks_lock(void) { pthread_mutex_lock(&lock); }
-void cushim__hooks_unlock(void) { pthread_mutex_unlock(&lock); }
+void cushim__hooks_tables_changed(bool filled) {
+    if (!filled) {
+        /* The lazy stubs are back (a forked child, or a test's reinit): alone, and maybe in a
+         * child whose registry lock was another thread's, so no lock here. */
+        cushim__slots_reset();
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    cushim__slots_filled();
+    refresh_locked();
+    pthread_mutex_unlock(&lock);
+}
 
 CUSHIM_API CUresult cushim_hook_add(const char *entry, cushim_hook_fn before, cushim_hook_fn after,
                                     void *user, unsigned long long *id) {
@@ -174,7 +184,7 @@ bool cushim__hook_install(int index, cushim_hook_fn before, cushim_hook_fn after
     atomic_store(&r->state, gen << GEN_SHIFT | (unsigned long long)(index + 1) << ENTRY_SHIFT |
                                 (before ? HAS_BEFORE : 0) | (after ? HAS_AFTER : 0) | ACTIVE);
     if (k + 1 > atomic_load(&used)) atomic_store_explicit(&used, k + 1, memory_order_release);
-    cushim__hooks_refresh_locked();
+    refresh_locked();
     pthread_mutex_unlock(&lock);
     *id = gen * CUSHIM__MAX_HOOKS + k;
     return true;
@@ -192,7 +202,7 @@ CUSHIM_API CUresult cushim_hook_remove(unsigned long long id) {
         return CUDA_ERROR_INVALID_HANDLE;
     }
     atomic_store(&r->state, gen << GEN_SHIFT);
-    cushim__hooks_refresh_locked();
+    refresh_locked();
     pthread_mutex_unlock(&lock);
     /* Outside the lock: a hook running now may itself add or remove hooks. From inside a hook,
      * this thread's own call of it would never end, so nothing is waited for. */

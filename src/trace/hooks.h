@@ -9,15 +9,6 @@
 
 #define CUSHIM__MAX_HOOKS 64
 
-/* One mode's wrappers and the copy of its real slots that they call (generated). */
-typedef struct cushim__hook_mode {
-    void *real;
-    const void *hooked;
-} cushim__hook_mode;
-
-extern const cushim__hook_mode cushim__hook_legacy;
-extern const cushim__hook_mode cushim__hook_per_thread;
-
 /* What a wrapper keeps on its stack between the hooks before and after its call. */
 typedef struct cushim__hook_frame {
     cushim_hook_call call;
@@ -39,8 +30,8 @@ bool cushim__hook_install(int index, cushim_hook_fn before, cushim_hook_fn after
 /* CLOCK_MONOTONIC in nanoseconds. */
 unsigned long long cushim__now_ns(void);
 
-/* Starts the tracer that CUSHIM_TRACE asks for, once per process (trace.c); called by the slot
- * layer when the tables are first filled, with no lock held. */
-void cushim__trace_from_env(void);
+/* The loader has filled the driver's tables (true) or put their lazy stubs back (false): the
+ * slots follow, as the installed hooks want them. */
+void cushim__hooks_tables_changed(bool filled);
 
 #endif

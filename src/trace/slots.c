@@ -1,17 +1,15 @@
 /* The slots: a wrapper goes into a slot of the table only while a hook covers its entry, so that
  * with no hook the table holds the driver's functions and a call costs what it did before.
  *
- * The loader calls cushim__tables_changed after it fills the tables (the driver's functions are
- * then copied as the wrappers' real functions, and the wrappers put back) and after it resets
- * them to their lazy stubs (nothing is put in the slots until the next fill: a lazy stub calls
- * through its slot once the driver is loaded, so a wrapper before it would see that call twice). */
+ * After the loader fills the tables, the driver's functions are copied as the wrappers' real
+ * functions, and the wrappers put back; after it resets them to their lazy stubs, nothing is put
+ * in the slots until the next fill (a lazy stub calls through its slot once the driver is
+ * loaded, so a wrapper before it would see that call twice). The loader tells of both through
+ * its listener (listen.c). */
 #include <stdatomic.h>
 #include <string.h>
 
-#include "loader/library.h"
 #include "loader/table.h"
-#include "loader/tables.h"
-#include "trace/hooks.h"
 #include "trace/slots.h"
 
 static const cushim__mode_tables *const tables[2] = {&cushim__legacy_tables,
@@ -54,15 +52,7 @@ NOT_TSAN void cushim__slots_set(const bool want[CUSHIM_TABLE_ENTRIES]) {
     }
 }
 
-void cushim__tables_changed(const cushim__library *lib, bool now_filled) {
-    if (lib->entries != cushim__entries) return; /* hooks are the driver's */
-    if (!now_filled) {
-        /* The loader has put the lazy stubs back (a forked child, or a test's reinit): alone,
-         * and maybe in a child whose registry lock was another thread's, so no lock here. */
-        atomic_store(&filled, false);
-        return;
-    }
-    cushim__hooks_lock();
+void cushim__slots_filled(void) {
     for (int m = 0; m < 2; m++) {
         for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
             void *fn = __atomic_load_n(slot_of(tables[m]->live, i), __ATOMIC_RELAXED);
@@ -70,7 +60,6 @@ void cushim__tables_changed(const cushim__library *lib, bool now_filled) {
         }
     }
     atomic_store(&filled, true);
-    cushim__hooks_refresh_locked();
-    cushim__hooks_unlock();
-    cushim__trace_from_env();
 }
+
+void cushim__slots_reset(void) { atomic_store(&filled, false); }

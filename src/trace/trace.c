@@ -21,6 +21,7 @@
 #include "trace/format.h"
 #include "trace/hooks.h"
 #include "trace/summary.h"
+#include "trace/trace.h"
 
 /* What the tracer does: set while no hook of it is installed, read by the hook. */
 typedef struct config {

@@ -1,0 +1,9 @@
+/* Internal: what the tracer (trace.c) offers the rest of its layer. */
+#ifndef CUSHIM_TRACE_TRACE_H
+#define CUSHIM_TRACE_TRACE_H
+
+/* Starts the tracer that CUSHIM_TRACE asks for, once per process; called when the driver's
+ * tables are first filled (listen.c), with no lock held. */
+void cushim__trace_from_env(void);
+
+#endif
