@@ -58,10 +58,10 @@ def ok(cond, what):
     print("ok %d - %s" % (checks, what))
 
 
-def run(program, ptx, env, cwd, fork=False):
+def run(program, ptx, env, cwd, fork=False, mode=None):
     e = dict(os.environ)
     e.update(env)
-    args = [program, ptx] + (["fork"] if fork else [])
+    args = [program, ptx] + (["fork"] if fork else []) + ([mode] if mode else [])
     p = subprocess.run(args, env=e, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, timeout=120)
     ok(p.returncode == 0, "the program exits 0 (%d): %s" % (p.returncode, p.stderr[-2000:]))
@@ -169,6 +169,11 @@ def main():
         path = os.path.join(tmp, "trace.out")
         if case == "calls":
             (h,), err = run(program, ptx, {"CUSHIM_TRACE": "calls"}, tmp)
+            check_calls(err, h, ptx, per_thread)
+        elif case == "calls_started":
+            # Started from code after the driver is initialised: the drop-in's own table, opened
+            # by cuInit, must follow the hooks as the live table does.
+            (h,), err = run(program, ptx, {}, tmp, mode="start")
             check_calls(err, h, ptx, per_thread)
         elif case == "calls_file":
             (h,), err = run(program, ptx, {"CUSHIM_TRACE": "calls", "CUSHIM_TRACE_FILE": path},

@@ -1,9 +1,12 @@
 /* A driver-API program for the tracer's tests, built against the drop-in cuda.h in both
  * default-stream modes: a fixed sequence of calls, one of which fails, on two streams. It prints
  * the handles it got as one JSON line on stdout, so that the checker can find them in the trace.
- *   trace_program PTX_FILE [fork]
- * With `fork`, a child runs the sequence first, then the parent does. */
+ *   trace_program PTX_FILE [fork|start]
+ * With `fork`, a child runs the sequence first, then the parent does. With `start`, the program
+ * initialises the driver, then starts a trace of calls to stderr itself (cushim_trace_start),
+ * then runs the sequence. */
 #include <cuda.h>
+#include <cushim.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -57,6 +60,13 @@ int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s PTX_FILE [fork]\n", argv[0]);
         return 2;
+    }
+    if (argc > 2 && argv[2][0] == 's') {
+        CHECK(cuInit(0));
+        CHECK(cushim_trace_start("calls", NULL));
+        int r = sequence(argv[1]);
+        CHECK(cushim_trace_stop());
+        return r;
     }
     if (argc > 2) {
         pid_t child = fork();

@@ -34,7 +34,11 @@ static void test_grid_barrier_at_the_largest_cooperative_grid(void **state) {
                                 .block = CUSHIM_DIM3(THREADS),
                                 .shared_mem_bytes = 0,
                                 .stream = s};
-    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(f, &cfg, NULL));
+    /* Its four arguments are given (a NULL array is refused first, as a kernel with parameters
+     * needs them); the launch never reaches the driver, so their values do not matter. */
+    unsigned long long unused[4] = {0, 0, 0, 0};
+    void *params[4] = {&unused[0], &unused[1], &unused[2], &unused[3]};
+    assert_cu(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, cushim_launch_cooperative(f, &cfg, params));
     char says[96];
     snprintf(says, sizeof says, "cooperative launch of %d blocks exceeds the %d that fit at once",
              blocks + 1, blocks);
