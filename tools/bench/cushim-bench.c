@@ -286,10 +286,16 @@ static int run_ops(const options *o) {
         }
         return rc;
     }
-    bench_result res[16];
+    /* One result per operation of the table, however many rows it grows to. */
+    bench_result *res = calloc(bench_op_count, sizeof *res);
+    if (res == NULL) {
+        fprintf(stderr, "cushim-bench: out of memory\n");
+        bench_env_close(&e);
+        return BENCH_RC_FAILED;
+    }
     size_t n = 0;
     rc = BENCH_RC_OK;
-    for (size_t i = 0; i < bench_op_count && n < sizeof res / sizeof res[0]; i++) {
+    for (size_t i = 0; i < bench_op_count; i++) {
         if (!selected(o, &bench_ops[i])) continue;
         if (bench_measure(&e, &bench_ops[i], &o->s, &res[n]) != BENCH_RC_OK) {
             const char *side = res[n].error_side != NULL ? res[n].error_side : "?";
@@ -306,6 +312,7 @@ static int run_ops(const options *o) {
     } else {
         print_table(&e, o, res, n);
     }
+    free(res);
     bench_env_close(&e);
     return rc;
 }
