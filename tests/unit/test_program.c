@@ -1,6 +1,6 @@
 /* Programs and linkers on the mock, with the real NVRTC and nvJitLink of this machine: compile
  * CUDA C++ to PTX, cubin and LTO IR, the log of a syntax error, load the result as a module, link,
- * and launch (where the mock executes PTX). */
+ * and launch: the mock interprets the PTX that NVRTC wrote, so the kernel really runs. */
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,13 +197,7 @@ static void test_launch(void **state) {
     cushim_program_release(p);
     cu->cuCtxSetCurrent(NULL);
     cushim_context_release(ctx);
-    if (host[1] == 1.0f && host[N - 1] == (float)(N - 1)) {
-        /* Not a skip (meson's TAP reader counts cmocka's as a failure): the launch itself was
-         * checked above, and the result is where the mock computes it. */
-        print_message("# the mock recorded the launch but does not execute PTX: the result is "
-                      "checked where it does\n");
-        return;
-    }
+    /* The mock interprets the PTX that NVRTC wrote: the kernel really ran. */
     for (int i = 0; i < N; i++) assert_true(host[i] == 2.0f * (float)i);
 }
 
