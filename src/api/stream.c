@@ -1,5 +1,7 @@
 /* Streams: created with their context current, destroyed without a switch; refcounted, and
  * recycled through their context's cache (api/recycle.c). */
+#include <stdio.h>
+
 #include "api/alloc.h"
 #include "api/context_rule.h"
 #include "api/object.h"
@@ -101,21 +103,30 @@ static CUSHIM__COLD CUresult bad_stream(CUresult r, const cushim_stream *s, cons
                         fn, instead);
 }
 
-/* A wait on a stream that captures: the driver's code alone does not say why. */
-static CUSHIM__COLD CUresult wait_failed(CUresult r, const cushim_stream *s, const char *entry,
+/* cushim__check's refusal and bad_stream's sentence in one cold call. */
+static CUSHIM__COLD CUresult not_a_stream(const cushim_stream *s, const char *instead,
+                                          const char *fn) {
+    return bad_stream(cushim__check_failed(s, CUSHIM__STREAM, "s", fn), s, instead, fn);
+}
+
+/* A wait on a stream that captures: the driver's code alone does not say why. `raw` is the
+ * stream's handle, or NULL where the caller does not keep it across the driver call (the query,
+ * whose answered call would otherwise save a register for it). */
+static CUSHIM__COLD CUresult wait_failed(CUresult r, CUstream raw, const char *entry,
                                          const char *fn) {
+    char which[48] = "the stream";
+    if (raw != NULL) snprintf(which, sizeof which, "stream %p", (void *)raw);
     if (r == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) {
         return cushim__fail(r,
-                            "%s: stream %p is capturing (cushim_stream_begin_capture): its work "
+                            "%s: %s is capturing (cushim_stream_begin_capture): its work "
                             "is being recorded into a graph, not run, so there is nothing to wait "
                             "for. The driver refuses %s during a capture and has invalidated it: "
                             "cushim_stream_end_capture will end it with no graph "
                             "(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED). Wait after the end of the "
                             "capture, on a launch of its graph",
-                            fn, (void *)s->raw, entry);
+                            fn, which, entry);
     }
-    return cushim__fail(r, "%s: %s on stream %p failed with %s", fn, entry, (void *)s->raw,
-                        cushim_error_name(r));
+    return cushim__fail(r, "%s: %s on %s failed with %s", fn, entry, which, cushim_error_name(r));
 }
 
 CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
@@ -127,22 +138,23 @@ CUSHIM_API CUresult cushim_stream_synchronize(cushim_stream *s) {
                           __func__);
     }
     r = cushim__table.cuStreamSynchronize(s->raw);
-    if (r != CUDA_SUCCESS) return wait_failed(r, s, "cuStreamSynchronize", __func__);
+    if (r != CUDA_SUCCESS) return wait_failed(r, s->raw, "cuStreamSynchronize", __func__);
     return CUDA_SUCCESS;
 }
 
 CUSHIM_API CUresult cushim_stream_query(cushim_stream *s) {
-    CUresult r = cushim__check(s, CUSHIM__STREAM, "s", __func__);
-    if (r != CUDA_SUCCESS) {
-        return bad_stream(r, s,
-                          "to ask about a default stream's work, record an event on it "
-                          "(cushim_event_record(e, NULL)) and query that",
-                          __func__);
+    /* The refusals are one cold call and the driver's failure needs no handle: nothing of `s`
+     * lives across a call, so the answered query saves and restores no register. */
+    if (CUSHIM__UNLIKELY(!cushim__is(s, CUSHIM__STREAM))) {
+        return not_a_stream(s,
+                            "to ask about a default stream's work, record an event on it "
+                            "(cushim_event_record(e, NULL)) and query that",
+                            __func__);
     }
-    r = cushim__table.cuStreamQuery(s->raw);
+    CUresult r = cushim__table.cuStreamQuery(s->raw);
     /* NOT_READY is an answer, not a failure: no sentence for it. */
     if (CUSHIM__LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)) return r;
-    return wait_failed(r, s, "cuStreamQuery", __func__);
+    return wait_failed(r, NULL, "cuStreamQuery", __func__);
 }
 
 /* A wait for an event with no record is a no-op, as the driver makes it (and a recycled event's
