@@ -71,3 +71,22 @@ fi
 runs=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1/' <<<"$done_line")
 secs=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\2/' <<<"$done_line")
 echo "fuzz: $runs executions in $secs s, 0 failures"
+
+# The PTX interpreter's parser and checker: malformed PTX is refused with a sentence, never a
+# crash (its seeds, PTX of every instruction family, replay in every build as well).
+ptx_seconds=${FUZZ_PTX_SECONDS:-30}
+mkdir "$scratch/ptx-corpus"
+cp tests/fuzz/ptx-corpus/* "$scratch/ptx-corpus/"
+ptx_log="$build/fuzz-ptx.log"
+echo "fuzz: the PTX parser for $ptx_seconds s (log: $ptx_log)"
+status=0
+"$build/tests/fuzz/fuzz_ptx" -max_total_time="$ptx_seconds" -timeout=30 -print_final_stats=1 \
+  -artifact_prefix="$artifacts/ptx-" "$scratch/ptx-corpus" >"$ptx_log" 2>&1 || status=$?
+done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$ptx_log" | tail -n 1 || true)
+found=$(find "$artifacts" -type f | wc -l)
+if [ "$status" -ne 0 ] || [ -z "$done_line" ] || [ "$found" -ne 0 ]; then
+  echo "fuzz: the PTX fuzzer FAILED (exit status $status); the end of $ptx_log:"
+  tail -n 60 "$ptx_log"
+  exit 1
+fi
+echo "fuzz: PTX: $(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1 executions in \2 s/' <<<"$done_line"), 0 failures"
