@@ -13,10 +13,33 @@ static const char pairs[] = "000102030405060708091011121314151617181920212223242
                             "34353637383940414243444546474849505152535455565758596061626364656667"
                             "6869707172737475767778798081828384858687888990919293949596979899";
 
-/* Digits are written in place, from the last one back, once their count is known: no copy. */
+static const unsigned long long powers[20] = {1ull,
+                                              10ull,
+                                              100ull,
+                                              1000ull,
+                                              10000ull,
+                                              100000ull,
+                                              1000000ull,
+                                              10000000ull,
+                                              100000000ull,
+                                              1000000000ull,
+                                              10000000000ull,
+                                              100000000000ull,
+                                              1000000000000ull,
+                                              10000000000000ull,
+                                              100000000000000ull,
+                                              1000000000000000ull,
+                                              10000000000000000ull,
+                                              100000000000000000ull,
+                                              1000000000000000000ull,
+                                              10000000000000000000ull};
+
+/* Digits are written in place, from the last one back, once their count is known: no copy. The
+ * count from the highest bit (log10 2 is near 1233/4096), one step more where it falls short. */
 void cushim__put_u64(cushim__text *t, unsigned long long v) {
-    unsigned n = 1;
-    for (unsigned long long p = 10; n < 20 && v >= p; p *= 10) n++;
+    unsigned n = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+    n += v >= powers[n];
+    n += n == 0;
     if (n > t->cap - t->len) {
         t->len = t->cap; /* cut */
         return;
@@ -26,14 +49,13 @@ void cushim__put_u64(cushim__text *t, unsigned long long v) {
     while (v >= 100) {
         unsigned k = (unsigned)(v % 100) * 2;
         v /= 100;
-        *--d = pairs[k + 1];
-        *--d = pairs[k];
+        d -= 2;
+        memcpy(d, pairs + k, 2);
     }
     if (v >= 10) {
-        *--d = pairs[v * 2 + 1];
-        *--d = pairs[v * 2];
+        memcpy(d - 2, pairs + v * 2, 2);
     } else {
-        *--d = (char)('0' + v);
+        d[-1] = (char)('0' + v);
     }
 }
 
