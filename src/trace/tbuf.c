@@ -39,7 +39,7 @@ static cushim__tbuf *make(void) {
     if (b == NULL) return NULL;
     b->len = 0;
     b->tid = 0;
-    b->ids_len = b->prefix_len = 0;
+    b->ids_len = b->prefix_len = b->stream_len = 0;
     b->prev = NULL;
     pthread_mutex_lock(&list_lock);
     b->next = list;
@@ -83,7 +83,7 @@ static void after_fork_child(void) {
         mine->next = mine->prev = NULL;
         mine->len = 0;
         mine->tid = 0;
-        mine->ids_len = mine->prefix_len = 0;
+        mine->ids_len = mine->prefix_len = mine->stream_len = 0;
     }
 }
 static CUSHIM__CONSTRUCTOR void tbuf_register_fork(void) {

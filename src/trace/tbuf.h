@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CUSHIM__TBUF_SIZE (1 << 16)
 /* The most one line or event may take: a thread flushes before it has less room than this. */
@@ -16,8 +17,9 @@ typedef struct cushim__tbuf {
     size_t len;
     long tid; /* this thread's id, 0 until known (and again in a forked child) */
     /* What the tracer formats once per thread, from its pid and tid: 0 long until it is. */
-    size_t ids_len, prefix_len;
-    char ids[80], prefix[40];
+    size_t ids_len, prefix_len, stream_len;
+    char ids[80], prefix[40], stream[24];
+    uintptr_t stream_key; /* whose id stream holds */
     char data[CUSHIM__TBUF_SIZE];
 } cushim__tbuf;
 

@@ -52,7 +52,7 @@ static unsigned short name_len[2][CUSHIM_TABLE_ENTRIES];
 static long tid(cushim__tbuf *b) {
     if (b->tid == 0) {
         b->tid = (long)syscall(SYS_gettid);
-        b->ids_len = b->prefix_len = 0;
+        b->ids_len = b->prefix_len = b->stream_len = 0;
     }
     return b->tid;
 }
@@ -244,10 +244,18 @@ static void timeline_event(const cushim_hook_call *c) {
     CUstream s;
     if (cushim__call_stream(c, &s)) {
         CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"stream\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
-        put_stream(&t, c, s, b);
+        /* Most calls name the stream the thread's last one did: its id is copied. */
+        uintptr_t key = stream_key(c, s, b);
+        if (b->stream_len == 0 || b->stream_key != key) {
+            cushim__text k = {b->stream, 0, sizeof b->stream};
+            put_stream(&k, c, s, b);
+            b->stream_key = key;
+            b->stream_len = k.len;
+        }
+        cushim__put_n(&t, b->stream, b->stream_len);
         CUSHIM__PUT_LIT(&t, "\",\"ph\":\"");
         /* The first call on a stream starts its flow ("s"), the later ones step it ("t"). */
-        cushim__put_char(&t, first_on_stream(stream_key(c, s, b)) ? 's' : 't');
+        cushim__put_char(&t, first_on_stream(key) ? 's' : 't');
         CUSHIM__PUT_LIT(&t, "\",\"ts\":");
         cushim__put_us(&t, start + dur / 2);
         put_ids(&t, b);
