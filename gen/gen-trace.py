@@ -221,8 +221,8 @@ def legacy_source(E, P, inc):
             continue
         out.append("static const cushim__trace_arg args_%d[] = {\n" % i)
         for name, kind, typ, enum in args:
-            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d},\n"
-                       % (c_string(name), kind, typ, enum))
+            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d, %du},\n"
+                       % (c_string(name), kind, typ, enum, len(name)))
         out.append("};\n")
     out.append("\nconst cushim__trace_entry cushim__trace_entries[CUSHIM_TABLE_ENTRIES] = {\n")
     for i, (args, stream) in enumerate(described):

@@ -22,8 +22,9 @@ enum {
 typedef struct cushim__trace_arg {
     const char *name;
     unsigned char kind;
-    unsigned char size; /* sizeof the argument's type */
-    short enum_index;   /* into cushim__trace_enums, for ENUM and FLAGS */
+    unsigned char size;     /* sizeof the argument's type */
+    short enum_index;       /* into cushim__trace_enums, for ENUM and FLAGS */
+    unsigned char name_len; /* strlen(name): no strlen per traced call */
 } cushim__trace_arg;
 
 /* stream: the argument that is the call's stream, or -1; -2 - k when it is the hStream of the

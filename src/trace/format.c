@@ -7,61 +7,98 @@
 #include "trace/entry_info.h"
 #include "trace/format.h"
 
-void cushim__put_n(cushim__text *t, const char *s, size_t n) {
-    if (n > t->cap - t->len) n = t->cap - t->len;
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-}
-
 void cushim__put(cushim__text *t, const char *s) { cushim__put_n(t, s, strlen(s)); }
 
-void cushim__put_char(cushim__text *t, char c) {
-    if (t->len < t->cap) t->p[t->len++] = c;
-}
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                            "34353637383940414243444546474849505152535455565758596061626364656667"
+                            "6869707172737475767778798081828384858687888990919293949596979899";
 
+static const unsigned long long powers[20] = {1ull,
+                                              10ull,
+                                              100ull,
+                                              1000ull,
+                                              10000ull,
+                                              100000ull,
+                                              1000000ull,
+                                              10000000ull,
+                                              100000000ull,
+                                              1000000000ull,
+                                              10000000000ull,
+                                              100000000000ull,
+                                              1000000000000ull,
+                                              10000000000000ull,
+                                              100000000000000ull,
+                                              1000000000000000ull,
+                                              10000000000000000ull,
+                                              100000000000000000ull,
+                                              1000000000000000000ull,
+                                              10000000000000000000ull};
+
+/* Digits are written in place, from the last one back, once their count is known: no copy. The
+ * count from the highest bit (log10 2 is near 1233/4096), one step more where it falls short. */
 void cushim__put_u64(cushim__text *t, unsigned long long v) {
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233"
-        "34353637383940414243444546474849505152535455565758596061626364656667"
-        "6869707172737475767778798081828384858687888990919293949596979899";
-    char d[24];
-    int n = 24;
+    unsigned n = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+    n += v >= powers[n];
+    n += n == 0;
+    if (n > t->cap - t->len) {
+        t->len = t->cap; /* cut */
+        return;
+    }
+    char *d = t->p + t->len + n;
+    t->len += n;
     while (v >= 100) {
         unsigned k = (unsigned)(v % 100) * 2;
         v /= 100;
-        d[--n] = pairs[k + 1];
-        d[--n] = pairs[k];
+        d -= 2;
+        memcpy(d, pairs + k, 2);
     }
     if (v >= 10) {
-        d[--n] = pairs[v * 2 + 1];
-        d[--n] = pairs[v * 2];
+        memcpy(d - 2, pairs + v * 2, 2);
     } else {
-        d[--n] = (char)('0' + v);
+        d[-1] = (char)('0' + v);
     }
-    cushim__put_n(t, d + n, (size_t)(24 - n));
 }
 
+/* Two hex digits per byte, for put_hex to write a byte at a time. */
+static const char hex_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+                                "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+                                "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+                                "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+                                "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+                                "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+                                "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+                                "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 void cushim__put_hex(cushim__text *t, unsigned long long v) {
-    static const char digits[] = "0123456789abcdef";
-    char d[18];
-    int n = 18;
-    while (v > 0xff) {
-        d[--n] = digits[v & 15];
-        d[--n] = digits[(v >> 4) & 15];
-        v >>= 8;
+    unsigned n = v == 0 ? 1 : (unsigned)(67 - __builtin_clzll(v)) / 4;
+    if (n + 2 > t->cap - t->len) {
+        t->len = t->cap;
+        return;
     }
-    d[--n] = digits[v & 15];
-    if (v > 15) d[--n] = digits[v >> 4];
-    d[--n] = 'x';
-    d[--n] = '0';
-    cushim__put_n(t, d + n, (size_t)(18 - n));
+    char *d = t->p + t->len;
+    t->len += n + 2;
+    d[0] = '0';
+    d[1] = 'x';
+    for (d += n + 2; n > 1; n -= 2, v >>= 8) {
+        d -= 2;
+        memcpy(d, hex_pairs + (v & 0xff) * 2, 2);
+    }
+    if (n == 1) d[-1] = hex_pairs[(v & 15) * 2 + 1];
 }
 
 void cushim__put_us(cushim__text *t, unsigned long long ns) {
     cushim__put_u64(t, ns / 1000);
+    if (4 > t->cap - t->len) {
+        t->len = t->cap;
+        return;
+    }
     unsigned f = (unsigned)(ns % 1000);
-    char d[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10)};
-    cushim__put_n(t, d, 4);
+    char *d = t->p + t->len;
+    t->len += 4;
+    d[0] = '.';
+    d[1] = (char)('0' + f / 100);
+    d[2] = pairs[f % 100 * 2];
+    d[3] = pairs[f % 100 * 2 + 1];
 }
 
 static unsigned long long read_unsigned(const void *p, unsigned size) {
@@ -188,13 +225,13 @@ void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json) {
         if (json) {
             if (!first) cushim__put_char(t, ',');
             cushim__put_char(t, '"');
-            cushim__put(t, a->name);
+            cushim__put_n(t, a->name, a->name_len);
             CUSHIM__PUT_LIT(t, "\":\"");
             put_value(t, a, c->args, k, true);
             cushim__put_char(t, '"');
         } else {
             if (!first) CUSHIM__PUT_LIT(t, ", ");
-            cushim__put(t, a->name);
+            cushim__put_n(t, a->name, a->name_len);
             cushim__put_char(t, '=');
             put_value(t, a, c->args, k, false);
         }

@@ -15,7 +15,11 @@ typedef struct cushim__text {
 } cushim__text;
 
 void cushim__put(cushim__text *t, const char *s);
-void cushim__put_n(cushim__text *t, const char *s, size_t n);
+static inline void cushim__put_n(cushim__text *t, const char *s, size_t n) {
+    if (n > t->cap - t->len) n = t->cap - t->len;
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+}
 /* A string literal: its length known, its copy a few moves (the tracer's hot path). */
 #define CUSHIM__PUT_LIT(t, lit)                                                                    \
     do {                                                                                           \
@@ -26,7 +30,9 @@ void cushim__put_n(cushim__text *t, const char *s, size_t n);
             cushim__put((t), lit);                                                                 \
         }                                                                                          \
     } while (0)
-void cushim__put_char(cushim__text *t, char c);
+static inline void cushim__put_char(cushim__text *t, char c) {
+    if (t->len < t->cap) t->p[t->len++] = c;
+}
 void cushim__put_u64(cushim__text *t, unsigned long long v);
 void cushim__put_hex(cushim__text *t, unsigned long long v);
 /* ns as microseconds with three decimals: 1234 -> "1.234". */

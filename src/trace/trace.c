@@ -1,9 +1,10 @@
 /* The tracer: one hook on every entry that writes a line per call (calls), a Chrome trace-event
  * JSON event per call (timeline), or counts for a table at exit (summary).
  *
- * Lines and events are formatted on the calling thread, then appended under a lock to one
- * buffer that is written out when full, at cushim_trace_stop and at exit; calls to stderr are
- * written a line at a time instead, so that they interleave with the program's own output. */
+ * Lines and events are formatted on the calling thread straight into a buffer of its own
+ * (tbuf.c), with no lock: a full buffer is written out as one block, and every thread's at
+ * cushim_trace_stop and at exit. Calls to stderr are written a line at a time instead, so that
+ * they interleave with the program's own output. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 #include "trace/format.h"
 #include "trace/hooks.h"
 #include "trace/summary.h"
+#include "trace/tbuf.h"
 #include "trace/trace.h"
 
 /* What the tracer does: set while no hook of it is installed, read by the hook. */
@@ -36,25 +38,23 @@ static unsigned long long hook_id;
 static int file_fd = -1;      /* the file, for the timeline or the calls; -1 when none */
 static int calls_fd = -1;     /* stderr, or file_fd */
 static atomic_bool reopen;    /* a forked child: the parent's file is not this process's */
-static bool first_event;      /* no timeline event written yet */
+static bool first_event;      /* no timeline event written yet: the next block's ",\n" goes */
 static unsigned long long t0; /* the timeline's zero */
-static char out[1 << 16];
+static char out[4096];        /* the file's head and tail, and the summary */
 static size_t out_len;
 static bool forked_child;
 static atomic_bool warn_pending;
 static char warning[PATH_MAX + 128];
-static _Thread_local long tid_cache;
 static long pid_cache; /* getpid() is a system call; the atfork handler resets this */
+/* The length of each entry's name and of its per-thread symbol: no strlen per call. */
+static unsigned short name_len[2][CUSHIM_TABLE_ENTRIES];
 
-static _Thread_local char ids[80]; /* ,"pid":P,"tid":T for this thread's events */
-static _Thread_local size_t ids_len;
-
-static long tid(void) {
-    if (tid_cache == 0) {
-        tid_cache = (long)syscall(SYS_gettid);
-        ids_len = 0;
+static long tid(cushim__tbuf *b) {
+    if (b->tid == 0) {
+        b->tid = (long)syscall(SYS_gettid);
+        b->ids_len = b->prefix_len = b->stream_len = 0;
     }
-    return tid_cache;
+    return b->tid;
 }
 
 static long pid(void) {
@@ -67,22 +67,26 @@ static long pid(void) {
 }
 
 /* The event's pid and tid, formatted once per thread (and again in a forked child). */
-static void put_ids(cushim__text *t) {
-    (void)tid();
-    if (ids_len == 0) {
-        cushim__text i = {ids, 0, sizeof ids - 1};
+static void put_ids(cushim__text *t, cushim__tbuf *b) {
+    (void)tid(b);
+    if (b->ids_len == 0) {
+        cushim__text i = {b->ids, 0, sizeof b->ids - 1};
         CUSHIM__PUT_LIT(&i, ",\"pid\":");
         cushim__put_u64(&i, (unsigned long long)pid());
         CUSHIM__PUT_LIT(&i, ",\"tid\":");
-        cushim__put_u64(&i, (unsigned long long)tid());
-        ids_len = i.len;
+        cushim__put_u64(&i, (unsigned long long)tid(b));
+        b->ids_len = i.len;
     }
-    cushim__put_n(t, ids, ids_len);
+    cushim__put_n(t, b->ids, b->ids_len);
 }
 
 /* Most calls succeed: their result's name without a search of the table of codes. */
-static const char *result_name(CUresult r) {
-    return r == CUDA_SUCCESS ? "CUDA_SUCCESS" : cushim_error_name(r);
+static void put_result(cushim__text *t, CUresult r) {
+    if (r == CUDA_SUCCESS) {
+        CUSHIM__PUT_LIT(t, "CUDA_SUCCESS");
+    } else {
+        cushim__put(t, cushim_error_name(r));
+    }
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -109,6 +113,23 @@ static void append_locked(const char *p, size_t n) {
     }
     memcpy(out + out_len, p, n);
     out_len += n;
+}
+
+/* A thread's block of lines or events, written while this run of the tracer owns the file (a
+ * forked child's first call opens its own before it formats anything). The timeline's events
+ * each start with ",\n", but the file's first. */
+static void sink(const char *p, size_t n) {
+    pthread_mutex_lock(&lock);
+    if (running && !atomic_load(&reopen) && file_fd >= 0) {
+        if (cfg.timeline && first_event && n >= 2) {
+            p += 2;
+            n -= 2;
+        }
+        first_event = false;
+        flush_locked();
+        write_all(file_fd, p, n);
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 /* The file's name in this process: the timeline's default names the pid; a child forked from a
@@ -149,108 +170,128 @@ static void say_warning(void) {
 }
 
 /* The stream's flow id: the per-thread default stream is one per thread ("pt" and its id). */
-static void put_stream(cushim__text *t, const cushim_hook_call *c, CUstream s) {
+static void put_stream(cushim__text *t, const cushim_hook_call *c, CUstream s, cushim__tbuf *b) {
     uintptr_t v = (uintptr_t)s;
     if (v == (uintptr_t)CU_STREAM_PER_THREAD || (v == 0 && c->per_thread)) {
         CUSHIM__PUT_LIT(t, "pt");
-        cushim__put_u64(t, (unsigned long long)tid());
+        cushim__put_u64(t, (unsigned long long)tid(b));
         return;
     }
     cushim__put_hex(t, v == (uintptr_t)CU_STREAM_LEGACY ? 0 : v);
 }
 
 /* The stream as one word: the per-thread default stream of each thread apart. */
-static uintptr_t stream_key(const cushim_hook_call *c, CUstream s) {
+static uintptr_t stream_key(const cushim_hook_call *c, CUstream s, cushim__tbuf *b) {
     uintptr_t v = (uintptr_t)s;
     if (v == (uintptr_t)CU_STREAM_PER_THREAD || (v == 0 && c->per_thread)) {
-        return ((uintptr_t)tid() << 2) | 2;
+        return ((uintptr_t)tid(b) << 2) | 2;
     }
     return v == (uintptr_t)CU_STREAM_LEGACY ? 0 : v;
 }
 
-static uintptr_t seen[1024]; /* streams that have a flow already; under lock */
+/* Streams that have a flow already: a slot, once claimed by a compare-and-swap, keeps its key;
+ * a stream seen before costs a load. */
+static _Atomic uintptr_t seen[1024];
+
+static void seen_reset(void) {
+    for (size_t k = 0; k < 1024; k++) atomic_store_explicit(&seen[k], 0, memory_order_relaxed);
+}
 
 /* Whether this is the first call seen on the stream whose id is key (a hash of it). */
-static bool first_on_stream_locked(uintptr_t key) {
+static bool first_on_stream(uintptr_t key) {
     key |= 1;
     for (size_t k = 0, h = (key * 0x9e3779b97f4a7c15ull) >> 54; k < 1024; k++, h = (h + 1) & 1023) {
-        if (seen[h] == key) return false;
-        if (seen[h] == 0) {
-            seen[h] = key;
+        uintptr_t v = atomic_load_explicit(&seen[h], memory_order_relaxed);
+        if (v == 0 && atomic_compare_exchange_strong_explicit(
+                          &seen[h], &v, key, memory_order_relaxed, memory_order_relaxed)) {
             return true;
         }
+        if (v == key) return false;
     }
     return false;
 }
 
-static void timeline_event(const cushim_hook_call *c, const char *name) {
-    char ev[3072];
-    cushim__text t = {ev, 0, sizeof ev};
+/* The call's name: the per-thread variant by its own (cuLaunchKernel_ptsz), one entry by
+ * cuda.h's. */
+static void put_name(cushim__text *t, const cushim_hook_call *c) {
+    if (c->per_thread && cushim__entries[c->index].ptds_version != 0) {
+        cushim__put_n(t, c->symbol, name_len[1][c->index]);
+    } else {
+        cushim__put_n(t, c->entry, name_len[0][c->index]);
+    }
+}
+
+static void timeline_event(const cushim_hook_call *c) {
+    cushim__tbuf *b = cushim__tbuf_mine();
+    if (b == NULL) return;
+    cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
     unsigned long long start = c->start_ns > t0 ? c->start_ns - t0 : 0;
     unsigned long long dur = c->end_ns - c->start_ns;
-    CUSHIM__PUT_LIT(&t, "{\"name\":\"");
-    cushim__put(&t, name);
+    CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"");
+    put_name(&t, c);
     CUSHIM__PUT_LIT(&t, "\",\"ph\":\"X\",\"ts\":");
     cushim__put_us(&t, start);
     CUSHIM__PUT_LIT(&t, ",\"dur\":");
     cushim__put_us(&t, dur);
-    put_ids(&t);
+    put_ids(&t, b);
     CUSHIM__PUT_LIT(&t, ",\"args\":{");
     cushim__put_args(&t, c, true);
     if (c->arg_count) cushim__put_char(&t, ',');
     CUSHIM__PUT_LIT(&t, "\"result\":\"");
-    cushim__put(&t, result_name(c->result));
+    put_result(&t, c->result);
     CUSHIM__PUT_LIT(&t, "\"}}");
     /* A flow through the calls on one stream: Perfetto draws the host-side order per stream. */
     CUstream s;
-    bool flow = cushim__call_stream(c, &s);
-    size_t ph_at = 0;
-    uintptr_t key = 0;
-    if (flow) {
-        key = stream_key(c, s);
+    if (cushim__call_stream(c, &s)) {
         CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"stream\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
-        put_stream(&t, c, s);
+        /* Most calls name the stream the thread's last one did: its id is copied. */
+        uintptr_t key = stream_key(c, s, b);
+        if (b->stream_len == 0 || b->stream_key != key) {
+            cushim__text k = {b->stream, 0, sizeof b->stream};
+            put_stream(&k, c, s, b);
+            b->stream_key = key;
+            b->stream_len = k.len;
+        }
+        cushim__put_n(&t, b->stream, b->stream_len);
         CUSHIM__PUT_LIT(&t, "\",\"ph\":\"");
-        ph_at = t.len;
-        CUSHIM__PUT_LIT(&t, "s\",\"ts\":");
+        /* The first call on a stream starts its flow ("s"), the later ones step it ("t"). */
+        cushim__put_char(&t, first_on_stream(key) ? 's' : 't');
+        CUSHIM__PUT_LIT(&t, "\",\"ts\":");
         cushim__put_us(&t, start + dur / 2);
-        put_ids(&t);
+        put_ids(&t, b);
         cushim__put_char(&t, '}');
     }
     if (t.len == t.cap) return; /* cut: better no event than broken JSON */
-    pthread_mutex_lock(&lock);
-    if (running && !atomic_load(&reopen)) {
-        /* The first call on a stream starts its flow ("s"), the later ones step it ("t"). */
-        if (flow && !first_on_stream_locked(key)) ev[ph_at] = 't';
-        if (!first_event) append_locked(",\n", 2);
-        first_event = false;
-        append_locked(ev, t.len);
-    }
-    pthread_mutex_unlock(&lock);
+    b->len += t.len;
 }
 
-static void calls_line(const cushim_hook_call *c, const char *name) {
-    char line[2048];
-    cushim__text t = {line, 0, sizeof line - 1};
-    CUSHIM__PUT_LIT(&t, "[cushim ");
-    cushim__put_u64(&t, (unsigned long long)tid());
-    CUSHIM__PUT_LIT(&t, "] ");
-    cushim__put(&t, name);
+static void calls_line(const cushim_hook_call *c) {
+    cushim__tbuf *b = cushim__tbuf_mine();
+    if (b == NULL) return;
+    cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
+    /* "[cushim TID] ", formatted once per thread after its pid and tid. */
+    if (b->prefix_len == 0) {
+        cushim__text i = {b->prefix, 0, sizeof b->prefix - 1};
+        CUSHIM__PUT_LIT(&i, "[cushim ");
+        cushim__put_u64(&i, (unsigned long long)tid(b));
+        CUSHIM__PUT_LIT(&i, "] ");
+        b->prefix_len = i.len;
+    }
+    cushim__put_n(&t, b->prefix, b->prefix_len);
+    put_name(&t, c);
     cushim__put_char(&t, '(');
     cushim__put_args(&t, c, false);
     CUSHIM__PUT_LIT(&t, ") = ");
-    cushim__put(&t, result_name(c->result));
+    put_result(&t, c->result);
     CUSHIM__PUT_LIT(&t, " (");
     cushim__put_us(&t, c->end_ns - c->start_ns);
     CUSHIM__PUT_LIT(&t, " us)");
-    line[t.len++] = '\n';
+    t.p[t.len++] = '\n';
     if (calls_fd == STDERR_FILENO) {
-        write_all(STDERR_FILENO, line, t.len);
+        write_all(STDERR_FILENO, t.p, t.len); /* the buffer as scratch: nothing kept */
         return;
     }
-    pthread_mutex_lock(&lock);
-    if (running && !atomic_load(&reopen)) append_locked(line, t.len);
-    pthread_mutex_unlock(&lock);
+    b->len += t.len;
 }
 
 /* Opens the child's own file at its first call, once the parent's is closed. */
@@ -268,12 +309,9 @@ static void after_call(const cushim_hook_call *c, void *user) {
     (void)user;
     if (atomic_load_explicit(&reopen, memory_order_relaxed)) reopen_in_child();
     if (atomic_load_explicit(&warn_pending, memory_order_relaxed)) say_warning();
-    /* The per-thread variant by its own name (cuLaunchKernel_ptsz); one entry by cuda.h's. */
-    const char *name =
-        c->per_thread && cushim__entries[c->index].ptds_version != 0 ? c->symbol : c->entry;
     if (cfg.summary) cushim__summary_count(c);
-    if (cfg.calls) calls_line(c, name);
-    if (cfg.timeline) timeline_event(c, name);
+    if (cfg.calls) calls_line(c);
+    if (cfg.timeline) timeline_event(c);
 }
 
 static bool parse(const char *what, config *c) {
@@ -333,7 +371,14 @@ static CUresult start(const char *what, const char *path) {
     t0 = cushim__now_ns();
     atomic_store(&reopen, false);
     cushim__summary_reset();
-    memset(seen, 0, sizeof seen);
+    seen_reset();
+    if (name_len[0][0] == 0) {
+        for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
+            name_len[0][i] = (unsigned short)strlen(cushim__entries[i].name);
+            name_len[1][i] = (unsigned short)strlen(cushim__entries[i].ptds_symbol);
+        }
+    }
+    cushim__tbuf_set_sink(sink);
     running = true;
     static bool registered;
     if (!registered) registered = atexit(at_exit) == 0;
@@ -363,6 +408,7 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     pthread_mutex_unlock(&lock);
     if (!was) return CUDA_SUCCESS;
     (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
+    cushim__tbuf_drain();              /* every thread's lines, before the file's tail */
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) append_locked("\n]\n", 3);
@@ -407,7 +453,6 @@ void cushim__trace_from_env(void) {
 static void after_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     forked_child = true;
-    tid_cache = 0;
     __atomic_store_n(&pid_cache, 0, __ATOMIC_RELAXED);
     out_len = 0;
     if (running) {
@@ -415,7 +460,7 @@ static void after_fork_child(void) {
         file_fd = -1;
         if (calls_fd != STDERR_FILENO) calls_fd = -1;
         atomic_store(&reopen, true);
-        memset(seen, 0, sizeof seen);
+        seen_reset();
         cushim__summary_reset();
     }
 }

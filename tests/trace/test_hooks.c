@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -174,6 +175,71 @@ static void test_hooks_come_and_go_while_threads_call(void **state) {
     assert_true(atomic_load(&calls_in_hook) >= 300);
 }
 
+/* The tracer's per-thread buffers: every line or event reaches the file, whether its thread
+ * exited before the stop (written at its exit), still runs at the stop (written by the stop), or
+ * filled its buffer on the way (written as a block). */
+#define TRACED_CALLS 1500 /* a line is near 50 bytes: more than one buffer of 64 KiB */
+static atomic_bool parked_may_go, parked_done;
+
+static void *traced_caller(void *arg) {
+    const cushim_driver_table *t = cushim_driver();
+    for (int k = 0; k < TRACED_CALLS; k++) {
+        int n;
+        (void)t->cuDeviceGetCount(&n);
+    }
+    if (arg != NULL) {
+        atomic_store(&parked_done, true);
+        while (!atomic_load(&parked_may_go)) sched_yield();
+    }
+    return NULL;
+}
+
+static size_t count_in(const char *text, const char *what) {
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++) n++;
+    return n;
+}
+
+static void test_every_thread_s_lines_reach_the_file(void **state) {
+    (void)state;
+    static const char *const whats[2] = {"calls", "timeline"};
+    static const char *const marks[2] = {"] cuDeviceGetCount(count=0x",
+                                         "{\"name\":\"cuDeviceGetCount\""};
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cushim-test-hooks-%ld", (long)getpid());
+    for (int m = 0; m < 2; m++) {
+        assert_ok(cushim_trace_start(whats[m], path));
+        pthread_t t[THREADS], parked;
+        atomic_store(&parked_may_go, false);
+        atomic_store(&parked_done, false);
+        pthread_create(&parked, NULL, traced_caller, (void *)&parked_may_go);
+        for (int k = 0; k < THREADS; k++) pthread_create(&t[k], NULL, traced_caller, NULL);
+        for (int k = 0; k < THREADS; k++) pthread_join(t[k], NULL);
+        (void)traced_caller(NULL); /* this thread's lines, written by the stop */
+        while (!atomic_load(&parked_done)) sched_yield();
+        assert_ok(cushim_trace_stop()); /* the parked thread's too: it still runs */
+        atomic_store(&parked_may_go, true);
+        pthread_join(parked, NULL);
+
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        static char text[4 << 20];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        unlink(path);
+        text[n] = '\0';
+        assert_int_equal(count_in(text, marks[m]), (THREADS + 2) * TRACED_CALLS);
+        if (m == 0) {
+            assert_int_equal(count_in(text, "\n"), (THREADS + 2) * TRACED_CALLS);
+        } else {
+            /* One JSON array: "[" and the first event, events joined by ",\n", then "]". */
+            assert_true(strncmp(text, "[\n{", 3) == 0);
+            assert_int_equal(count_in(text, "},\n{"), (THREADS + 2) * TRACED_CALLS - 1);
+            assert_string_equal(text + n - 3, "\n]\n");
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_all_hook_sees_every_call_in_order, mock_setup,
@@ -184,6 +250,8 @@ int main(void) {
                                         mock_teardown),
         cmocka_unit_test_setup_teardown(test_codes, mock_setup, mock_teardown),
         cmocka_unit_test_setup_teardown(test_hooks_come_and_go_while_threads_call, mock_setup,
+                                        mock_teardown),
+        cmocka_unit_test_setup_teardown(test_every_thread_s_lines_reach_the_file, mock_setup,
                                         mock_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
