@@ -49,13 +49,17 @@ checks = 0
 
 
 def ok(cond, what):
+    """One TAP line; a description of several lines (a trace line, a table) goes on as comments,
+    so that the TAP reader sees no line it does not know."""
     global checks
     checks += 1
+    first, *rest = str(what).splitlines() or [""]
+    print("%s %d - %s" % ("ok" if cond else "not ok", checks, first))
+    for line in rest:
+        print("# " + line)
     if not cond:
-        print("not ok %d - %s" % (checks, what))
         print("1..%d" % checks)
         sys.exit(1)
-    print("ok %d - %s" % (checks, what))
 
 
 def run(program, ptx, env, cwd, fork=False, mode=None):
