@@ -47,50 +47,6 @@ static double dout(const pinst *in, double x) {
     return x;
 }
 
-static float half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-    uint32_t x;
-    if (exp == 0x1f) {
-        x = sign | 0x7f800000u | man << 13;
-    } else if (exp == 0) {
-        if (man == 0) {
-            x = sign;
-        } else {
-            int e = -1;
-            do {
-                e++;
-                man <<= 1;
-            } while (!(man & 0x400u));
-            x = sign | (uint32_t)(127 - 15 - e) << 23 | (man & 0x3ffu) << 13;
-        }
-    } else {
-        x = sign | (exp + 127 - 15) << 23 | man << 13;
-    }
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-static uint16_t float_to_half(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
-    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        if (e < -10) return (uint16_t)sign;
-        man |= 0x800000u;
-        int shift = 14 - e;
-        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (h & 1))) h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = (uint32_t)e << 10 | man >> 13, rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-}
-
 static bool is_signed(int t) { return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64; }
 static int bits_of(int t) {
     static const int b[T_COUNT] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1, 16, 32, 0};
@@ -185,13 +141,13 @@ static uint64_t cvt(const pinst *in, uint64_t v) {
         else if (dt == T_F32)
             out = b32(u ? (float)(uint64_t)x : (float)x);
         else
-            out = float_to_half(u ? (float)(uint64_t)x : (float)x);
+            out = ptx__half_from_float(u ? (float)(uint64_t)x : (float)x);
         if (r == R_RZ || r == R_RM || r == R_RP) fesetround(old);
         return out;
     }
     double x = st == T_F64   ? f64(v)
                : st == T_F32 ? (double)f32(v)
-                             : (double)half_to_float((uint16_t)v);
+                             : (double)ptx__half_to_float((uint16_t)v);
     if (st == T_F32 && (in->flags & F_FTZ)) x = ftz((float)x);
     if (!df) return f2i(x, in->rnd, dt);
     switch (in->rnd) { /* to an integral value of the same or another float type */
@@ -202,7 +158,7 @@ static uint64_t cvt(const pinst *in, uint64_t v) {
     default: break;
     }
     if (dt == T_F64) return b64(dout(in, x));
-    if (dt == T_F16) return float_to_half((float)dout(in, x));
+    if (dt == T_F16) return ptx__half_from_float((float)dout(in, x));
     int r = in->rnd;
     float f;
     if (st == T_F64 && (r == R_RZ || r == R_RM || r == R_RP)) {
@@ -583,12 +539,12 @@ static bool alu(const pinst *in, uint64_t *R) {
         return true;
     }
     if (t == T_F16) {
-        float x = half_to_float((uint16_t)a), y = half_to_float((uint16_t)bb),
-              z = half_to_float((uint16_t)c);
+        float x = ptx__half_to_float((uint16_t)a), y = ptx__half_to_float((uint16_t)bb),
+              z = ptx__half_to_float((uint16_t)c);
         float r16 =
             op == O_FMA || op == O_MAD ? (float)((double)x * y + z) : f32op(op, in, x, y, z, c);
         if (in->flags & F_SAT) r16 = isnan(r16) ? 0.0f : r16 < 0 ? 0.0f : r16 > 1 ? 1.0f : r16;
-        R[in->d[0]] = float_to_half(r16);
+        R[in->d[0]] = ptx__half_from_float(r16);
         return true;
     }
     int bits = bits_of(t);
@@ -935,8 +891,8 @@ int ptx__exec(pblock *b, pthr *t, uint64_t budget) {
                 int ty = in->op % T_COUNT;
                 bool p;
                 if (ty == T_F16) {
-                    p = cmp_f(in->sub, half_to_float((uint16_t)RS(0)),
-                              half_to_float((uint16_t)RS(1)));
+                    p = cmp_f(in->sub, ptx__half_to_float((uint16_t)RS(0)),
+                              ptx__half_to_float((uint16_t)RS(1)));
                 } else if (ty == T_F32) {
                     float x = fin(in, f32(RS(0))), y = fin(in, f32(RS(1)));
                     p = cmp_f(in->sub, x, y);

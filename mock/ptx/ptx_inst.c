@@ -349,8 +349,6 @@ static bool operands(dec *d, opnd *o, int max, int *count) {
     }
 }
 
-static uint16_t half_from_float(float f);
-
 /* An operand's value as a slot, for type t: registers as they are, immediates as constant
  * slots, symbols as their address (frame symbols by an add before the instruction). */
 static uint32_t value(dec *d, const opnd *o, int t) {
@@ -366,7 +364,7 @@ static uint32_t value(dec *d, const opnd *o, int t) {
             double f = o->fk == 0 ? (double)(int64_t)o->v : o->f;
             if (o->fk != 3) memcpy(&v, &f, 8);
         } else if (t == T_F16 && o->fk != 0) {
-            v = half_from_float((float)o->f);
+            v = ptx__half_from_float((float)o->f);
         } else if (t == T_PRED) {
             v = o->v != 0;
         }
@@ -408,26 +406,6 @@ static bool dest(dec *d, const opnd *o, uint32_t *slot) {
     }
     *slot = o->slot;
     return true;
-}
-
-static uint16_t half_from_float(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
-    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        if (e < -10) return (uint16_t)sign;
-        man |= 0x800000u;
-        int shift = 14 - e;
-        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-        if (rem > halfway || (rem == halfway && (h & 1))) h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = (uint32_t)e << 10 | man >> 13, rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-    return (uint16_t)(sign | h);
 }
 
 /* ------------------------------------------------------------------------------------------ */

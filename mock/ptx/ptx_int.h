@@ -267,6 +267,10 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen);
 mock_ptx_func *ptx__func(mock_ptx_module *m, const char *name, size_t len);
 pvar *ptx__var(mock_ptx_module *m, const char *name, size_t len);
 
+/* Half precision (ptx_half.c): the bits of an .f16 as a float, and a float rounded to them. */
+float ptx__half_to_float(uint16_t h);
+uint16_t ptx__half_from_float(float f);
+
 /* The lexer (ptx_lex.c). */
 typedef struct plex {
     const char *p, *end;
