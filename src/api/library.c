@@ -26,10 +26,7 @@ CUSHIM_API CUresult cushim_library_load_data(cushim_library **out, const void *i
         return r;
     }
     cushim__jit_log_info(__func__, lib->info_log);
-    pthread_mutex_init(&lib->lock, NULL);
-    cushim__object_init(&lib->obj, CUSHIM__LIBRARY);
-    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
-    *out = lib;
+    *out = cushim__root_born(&lib->obj, CUSHIM__LIBRARY, &lib->lock);
     return CUDA_SUCCESS;
 }
 

@@ -142,11 +142,8 @@ CUSHIM_API CUresult cushim_linker_create(cushim_linker **out, cushim_context *ct
         cushim__free(l);
         return r;
     }
-    pthread_mutex_init(&l->lock, NULL);
-    cushim__object_init(&l->obj, CUSHIM__LINKER);
     l->ctx = cushim_context_retain(ctx);
-    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
-    *out = l;
+    *out = cushim__root_born(&l->obj, CUSHIM__LINKER, &l->lock);
     return CUDA_SUCCESS;
 }
 

@@ -1,8 +1,9 @@
-/* What every object shares: the argument checks' sentences. */
+/* What every object shares: the argument checks' sentences, and the birth of a root. */
 #include <string.h>
 
 #include "api/alloc.h"
 #include "api/object.h"
+#include "loader/loader.h"
 
 _Static_assert(sizeof(cushim_stream) <= CUSHIM__BLOCK_SIZE, "a stream fits a cached block");
 _Static_assert(sizeof(cushim_event) <= CUSHIM__BLOCK_SIZE, "an event fits a cached block");
@@ -36,4 +37,11 @@ CUresult cushim__check_failed(const void *p, cushim__tag tag, const char *what, 
     }
     return cushim__fail(CUDA_ERROR_INVALID_HANDLE, "%s: %s %p is %s, not %s", fn, what, p,
                         kind_name(got), kind_name(tag));
+}
+
+void *cushim__root_born(cushim__object *o, cushim__tag tag, pthread_mutex_t *lock) {
+    pthread_mutex_init(lock, NULL);
+    cushim__object_init(o, tag);
+    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
+    return o;
 }

@@ -110,6 +110,11 @@ static inline void cushim__object_init(cushim__object *o, cushim__tag tag) {
     atomic_init(&o->tag, (uint32_t)tag);
 }
 
+/* The birth of a root (a library, program or linker: an object of its own, with a lock, that
+ * keeps the loader's count of live roots up while it lives): its lock and reference set up and
+ * the count raised. Returns the object, ready to be handed out. */
+void *cushim__root_born(cushim__object *o, cushim__tag tag, pthread_mutex_t *lock);
+
 /* Whether p is a live object of this kind. NULL is not. */
 static inline bool cushim__is(const void *p, cushim__tag tag) {
     return p != NULL && atomic_load_explicit(&((const cushim__object *)p)->tag,

@@ -57,10 +57,7 @@ CUSHIM_API CUresult cushim_program_create(cushim_program **out, const char *sour
         cushim__free(p);
         return nvrtc_failed(nr, fn, "nvrtcCreateProgram", NULL);
     }
-    pthread_mutex_init(&p->lock, NULL);
-    cushim__object_init(&p->obj, CUSHIM__PROGRAM);
-    atomic_fetch_add_explicit(&cushim__live_roots, 1, memory_order_relaxed);
-    *out = p;
+    *out = cushim__root_born(&p->obj, CUSHIM__PROGRAM, &p->lock);
     return CUDA_SUCCESS;
 }
 
