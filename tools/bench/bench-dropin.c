@@ -53,17 +53,13 @@ CUSHIM__NOINLINE CUresult bench_dropin_query(bench_env *e, int n) {
 #error "bench-dropin.c is compiled against the drop-in nvrtc.h"
 #endif
 
+/* The drop-in's names are its trampolines: each call of the compile loop goes through them. */
+static const bench_nvrtc_calls dropin_calls = {nvrtcCreateProgram, nvrtcCompileProgram,
+                                               nvrtcDestroyProgram};
+
 CUSHIM__NOINLINE CUresult bench_dropin_nvrtc_compile(bench_env *e, int n) {
     (void)e;
-    const char *opts[] = {BENCH_NVRTC_ARCH};
-    for (int i = 0; i < n; i++) {
-        nvrtcProgram p;
-        nvrtcResult r = nvrtcCreateProgram(&p, bench_nvrtc_source, "scale.cu", 0, NULL, NULL);
-        if (r == NVRTC_SUCCESS) r = nvrtcCompileProgram(p, 1, opts);
-        nvrtcDestroyProgram(&p);
-        if (r != NVRTC_SUCCESS) return CUDA_ERROR_INVALID_SOURCE;
-    }
-    return CUDA_SUCCESS;
+    return bench_nvrtc_compile_loop(&dropin_calls, n);
 }
 
 CUSHIM__NOINLINE CUresult loop_cushim_nvrtc_version(const bench_env *e, int k) {

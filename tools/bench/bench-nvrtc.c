@@ -15,15 +15,13 @@ const char bench_nvrtc_source[] =
 
 static struct {
     __typeof__(nvrtcVersion) *version;
-    __typeof__(nvrtcCreateProgram) *create;
-    __typeof__(nvrtcCompileProgram) *compile;
-    __typeof__(nvrtcDestroyProgram) *destroy;
+    bench_nvrtc_calls calls; /* the compile row's */
 } direct;
 
 static void *resolve(void *h, const char *name) { return dlsym(h, name); }
 
 bool bench_nvrtc_available(char *note, size_t n) {
-    if (direct.compile != NULL) return true;
+    if (direct.calls.compile != NULL) return true;
     const cushim_lib_info *info = cushim_lib_state(CUSHIM_LIB_NVRTC);
     if (info->status != CUSHIM_LIB_LOADED) {
         snprintf(note, n, "NVRTC is not loaded: %.120s", info->message);
@@ -39,23 +37,27 @@ bool bench_nvrtc_available(char *note, size_t n) {
         return false;
     }
     memcpy(&direct.version, &fns[0], sizeof fns[0]);
-    memcpy(&direct.create, &fns[1], sizeof fns[1]);
-    memcpy(&direct.destroy, &fns[3], sizeof fns[3]);
-    memcpy(&direct.compile, &fns[2], sizeof fns[2]);
+    memcpy(&direct.calls.create, &fns[1], sizeof fns[1]);
+    memcpy(&direct.calls.destroy, &fns[3], sizeof fns[3]);
+    memcpy(&direct.calls.compile, &fns[2], sizeof fns[2]);
     return true;
+}
+
+CUresult bench_nvrtc_compile_loop(const bench_nvrtc_calls *c, int n) {
+    const char *opts[] = {BENCH_NVRTC_ARCH};
+    for (int i = 0; i < n; i++) {
+        nvrtcProgram p;
+        nvrtcResult r = c->create(&p, bench_nvrtc_source, "scale.cu", 0, NULL, NULL);
+        if (r == NVRTC_SUCCESS) r = c->compile(p, 1, opts);
+        c->destroy(&p);
+        if (r != NVRTC_SUCCESS) return CUDA_ERROR_INVALID_SOURCE;
+    }
+    return CUDA_SUCCESS;
 }
 
 CUSHIM__NOINLINE CUresult bench_direct_nvrtc_compile(bench_env *e, int n) {
     (void)e;
-    const char *opts[] = {BENCH_NVRTC_ARCH};
-    for (int i = 0; i < n; i++) {
-        nvrtcProgram p;
-        nvrtcResult r = direct.create(&p, bench_nvrtc_source, "scale.cu", 0, NULL, NULL);
-        if (r == NVRTC_SUCCESS) r = direct.compile(p, 1, opts);
-        direct.destroy(&p);
-        if (r != NVRTC_SUCCESS) return CUDA_ERROR_INVALID_SOURCE;
-    }
-    return CUDA_SUCCESS;
+    return bench_nvrtc_compile_loop(&direct.calls, n);
 }
 
 CUSHIM__NOINLINE CUresult loop_direct_nvrtc_version(const bench_env *e, int k) {

@@ -4,6 +4,7 @@
 #ifndef CUSHIM_BENCH_NVRTC_H
 #define CUSHIM_BENCH_NVRTC_H
 
+#include <nvrtc.h>
 #include <stddef.h>
 
 #include "bench.h"
@@ -20,6 +21,15 @@ bool bench_nvrtc_available(char *note, size_t n);
  * names. */
 CUresult bench_direct_nvrtc_compile(bench_env *e, int n);
 CUresult bench_dropin_nvrtc_compile(bench_env *e, int n);
+
+/* The entries a compile row calls, and the row's loop over them (bench-nvrtc.c), so that both
+ * sides time the same work: NVRTC's own entries, or the drop-in's by the same names. */
+typedef struct bench_nvrtc_calls {
+    __typeof__(nvrtcCreateProgram) *create;
+    __typeof__(nvrtcCompileProgram) *compile;
+    __typeof__(nvrtcDestroyProgram) *destroy;
+} bench_nvrtc_calls;
+CUresult bench_nvrtc_compile_loop(const bench_nvrtc_calls *c, int n);
 
 /* k calls of nvrtcVersion, for the instruction probe. */
 CUresult loop_direct_nvrtc_version(const bench_env *e, int k);
