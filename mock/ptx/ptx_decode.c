@@ -8,18 +8,6 @@
 
 #include "ptx_dec.h"
 
-static bool grow(void *v, size_t *cap, size_t need, size_t size) {
-    void **pp = v;
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need) n *= 2;
-    void *q = realloc(*pp, n * size);
-    if (q == NULL) return false;
-    *pp = q;
-    *cap = n;
-    return true;
-}
-
 bool dec_fail(dec *d, const char *fmt, ...) {
     if (d->failed) return false;
     d->failed = true;
@@ -37,7 +25,7 @@ bool dec_fail(dec *d, const char *fmt, ...) {
 
 uint32_t dec_const(dec *d, uint64_t v) {
     if (d->const_start == 0) d->const_start = d->nslots;
-    if (!grow(&d->init, &d->capinit, (size_t)d->nslots + 1, sizeof *d->init)) {
+    if (!ptx__grow(&d->init, &d->capinit, (size_t)d->nslots + 1, sizeof *d->init)) {
         dec_fail(d, "out of memory");
         return SL_ZERO;
     }
@@ -46,7 +34,7 @@ uint32_t dec_const(dec *d, uint64_t v) {
 }
 
 static uint32_t new_slots(dec *d, uint32_t n) {
-    if (!grow(&d->init, &d->capinit, (size_t)d->nslots + n, sizeof *d->init)) {
+    if (!ptx__grow(&d->init, &d->capinit, (size_t)d->nslots + n, sizeof *d->init)) {
         dec_fail(d, "out of memory");
         return SL_ZERO;
     }
@@ -62,7 +50,7 @@ static uint32_t new_slots(dec *d, uint32_t n) {
 
 static bool declare(dec *d, const char *name, size_t len, uint32_t count, int bytes, int kind,
                     size_t off) {
-    if (!grow(&d->names, &d->capnames, d->nnames + 1, sizeof *d->names))
+    if (!ptx__grow(&d->names, &d->capnames, d->nnames + 1, sizeof *d->names))
         return dec_fail(d, "out of memory");
     dname *n = &d->names[d->nnames++];
     n->name = name;
@@ -189,7 +177,7 @@ static bool body_decl(dec *d, int kind) {
 /* ------------------------------------------------------------------------------------------ */
 
 static bool label(dec *d, const char *w, size_t n) {
-    if (!grow(&d->labels, &d->caplabels, d->nlabels + 1, sizeof *d->labels))
+    if (!ptx__grow(&d->labels, &d->caplabels, d->nlabels + 1, sizeof *d->labels))
         return dec_fail(d, "out of memory");
     d->labels[d->nlabels++] = (dlabel){w, n, (uint32_t)d->ncode};
     return true;
@@ -216,14 +204,14 @@ static bool resolve_labels(dec *d) {
 }
 
 bool dec_fixup(dec *d, const char *w, size_t n) {
-    if (!grow(&d->fix, &d->capfix, d->nfix + 1, sizeof *d->fix))
+    if (!ptx__grow(&d->fix, &d->capfix, d->nfix + 1, sizeof *d->fix))
         return dec_fail(d, "out of memory");
     d->fix[d->nfix++] = (dfix){w, n, d->ncode};
     return true;
 }
 
 pinst *dec_emit(dec *d) {
-    if (!grow(&d->code, &d->capcode, d->ncode + 1, sizeof *d->code)) {
+    if (!ptx__grow(&d->code, &d->capcode, d->ncode + 1, sizeof *d->code)) {
         dec_fail(d, "out of memory");
         return NULL;
     }

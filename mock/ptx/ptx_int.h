@@ -263,6 +263,9 @@ struct mock_ptx_module {
 };
 
 /* Between the parser and the decoder. */
+/* Grows the array *v (a pointer to its pointer) of *cap elements of size bytes to hold need,
+ * doubling, the new elements zeroed; false, with the array as it was, when out of memory. */
+bool ptx__grow(void *v, size_t *cap, size_t need, size_t size);
 bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen);
 mock_ptx_func *ptx__func(mock_ptx_module *m, const char *name, size_t len);
 pvar *ptx__var(mock_ptx_module *m, const char *name, size_t len);

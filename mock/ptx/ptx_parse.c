@@ -32,7 +32,7 @@ static bool fail(parser *p, const char *fmt, ...) {
     return false;
 }
 
-static bool grow(void *v, size_t *cap, size_t need, size_t size) {
+bool ptx__grow(void *v, size_t *cap, size_t need, size_t size) {
     void **pp = v;
     if (need <= *cap) return true;
     size_t n = *cap ? *cap * 2 : 8;
@@ -150,7 +150,7 @@ static bool param_list_(parser *p, pparam **out, int *count, size_t *end, size_t
             return fail(p, "a parameter that is not .param");
         decl d;
         if (!declaration(p, &d)) return false;
-        if (!grow(out, &cap, (size_t)n + 1, sizeof **out)) return fail(p, "out of memory");
+        if (!ptx__grow(out, &cap, (size_t)n + 1, sizeof **out)) return fail(p, "out of memory");
         off = (off + d.align - 1) / d.align * d.align;
         (*out)[n].offset = off;
         (*out)[n].size = d.size;
@@ -274,7 +274,7 @@ static bool function(parser *p, bool entry) {
         free(f.params);
         return ok;
     }
-    if (ok && !grow(&p->m->funcs, &p->capfuncs, p->m->nfuncs + 1, sizeof f))
+    if (ok && !ptx__grow(&p->m->funcs, &p->capfuncs, p->m->nfuncs + 1, sizeof f))
         ok = fail(p, "out of memory");
     if (!ok) {
         free(f.name);
@@ -294,7 +294,7 @@ static bool variable(parser *p, int space, bool is_extern) {
         if (ptx__var(p->m, d.name, d.name_len) != NULL)
             return fail(p, "'%.*s' is declared twice", (int)d.name_len, d.name);
         v.name = dupn(d.name, d.name_len);
-        if (v.name == NULL || !grow(&p->m->vars, &p->capvars, p->m->nvars + 1, sizeof v)) {
+        if (v.name == NULL || !ptx__grow(&p->m->vars, &p->capvars, p->m->nvars + 1, sizeof v)) {
             free(v.name);
             return fail(p, "out of memory");
         }
@@ -316,7 +316,7 @@ static bool variable(parser *p, int space, bool is_extern) {
         p->m->vars[p->m->nvars++] = v;
         if (ptx__eat(&p->l, '=')) {
             if (space == S_SHARED) return fail(p, "a .shared variable with an initialiser");
-            if (!grow(&p->inits, &p->capinits, p->ninits + 1, sizeof *p->inits))
+            if (!ptx__grow(&p->inits, &p->capinits, p->ninits + 1, sizeof *p->inits))
                 return fail(p, "out of memory");
             p->inits[p->ninits++] = (struct pinit){p->m->nvars - 1, p->l};
             ptx__skip(&p->l);
