@@ -69,10 +69,11 @@ int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmtp, uint64_t arg
             p += 2;
             continue;
         }
-        char spec[64];
+        /* A '*' width or precision is written into spec as its number, so that every
+         * conversion below is one snprintf of one value. */
+        char spec[80];
         size_t sn = 0;
         spec[sn++] = *p++;
-        int star[2] = {0, 0}, nstar = 0;
         while (*p && strchr("-+ #0", *p) && sn < 40) spec[sn++] = *p++;
         for (int part = 0; part < 2; part++) {
             if (part == 1) {
@@ -82,8 +83,15 @@ int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmtp, uint64_t arg
             if (*p == '*') {
                 uint64_t v;
                 if (!arg(b, t, in, args, &off, 4, &v)) goto fail;
-                star[nstar++] = (int)(int32_t)v;
-                spec[sn++] = *p++;
+                int w = (int)(int32_t)v;
+                p++;
+                /* A negative width is the '-' flag and its size, as printf reads it; a negative
+                 * precision is as if none were given. */
+                if (part == 1 && w < 0) {
+                    sn--;
+                } else {
+                    sn += (size_t)snprintf(spec + sn, sizeof spec - sn, "%d", w);
+                }
             } else {
                 while (*p >= '0' && *p <= '9' && sn < 50) spec[sn++] = *p++;
             }
@@ -112,13 +120,9 @@ int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmtp, uint64_t arg
             if (conv == 'c') {
                 spec[sn - 3] = 'c';
                 spec[sn - 2] = 0;
-                len = nstar == 2   ? snprintf(out, sizeof out, spec, star[0], star[1], (int)x)
-                      : nstar == 1 ? snprintf(out, sizeof out, spec, star[0], (int)x)
-                                   : snprintf(out, sizeof out, spec, (int)x);
+                len = snprintf(out, sizeof out, spec, (int)x);
             } else {
-                len = nstar == 2   ? snprintf(out, sizeof out, spec, star[0], star[1], x)
-                      : nstar == 1 ? snprintf(out, sizeof out, spec, star[0], x)
-                                   : snprintf(out, sizeof out, spec, x);
+                len = snprintf(out, sizeof out, spec, x);
             }
         } else if (strchr("feEgGaAF", conv)) {
             if (!arg(b, t, in, args, &off, 8, &v)) goto fail;
@@ -126,9 +130,7 @@ int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmtp, uint64_t arg
             memcpy(&d, &v, 8);
             spec[sn++] = conv;
             spec[sn] = 0;
-            len = nstar == 2   ? snprintf(out, sizeof out, spec, star[0], star[1], d)
-                  : nstar == 1 ? snprintf(out, sizeof out, spec, star[0], d)
-                               : snprintf(out, sizeof out, spec, d);
+            len = snprintf(out, sizeof out, spec, d);
         } else if (conv == 's') {
             if (!arg(b, t, in, args, &off, 8, &v)) goto fail;
             char str[1024];
@@ -139,9 +141,7 @@ int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmtp, uint64_t arg
             }
             spec[sn++] = 's';
             spec[sn] = 0;
-            len = nstar == 2   ? snprintf(out, sizeof out, spec, star[0], star[1], str)
-                  : nstar == 1 ? snprintf(out, sizeof out, spec, star[0], str)
-                               : snprintf(out, sizeof out, spec, str);
+            len = snprintf(out, sizeof out, spec, str);
         } else if (conv == 'p') {
             if (!arg(b, t, in, args, &off, 8, &v)) goto fail;
             len = snprintf(out, sizeof out, "%p", (void *)(uintptr_t)v);

@@ -216,12 +216,48 @@ static void test_printf(void **state) {
     assert_has(text, "t=1 1.0 ok\n");
 }
 
+/* Device printf with '*' widths and precisions taken from the arguments: a negative width
+ * justifies left, a negative precision is as if none were given. */
+static const char printf_star_ptx[] = HEAD
+    ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);\n"
+    ".global .align 1 .b8 fmt[19] = {37, 42, 100, 124, 37, 46, 42, 102, 124, 37, 42, 100, 124, "
+    "37, 46, 42, 100, 10, 0};\n"
+    ".visible .entry k()\n{\n"
+    ".local .align 8 .b8 depot[40];\n"
+    ".reg .b32 %r<4>; .reg .b64 %rd<8>; .reg .f64 %fd1;\n"
+    "mov.u64 %rd1, depot; cvta.local.u64 %rd2, %rd1;\n"
+    "mov.s32 %r2, 5; st.local.u32 [%rd1], %r2;\n"
+    "mov.u32 %r1, %tid.x; st.local.u32 [%rd1+4], %r1;\n"
+    "mov.s32 %r2, 2; st.local.u32 [%rd1+8], %r2;\n"
+    "cvt.rn.f64.u32 %fd1, %r1; st.local.f64 [%rd1+16], %fd1;\n"
+    "mov.s32 %r2, -4; st.local.u32 [%rd1+24], %r2;\n"
+    "mov.s32 %r2, 9; st.local.u32 [%rd1+28], %r2;\n"
+    "mov.s32 %r2, -1; st.local.u32 [%rd1+32], %r2;\n"
+    "mov.s32 %r2, 3; st.local.u32 [%rd1+36], %r2;\n"
+    "mov.u64 %rd4, fmt; cvta.global.u64 %rd4, %rd4;\n"
+    "{\n.param .b64 p0; .param .b64 p1; .param .b32 r;\n"
+    "st.param.b64 [p0], %rd4; st.param.b64 [p1], %rd2;\n"
+    "call.uni (r), vprintf, (p0, p1);\n}\n"
+    "ret;\n}\n";
+
+static void test_printf_star(void **state) {
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_ok(run_ex(printf_star_ptx, "k", 1, 1, NULL, 0, false, f));
+    rewind(f);
+    char text[256] = {0};
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(n > 0);
+    assert_string_equal(text, "    0|0.00|9   |3\n");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_integer),
-        cmocka_unit_test(test_float),
-        cmocka_unit_test(test_call_and_local),
-        cmocka_unit_test(test_printf),
+        cmocka_unit_test(test_integer),        cmocka_unit_test(test_float),
+        cmocka_unit_test(test_call_and_local), cmocka_unit_test(test_printf),
+        cmocka_unit_test(test_printf_star),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
