@@ -202,16 +202,22 @@ static const char printf_ptx[] = HEAD
     "call.uni (r), vprintf, (p0, p1);\n}\n"
     "ret;\n}\n";
 
-static void test_printf(void **state) {
-    (void)state;
+/* What kernel k of ptx printed with `threads` threads, into text (cap bytes, cap > 1). */
+static void printed(const char *ptx, unsigned threads, char *text, size_t cap) {
     FILE *f = tmpfile();
     assert_non_null(f);
-    assert_ok(run_ex(printf_ptx, "k", 1, 2, NULL, 0, false, f));
+    assert_ok(run_ex(ptx, "k", 1, threads, NULL, 0, false, f));
     rewind(f);
-    char text[256] = {0};
-    size_t n = fread(text, 1, sizeof text - 1, f);
+    memset(text, 0, cap);
+    size_t n = fread(text, 1, cap - 1, f);
     fclose(f);
     assert_true(n > 0);
+}
+
+static void test_printf(void **state) {
+    (void)state;
+    char text[256];
+    printed(printf_ptx, 2, text, sizeof text);
     assert_has(text, "t=0 0.0 ok\n");
     assert_has(text, "t=1 1.0 ok\n");
 }
@@ -242,14 +248,8 @@ static const char printf_star_ptx[] = HEAD
 
 static void test_printf_star(void **state) {
     (void)state;
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    assert_ok(run_ex(printf_star_ptx, "k", 1, 1, NULL, 0, false, f));
-    rewind(f);
-    char text[256] = {0};
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    assert_true(n > 0);
+    char text[256];
+    printed(printf_star_ptx, 1, text, sizeof text);
     assert_string_equal(text, "    0|0.00|9   |3\n");
 }
 
