@@ -206,7 +206,11 @@ CUresult CUDAAPI mock_cuMemPoolTrimTo(CUmemoryPool pool, size_t keep) {
     return mock__leave(CUDA_SUCCESS);
 }
 
-static CUresult pool_attr(struct CUmemPoolHandle_st *p, CUmemPool_attribute a, void *v, bool set) {
+/* Both attribute entries: the pool checked, then attribute a read into v or set from it. */
+static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute a, void *v, bool set) {
+    struct CUmemPoolHandle_st *p;
+    expect_pool(pool, &p);
+    if (v == NULL) return CUDA_ERROR_INVALID_VALUE;
     cuuint64_t *slot = NULL, now = 0;
     switch (a) {
     case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
@@ -249,18 +253,12 @@ static CUresult pool_attr(struct CUmemPoolHandle_st *p, CUmemPool_attribute a, v
 
 CUresult CUDAAPI mock_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v) {
     MOCK_ENTER(cuMemPoolGetAttribute);
-    struct CUmemPoolHandle_st *p;
-    expect_pool(pool, &p);
-    if (v == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(pool_attr(p, a, v, false));
+    return mock__leave(pool_attr(pool, a, v, false));
 }
 
 CUresult CUDAAPI mock_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v) {
     MOCK_ENTER(cuMemPoolSetAttribute);
-    struct CUmemPoolHandle_st *p;
-    expect_pool(pool, &p);
-    if (v == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(pool_attr(p, a, v, true));
+    return mock__leave(pool_attr(pool, a, v, true));
 }
 
 /* Called by reset: the pools forget their settings. */
