@@ -346,20 +346,26 @@ static CUresult ctx_or_current(CUcontext ctx, const char *entry, struct CUctx_st
     return (*out)->active ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
 
+/* The start every context getter shares: where it writes is not NULL, then ctx (the current
+ * context when ctx is NULL) ready for use. */
+static CUresult getter_ctx(CUcontext ctx, const void *dst, const char *entry,
+                           struct CUctx_st **out) {
+    if (dst == NULL) return CUDA_ERROR_INVALID_VALUE;
+    return ctx_or_current(ctx, entry, out);
+}
+
 CUresult CUDAAPI mock_cuCtxGetDevice(CUdevice *device) {
     MOCK_ENTER(cuCtxGetDevice);
-    if (device == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUctx_st *c;
-    CUresult r = mock__need_current("cuCtxGetDevice", &c);
+    CUresult r = getter_ctx(NULL, device, "cuCtxGetDevice", &c);
     if (r == CUDA_SUCCESS) *device = c->device;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
     MOCK_ENTER(cuCtxGetDevice_v2);
-    if (device == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUctx_st *c;
-    CUresult r = ctx_or_current(ctx, "cuCtxGetDevice_v2", &c);
+    CUresult r = getter_ctx(ctx, device, "cuCtxGetDevice_v2", &c);
     if (r == CUDA_SUCCESS) *device = c->device;
     return mock__leave(r);
 }
@@ -400,27 +406,24 @@ CUresult CUDAAPI mock_cuCtxGetStreamPriorityRange(int *least, int *greatest) {
 
 CUresult CUDAAPI mock_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
     MOCK_ENTER(cuCtxGetApiVersion);
-    if (version == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUctx_st *c;
-    CUresult r = ctx_or_current(ctx, "cuCtxGetApiVersion", &c);
+    CUresult r = getter_ctx(ctx, version, "cuCtxGetApiVersion", &c);
     if (r == CUDA_SUCCESS) *version = 3020;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuCtxGetId(CUcontext ctx, unsigned long long *id) {
     MOCK_ENTER(cuCtxGetId);
-    if (id == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUctx_st *c;
-    CUresult r = ctx_or_current(ctx, "cuCtxGetId", &c);
+    CUresult r = getter_ctx(ctx, id, "cuCtxGetId", &c);
     if (r == CUDA_SUCCESS) *id = c->id;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuCtxGetFlags(unsigned int *flags) {
     MOCK_ENTER(cuCtxGetFlags);
-    if (flags == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUctx_st *c;
-    CUresult r = mock__need_current("cuCtxGetFlags", &c);
+    CUresult r = getter_ctx(NULL, flags, "cuCtxGetFlags", &c);
     if (r == CUDA_SUCCESS) *flags = c->flags;
     return mock__leave(r);
 }
