@@ -66,14 +66,28 @@ CUresult CUDAAPI mock_cuStreamDestroy(CUstream hs) {
     return mock__leave(CUDA_SUCCESS);
 }
 
+/* The start every stream getter shares: where it writes is not NULL, then the stream. */
+static CUresult getter_stream(CUstream hs, const void *dst, const char *entry,
+                              struct CUstream_st **s) {
+    if (dst == NULL) return CUDA_ERROR_INVALID_VALUE;
+    return mock__stream(hs, entry, s);
+}
+
+/* The stream that a query or synchronize waits on: one that is capturing refuses them, and the
+ * capture can no longer be used. */
+static CUresult stream_to_wait(CUstream hs, const char *entry, struct CUstream_st **s) {
+    CUresult r = mock__stream(hs, entry, s);
+    if (r == CUDA_SUCCESS && (*s)->cap != NULL) {
+        mock__capture_invalidate(*s); /* as the driver: an illegal call ends the capture's use */
+        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    return r;
+}
+
 CUresult CUDAAPI mock_cuStreamQuery(CUstream hs) {
     MOCK_ENTER(cuStreamQuery);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamQuery", &s);
-    if (r == CUDA_SUCCESS && s->cap != NULL) {
-        mock__capture_invalidate(s); /* as the driver: an illegal call ends the capture's use */
-        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    }
+    CUresult r = stream_to_wait(hs, "cuStreamQuery", &s);
     if (r == CUDA_SUCCESS && s->completed < s->submitted) r = CUDA_ERROR_NOT_READY;
     return mock__leave(r);
 }
@@ -81,11 +95,7 @@ CUresult CUDAAPI mock_cuStreamQuery(CUstream hs) {
 CUresult CUDAAPI mock_cuStreamSynchronize(CUstream hs) {
     MOCK_ENTER(cuStreamSynchronize);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamSynchronize", &s);
-    if (r == CUDA_SUCCESS && s->cap != NULL) {
-        mock__capture_invalidate(s);
-        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    }
+    CUresult r = stream_to_wait(hs, "cuStreamSynchronize", &s);
     if (r == CUDA_SUCCESS) mock__complete(s, s->submitted, 0);
     return mock__leave(r);
 }
@@ -112,18 +122,16 @@ CUresult mock__event_wait_in(struct CUstream_st *s, struct CUevent_st *e) {
 
 CUresult CUDAAPI mock_cuStreamGetCtx(CUstream hs, CUcontext *pctx) {
     MOCK_ENTER(cuStreamGetCtx);
-    if (pctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamGetCtx", &s);
+    CUresult r = getter_stream(hs, pctx, "cuStreamGetCtx", &s);
     if (r == CUDA_SUCCESS) *pctx = mock__stream_ctx(s);
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuStreamGetCtx_v2(CUstream hs, CUcontext *pctx, CUgreenCtx *pgreen) {
     MOCK_ENTER(cuStreamGetCtx_v2);
-    if (pctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamGetCtx_v2", &s);
+    CUresult r = getter_stream(hs, pctx, "cuStreamGetCtx_v2", &s);
     if (r == CUDA_SUCCESS) {
         *pctx = mock__stream_ctx(s);
         if (pgreen) *pgreen = NULL;
@@ -133,36 +141,32 @@ CUresult CUDAAPI mock_cuStreamGetCtx_v2(CUstream hs, CUcontext *pctx, CUgreenCtx
 
 CUresult CUDAAPI mock_cuStreamGetPriority(CUstream hs, int *priority) {
     MOCK_ENTER(cuStreamGetPriority);
-    if (priority == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamGetPriority", &s);
+    CUresult r = getter_stream(hs, priority, "cuStreamGetPriority", &s);
     if (r == CUDA_SUCCESS) *priority = s->priority;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuStreamGetFlags(CUstream hs, unsigned int *flags) {
     MOCK_ENTER(cuStreamGetFlags);
-    if (flags == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamGetFlags", &s);
+    CUresult r = getter_stream(hs, flags, "cuStreamGetFlags", &s);
     if (r == CUDA_SUCCESS) *flags = s->flags;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuStreamGetId(CUstream hs, unsigned long long *id) {
     MOCK_ENTER(cuStreamGetId);
-    if (id == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamGetId", &s);
+    CUresult r = getter_stream(hs, id, "cuStreamGetId", &s);
     if (r == CUDA_SUCCESS) *id = s->id;
     return mock__leave(r);
 }
 
 CUresult CUDAAPI mock_cuStreamGetDevice(CUstream hs, CUdevice *device) {
     MOCK_ENTER(cuStreamGetDevice);
-    if (device == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuStreamGetDevice", &s);
+    CUresult r = getter_stream(hs, device, "cuStreamGetDevice", &s);
     if (r == CUDA_SUCCESS) *device = mock__stream_ctx(s)->device;
     return mock__leave(r);
 }
