@@ -72,10 +72,12 @@ static int min_level(void) {
 }
 
 /* fork() while another thread holds the log lock would leave the child's copy locked for good:
- * the forking thread takes it around the fork, and the child starts with a fresh one. */
+ * the forking thread takes it around the fork, and releases it on both sides (in the child it is
+ * the same thread's lock; unlocking rather than initialising it again keeps ThreadSanitizer's
+ * view of the child's held locks true, which the loader's fork handlers rely on too). */
 static void log_before_fork(void) { pthread_mutex_lock(&log_lock); }
 static void log_after_fork_parent(void) { pthread_mutex_unlock(&log_lock); }
-static void log_after_fork_child(void) { pthread_mutex_init(&log_lock, NULL); }
+static void log_after_fork_child(void) { pthread_mutex_unlock(&log_lock); }
 static CUSHIM__CONSTRUCTOR void log_register_fork(void) {
     pthread_atfork(log_before_fork, log_after_fork_parent, log_after_fork_child);
 }
