@@ -97,6 +97,16 @@ void cushim__open_dropin(cushim__library *lib) {
     }
 }
 
+void cushim__dropin_follow(const cushim__mode_tables *t, size_t offset, void *fn) {
+    if (t->dropin == NULL) return;
+    void **slot = (void **)((char *)t->dropin + offset);
+    void *const *closed = (void *const *)((const char *)t->uninit + offset);
+    /* The trampolines read these slots with relaxed atomic loads, so relaxed stores suffice. */
+    if (__atomic_load_n(slot, __ATOMIC_RELAXED) != __atomic_load_n(closed, __ATOMIC_RELAXED)) {
+        __atomic_store_n(slot, fn, __ATOMIC_RELAXED);
+    }
+}
+
 bool cushim__table_has(const cushim__library *lib, const char *name) {
     if (name == NULL) return false;
     for (unsigned i = 0; i < lib->entry_count; i++) {

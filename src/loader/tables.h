@@ -24,6 +24,12 @@ void cushim__reset_tables(cushim__library *lib);
  * reach it. */
 void cushim__open_dropin(cushim__library *lib);
 
+/* A slot of `t`'s live table was just set to `fn` by a layer above (the hooks): the drop-in's
+ * copy of it, once the program's cuInit has opened it, follows, or drop-in calls would go
+ * around the change. Before it is open its stubs answer "not initialised", and the few that
+ * pass through call the live slot. */
+void cushim__dropin_follow(const cushim__mode_tables *t, size_t offset, void *fn);
+
 /* Whether the entry named `name` (as the header declares it, or the symbol it reaches in either
  * mode) resolved. */
 bool cushim__table_has(const cushim__library *lib, const char *name);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "loader/table.h"
+#include "loader/tables.h"
 #include "trace/slots.h"
 
 static const cushim__mode_tables *const tables[2] = {&cushim__legacy_tables,
@@ -48,15 +49,7 @@ NOT_TSAN void cushim__slots_set(const bool want[CUSHIM_TABLE_ENTRIES]) {
                                        __ATOMIC_RELAXED);
             /* A volatile store: one word, not elided, and not instrumented (above). */
             *(void *volatile *)slot_of(tables[m]->live, i) = fn;
-            /* The drop-in's trampolines jump through a table of their own, a copy of the live one
-             * once the program's cuInit has opened it (before that, its stubs answer "not
-             * initialised" and the few that pass through call the live slot): an open copy
-             * follows the live table, or drop-in calls would bypass the hooks. */
-            const cushim__mode_tables *t = tables[m];
-            if (t->dropin != NULL && __atomic_load_n(slot_of(t->dropin, i), __ATOMIC_RELAXED) !=
-                                         __atomic_load_n(slot_of(t->uninit, i), __ATOMIC_RELAXED)) {
-                *(void *volatile *)slot_of(t->dropin, i) = fn;
-            }
+            cushim__dropin_follow(tables[m], cushim__entries[i].offset, fn);
         }
     }
 }
