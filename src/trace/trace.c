@@ -155,12 +155,18 @@ static bool open_file_locked(void) {
     }
     char name[PATH_MAX + 32];
     file_name(name, sizeof name);
-    file_fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    /* O_NONBLOCK: a FIFO that no process reads would block open() for good, and this runs
+     * inside cushim_init with every other first caller waiting; ENXIO says so. Writes block as
+     * usual once it is open (a reader that stops reading slows the program, as with stderr). */
+    file_fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (file_fd < 0) {
+        int e = errno;
         snprintf(warning, sizeof warning, "CUSHIM_TRACE: cannot open the trace file %s (%s)", name,
-                 strerror(errno));
+                 e == ENXIO ? "a FIFO that no process reads: nothing is traced" : strerror(e));
         return false;
     }
+    int flags = fcntl(file_fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(file_fd, F_SETFL, flags & ~O_NONBLOCK);
     if (cfg.timeline) append_locked("[\n", 2);
     return true;
 }

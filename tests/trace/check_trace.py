@@ -5,7 +5,8 @@ what it wrote.
 Usage: check_trace.py CASE PROGRAM PTX_FILE [--per-thread]
 
 Cases: calls (to stderr), calls_file, timeline, timeline_default_name, summary, fork,
-unopenable, unknown. Prints TAP; exits 1 on the first failed check.
+fork_after_init, fork_in_hook, fifo, unopenable, unknown. Prints TAP; exits 1 on the first
+failed check. Every run has a timeout: a hang is a failure, not a stuck suite.
 """
 import glob
 import json
@@ -14,6 +15,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 # The program's calls, in order: (entry, per-thread name or None, result, {argument: text}).
 # Values in <> are filled from the handles the program prints.
@@ -66,11 +69,15 @@ def run(program, ptx, env, cwd, fork=False, mode=None):
     e = dict(os.environ)
     e.update(env)
     args = [program, ptx] + (["fork"] if fork else []) + ([mode] if mode else [])
-    p = subprocess.run(args, env=e, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=120)
+    try:
+        p = subprocess.run(args, env=e, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        ok(False, "the program ends within 60 s (it hangs)")
     ok(p.returncode == 0, "the program exits 0 (%d): %s" % (p.returncode, p.stderr[-2000:]))
     lines = p.stdout.splitlines()
-    ok(len(lines) == (2 if fork else 1) and all(l.startswith("{") for l in lines),
+    ok(len(lines) == (2 if fork or mode in ("after", "inhook") else 1)
+       and all(l.startswith("{") for l in lines),
        "stdout holds only the program's own lines: %r" % p.stdout[:300])
     return [json.loads(l) for l in lines], p.stderr
 
@@ -149,6 +156,17 @@ def check_timeline(path, handles, ptx, per_thread):
        "each stream's flow starts once and steps after")
 
 
+def check_child_of_initialised(path, child):
+    """The child's own timeline: its two calls, refused, on its own pid."""
+    name = "%s.%d" % (path, child["pid"])
+    ok(os.path.exists(name), "the child wrote its own file " + os.path.basename(name))
+    with open(name) as f:
+        events = json.load(f)
+    calls = [(e["name"], e["args"].get("result"), e["pid"]) for e in events if e.get("ph") == "X"]
+    want = [(n, "CUDA_ERROR_NOT_INITIALIZED", child["pid"]) for n in ("cuInit", "cuDeviceGet")]
+    ok(calls == want, "the child's calls, refused: %s" % calls)
+
+
 def check_summary(text, per_thread):
     rows = {}
     for line in text.splitlines():
@@ -204,6 +222,41 @@ def main():
             check_timeline("%s.%d" % (path, child["pid"]), child, ptx, per_thread)
             ok(sorted(glob.glob(path + "*")) == sorted([path, "%s.%d" % (path, child["pid"])]),
                "one file per process")
+        elif case == "fork_after_init":
+            # The parent initialises the driver, then forks: the child's calls are refused, and
+            # it writes them to a file of its own.
+            (child, parent), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline",
+                                                    "CUSHIM_TRACE_FILE": path}, tmp, mode="after")
+            check_child_of_initialised(path, child)
+            with open(path) as f:
+                pids = {e["pid"] for e in json.load(f)}
+            ok(pids == {parent["pid"]}, "the parent's file holds its own calls only: %s" % pids)
+        elif case == "fork_in_hook":
+            # Forked while another thread is inside the tracer's hook: the child's exit (which
+            # stops the tracer, removing its hook) does not wait for that thread's call.
+            (child, parent), _ = run(program, ptx, {"CUSHIM_TRACE": "calls,timeline",
+                                                    "CUSHIM_TRACE_FILE": path}, tmp,
+                                     mode="inhook")
+            check_child_of_initialised(path, child)
+        elif case == "fifo":
+            fifo = os.path.join(tmp, "fifo")
+            os.mkfifo(fifo)
+            _h, err = run(program, ptx, {"CUSHIM_TRACE": "timeline", "CUSHIM_TRACE_FILE": fifo},
+                          tmp)
+            ok("a FIFO that no process reads" in err, "a warning says nobody reads the FIFO: "
+               + err[-500:])
+            # With a reader, the FIFO takes the timeline as a file would.
+            got = []
+            reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+            reader.start()
+            time.sleep(0.2)  # the reader is in open() by now
+            (h,), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline", "CUSHIM_TRACE_FILE": fifo},
+                          tmp)
+            reader.join(30)
+            ok(len(got) == 1 and got[0].startswith("["), "a reader of the FIFO gets the timeline")
+            with open(path, "w") as f:
+                f.write(got[0])
+            check_timeline(path, h, ptx, per_thread)
         elif case == "unopenable":
             _h, err = run(program, ptx, {"CUSHIM_TRACE": "timeline",
                                          "CUSHIM_TRACE_FILE": "/nonexistent/dir/t.json"}, tmp)
