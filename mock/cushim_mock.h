@@ -76,6 +76,16 @@ typedef struct cushim_mock_kernel_args {
 
 typedef void (*cushim_mock_kernel_fn)(const cushim_mock_kernel_args *args);
 
+/* Where the mock tells why a driver call failed: on the failing call's thread, before the call
+ * returns, a sentence naming the entry, the code and what the mock printed on stderr or knows
+ * ("cuLaunchKernel failed on the mock driver with CUDA_ERROR_NO_BINARY_FOR_GPU: kernel k has
+ * ..."); the text lives until that thread's next call. The mock exports
+ *   void cushim_mock_set_error_sink(cushim_mock_error_sink fn);   (NULL: none)
+ * which cushim's loader finds with dlsym when the driver it loads is the mock, so that
+ * cushim_last_error() holds the sentence after a failing call through the drop-in or the raw
+ * table. A call that succeeds tells nothing. */
+typedef void (*cushim_mock_error_sink)(const char *sentence);
+
 /* The control functions, exported by the mock under these names. */
 typedef struct cushim_mock_api {
     /* Back to the start: the devices of CUSHIM_MOCK_DEVICES (one H200 when unset), driver

@@ -380,8 +380,16 @@ const cushim_mock_launch *mock__launch_at(size_t i);
  * injected failures, and refuses calls before a successful cuInit (unless `anytime`). Returns
  * CUDA_SUCCESS with the lock held, or the code to return with the lock released. */
 CUresult mock__enter(mock_entry id, bool anytime);
-/* Releases the lock and returns r. */
+/* Releases the lock and returns r; a failure's sentence goes to the loader's sink first. */
 CUresult mock__leave(CUresult r);
+
+/* Why this thread's current call fails (mock_why.c): cleared as each entry starts, set where a
+ * failure has more to say than its code, handed to the sink by mock__leave. */
+void mock__why_clear(void);
+void mock__why(const char *fmt, ...) MOCK_PRINTF(1, 2);
+void mock__why_tell(CUresult r);
+/* A code's name (name true) or text; NULL for a code the mock does not know. */
+const char *mock__error_name(CUresult r, bool name);
 
 #define MOCK_ENTER(id)                                                                             \
     do {                                                                                           \

@@ -106,6 +106,7 @@ static bool kernel_access(void *ctx, uintptr_t p, size_t n, uintptr_t *lo, uintp
 /* A kernel's fault, as the GPU's: sticky in its context, and said on stderr. */
 static void kernel_fault(klaunch *l, CUresult r, const char *err) {
     snprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, "%s", err);
+    mock__why("%s", err);
     fprintf(stderr,
             "cushim mock: %s (CUresult %d); the context is unusable from now on, as "
             "after a fault on a GPU\n",
@@ -250,6 +251,7 @@ static CUresult refuse(CUresult r, const char *fmt, ...) {
     vsnprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, fmt, ap);
     va_end(ap);
     fprintf(stderr, "cushim mock: %s\n", mock__state.kernel_error);
+    mock__why("%s", mock__state.kernel_error);
     return r;
 }
 

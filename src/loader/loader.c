@@ -110,6 +110,8 @@ static void unusable(cushim__library *lib, const char *fmt, ...) {
     cushim__library_finish(lib, CUSHIM_DRIVER_UNUSABLE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED);
 }
 
+static void mock_said(const char *sentence) { cushim__set_error("%s", sentence); }
+
 /* The driver, once opened: cuInit, its version, and every entry through cuGetProcAddress. */
 static void start_driver(cushim__library *lib, void *h, void *init) {
     cushim_driver_info *info = &lib->info;
@@ -205,6 +207,15 @@ static void start_driver(cushim__library *lib, void *h, void *init) {
                          info->driver_version, CUDA_VERSION, info->entries_resolved,
                          info->entries_total);
     cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
+    /* The mock tells why a call failed (cushim_mock.h): the sentence becomes this thread's last
+     * error, so that a failing call through the drop-in leaves one too. A real driver has no
+     * such export, and its calls cost nothing more either way. */
+    void *sink = sym(h, "cushim_mock_set_error_sink");
+    if (sink != NULL) {
+        void (*set_sink)(void (*)(const char *));
+        memcpy(&set_sink, &sink, sizeof set_sink);
+        set_sink(mock_said);
+    }
     /* cuInit(0) succeeded: the process's driver is initialised, whoever asked, so the drop-in
      * answers as libcuda then does. */
     cushim__open_dropin(lib);
