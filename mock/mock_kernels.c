@@ -286,13 +286,17 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
     } else if (img != NULL && img->interp != NULL) {
         why = "the image's PTX has no .entry of that name";
     }
+    /* The hint names the device's own target: PTX for a higher one is no help (an sm_90
+     * image on the ada profile, 8.9, needs compute_89 or lower). */
+    int cc = mock__attr(l->ctx->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+             mock__attr(l->ctx->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     return refuse(CUDA_ERROR_NO_BINARY_FOR_GPU,
-                  "kernel %s cannot run: %s; build it with PTX (e.g. -gencode "
-                  "arch=compute_90,code=compute_90), or give it a host kernel "
-                  "(cushim_mock_kernel_%s in the CUSHIM_MOCK_KERNELS library, or "
+                  "kernel %s cannot run: %s; build it with PTX for compute capability %d.%d or "
+                  "lower (e.g. -gencode arch=compute_%d,code=compute_%d), or give it a host "
+                  "kernel (cushim_mock_kernel_%s in the CUSHIM_MOCK_KERNELS library, or "
                   "register_kernel), or set CUSHIM_MOCK_NOOP_KERNELS=1 for kernels that run "
                   "no code",
-                  ke->name, why, ke->name);
+                  ke->name, why, cc / 10, cc % 10, cc, cc, ke->name);
 }
 
 CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUstream_st *s,

@@ -88,6 +88,29 @@ static void test_kernel_without_code_fails_loudly(void **state) {
     assert_ok(t->cuModuleUnload(m));
 }
 
+/* Issue 30, item 5: PTX only for a target above the device (sm_90 on the ada profile, 8.9):
+ * the hint names the device's own target, not the one the image already has. */
+static void test_ptx_above_the_device_hints_a_lower_target(void **state) {
+    (void)state;
+    assert_true(mock.set_devices("h200,ada"));
+    cushim_context *ada = NULL;
+    assert_ok(cushim_context_create(&ada, 1, 0));
+    assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ada)));
+    CUmodule m;
+    CUfunction f;
+    assert_ok(t->cuModuleLoadData(&m, ptx_scale));
+    assert_ok(t->cuModuleGetFunction(&f, m, "scale"));
+    assert_int_equal(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
+                     CUDA_ERROR_NO_BINARY_FOR_GPU);
+    const char *e = mock.kernel_error();
+    assert_non_null(strstr(e, "PTX is for sm_90, above the device's compute capability 8.9"));
+    assert_non_null(strstr(e, "-gencode arch=compute_89,code=compute_89"));
+    assert_null(strstr(e, "compute_90"));
+    assert_ok(t->cuModuleUnload(m));
+    assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    cushim_context_release(ada);
+}
+
 static void test_graph_replays_a_ptx_kernel(void **state) {
     (void)state;
     CUmodule m;
@@ -125,6 +148,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_ptx_kernel_runs_on_device_memory),
         T(test_kernel_without_code_fails_loudly),
+        T(test_ptx_above_the_device_hints_a_lower_target),
         T(test_graph_replays_a_ptx_kernel),
         T(test_fault_is_named_and_sticky),
     };
