@@ -67,6 +67,13 @@ static void test_fault_is_named_and_sticky(void **state) {
     assert_ok(t->cuModuleUnload(m));
 }
 
+/* Loads ptx, and launches its kernel `name` once on one thread: the launch's result. */
+static CUresult launch_once(CUmodule *m, CUfunction *f, const char *ptx, const char *name) {
+    assert_ok(t->cuModuleLoadData(m, ptx));
+    assert_ok(t->cuModuleGetFunction(f, *m, name));
+    return t->cuLaunchKernel(*f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+}
+
 /* Issue 19, item 7: a kernel with no code fails its launch, naming it and how to give it code. */
 static void test_kernel_without_code_fails_loudly(void **state) {
     (void)state;
@@ -75,10 +82,7 @@ static void test_kernel_without_code_fails_loudly(void **state) {
                  "{%f1}, {%r1}, {%r2}, {%f2};\n\tret;\n}\n";
     CUmodule m;
     CUfunction f;
-    assert_ok(t->cuModuleLoadData(&m, ptx_broken));
-    assert_ok(t->cuModuleGetFunction(&f, m, "odd"));
-    assert_int_equal(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
-                     CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(launch_once(&m, &f, ptx_broken, "odd"), CUDA_ERROR_NOT_SUPPORTED);
     assert_non_null(strstr(mock.kernel_error(), "kernel odd cannot run"));
     assert_non_null(strstr(mock.kernel_error(), "mma"));
     /* Asked for, no-op kernels run (nothing). */
@@ -98,10 +102,7 @@ static void test_ptx_above_the_device_hints_a_lower_target(void **state) {
     assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ada)));
     CUmodule m;
     CUfunction f;
-    assert_ok(t->cuModuleLoadData(&m, ptx_scale));
-    assert_ok(t->cuModuleGetFunction(&f, m, "scale"));
-    assert_int_equal(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
-                     CUDA_ERROR_NO_BINARY_FOR_GPU);
+    assert_int_equal(launch_once(&m, &f, ptx_scale, "scale"), CUDA_ERROR_NO_BINARY_FOR_GPU);
     const char *e = mock.kernel_error();
     assert_non_null(strstr(e, "PTX is for sm_90, above the device's compute capability 8.9"));
     assert_non_null(strstr(e, "-gencode arch=compute_89,code=compute_89"));
