@@ -132,8 +132,18 @@ static void run_ptx(klaunch *l) {
     if (r != CUDA_SUCCESS) kernel_fault(l, r, err);
 }
 
+static void run_body(klaunch *l);
+
+/* A kernel's execution, timed and told to the observer (mock_observe.c). */
 static void run_kernel(void *arg) {
     klaunch *l = arg;
+    mock_kernel_run run = {l->name, l->in.grid, l->in.block, l->in.stream, 0, 0};
+    mock__observe_begin(&run);
+    run_body(l);
+    mock__observe_end(&run);
+}
+
+static void run_body(klaunch *l) {
     if (l->ptx != NULL) {
         if (l->ctx == NULL || l->ctx->sticky == CUDA_SUCCESS) run_ptx(l);
         return;
@@ -329,7 +339,6 @@ CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUst
         if (s->cap == NULL) {
             mock__complete(s, s->submitted, 0);
             record(l, in->stream);
-            mock__state.clock_us += mock__state.launch_us;
             l->params = in->params;
             run_kernel(l);
             l->params = NULL;
@@ -346,10 +355,7 @@ CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUst
             said = true;
         }
     }
-    if (s->cap == NULL) {
-        record(l, in->stream);
-        mock__state.clock_us += mock__state.launch_us;
-    }
+    if (s->cap == NULL) record(l, in->stream);
     return mock__enqueue(s, MOCK_NODE_KERNEL, run_kernel, l, drop_kernel);
 }
 

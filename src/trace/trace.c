@@ -18,9 +18,12 @@
 
 #include "common/hints.h"
 #include "loader/diag.h"
+#include "loader/loader.h"
 #include "loader/table.h"
 #include "trace/format.h"
+#include "trace/entry_info.h"
 #include "trace/hooks.h"
+#include "trace/kernels.h"
 #include "trace/summary.h"
 #include "trace/tbuf.h"
 #include "trace/trace.h"
@@ -227,7 +230,7 @@ static void put_name(cushim__text *t, const cushim_hook_call *c) {
     }
 }
 
-static void timeline_event(const cushim_hook_call *c) {
+static void timeline_event(const cushim_hook_call *c, const cushim__kernel *k) {
     cushim__tbuf *b = cushim__tbuf_mine();
     if (b == NULL) return;
     cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
@@ -241,7 +244,7 @@ static void timeline_event(const cushim_hook_call *c) {
     cushim__put_us(&t, dur);
     put_ids(&t, b);
     CUSHIM__PUT_LIT(&t, ",\"args\":{");
-    cushim__put_args(&t, c, true);
+    cushim__put_args(&t, c, true, k ? k->name : NULL, k ? k->name_len : 0);
     if (c->arg_count) cushim__put_char(&t, ',');
     CUSHIM__PUT_LIT(&t, "\"result\":\"");
     put_result(&t, c->result);
@@ -271,7 +274,7 @@ static void timeline_event(const cushim_hook_call *c) {
     b->len += t.len;
 }
 
-static void calls_line(const cushim_hook_call *c) {
+static void calls_line(const cushim_hook_call *c, const cushim__kernel *k) {
     cushim__tbuf *b = cushim__tbuf_mine();
     if (b == NULL) return;
     cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
@@ -286,7 +289,7 @@ static void calls_line(const cushim_hook_call *c) {
     cushim__put_n(&t, b->prefix, b->prefix_len);
     put_name(&t, c);
     cushim__put_char(&t, '(');
-    cushim__put_args(&t, c, false);
+    cushim__put_args(&t, c, false, k ? k->name : NULL, k ? k->name_len : 0);
     CUSHIM__PUT_LIT(&t, ") = ");
     put_result(&t, c->result);
     CUSHIM__PUT_LIT(&t, " (");
@@ -298,6 +301,107 @@ static void calls_line(const cushim_hook_call *c) {
         return;
     }
     b->len += t.len;
+}
+
+/* A stream's track for the kernels that ran on it: a thread id of its own in the timeline
+ * (far above real ones), named by a metadata event the first time. */
+static _Atomic uintptr_t tracks[256];
+
+static unsigned track_of(uintptr_t key, bool *first) {
+    key |= 1;
+    *first = false;
+    for (size_t k = 0, h = (key * 0x9e3779b97f4a7c15ull) >> 56; k < 256; k++, h = (h + 1) & 255) {
+        uintptr_t v = atomic_load_explicit(&tracks[h], memory_order_relaxed);
+        if (v == 0 && atomic_compare_exchange_strong_explicit(
+                          &tracks[h], &v, key, memory_order_relaxed, memory_order_relaxed)) {
+            *first = true;
+            return (unsigned)h;
+        }
+        if (v == key) return (unsigned)h;
+    }
+    return 255; /* more streams than tracks: the last is shared */
+}
+
+static void put_dim3(cushim__text *t, const unsigned d[3]) {
+    cushim__put_char(t, '(');
+    for (int k = 0; k < 3; k++) {
+        if (k > 0) cushim__put_char(t, ',');
+        cushim__put_u64(t, d[k]);
+    }
+    cushim__put_char(t, ')');
+}
+
+static void put_track(cushim__text *t, unsigned long long track) {
+    CUSHIM__PUT_LIT(t, ",\"pid\":");
+    cushim__put_u64(t, (unsigned long long)pid());
+    CUSHIM__PUT_LIT(t, ",\"tid\":");
+    cushim__put_u64(t, track);
+}
+
+/* The mock's kernels as they run: the type of cushim_mock_kernel_observer (cushim_mock.h),
+ * which the mock calls under its lock on the thread that ran the kernel, after it ran. */
+static void kernel_ran(void *user, const char *kernel, const unsigned grid[3],
+                       const unsigned block[3], CUstream stream, unsigned long long start_ns,
+                       unsigned long long end_ns, unsigned long long thread_instructions) {
+    (void)user;
+    cushim__kernel *k = cushim__kernels_named(kernel);
+    if (k != NULL) {
+        atomic_fetch_add_explicit(&k->runs, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&k->run_ns, end_ns - start_ns, memory_order_relaxed);
+        atomic_fetch_add_explicit(&k->instructions, thread_instructions, memory_order_relaxed);
+    }
+    cushim__tbuf *b = cfg.timeline && k != NULL ? cushim__tbuf_mine() : NULL;
+    if (b == NULL) return;
+    cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
+    uintptr_t s = (uintptr_t)stream == (uintptr_t)CU_STREAM_LEGACY ? 0 : (uintptr_t)stream;
+    bool first;
+    unsigned long long track = (1ull << 30) + track_of(s, &first);
+    if (first) {
+        CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"thread_name\",\"ph\":\"M\"");
+        put_track(&t, track);
+        CUSHIM__PUT_LIT(&t, ",\"args\":{\"name\":\"stream ");
+        cushim__put_hex(&t, s);
+        CUSHIM__PUT_LIT(&t, "\"}}");
+    }
+    CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"");
+    cushim__put_n(&t, k->name, k->name_len);
+    CUSHIM__PUT_LIT(&t, "\",\"cat\":\"kernel\",\"ph\":\"X\",\"ts\":");
+    cushim__put_us(&t, start_ns > t0 ? start_ns - t0 : 0);
+    CUSHIM__PUT_LIT(&t, ",\"dur\":");
+    cushim__put_us(&t, end_ns - start_ns);
+    put_track(&t, track);
+    CUSHIM__PUT_LIT(&t, ",\"args\":{\"grid\":\"");
+    put_dim3(&t, grid);
+    CUSHIM__PUT_LIT(&t, "\",\"block\":\"");
+    put_dim3(&t, block);
+    CUSHIM__PUT_LIT(&t, "\",\"thread_instructions\":");
+    cushim__put_u64(&t, thread_instructions);
+    CUSHIM__PUT_LIT(&t, ",\"stream\":\"");
+    cushim__put_hex(&t, s);
+    CUSHIM__PUT_LIT(&t, "\"}}");
+    if (t.len == t.cap) return; /* cut: better no event than broken JSON */
+    b->len += t.len;
+}
+
+/* The mock's observer, when the driver is the mock and the timeline or the summary wants it;
+ * registered in this process (a forked child's copy is the parent's, and its mock unusable). */
+static atomic_bool observing;
+
+static void observe(bool on) {
+    void *set = cushim__driver_export("cushim_mock_set_kernel_observer");
+    if (set == NULL || atomic_exchange(&observing, on) == on) return;
+    void (*fn)(void (*)(void *, const char *, const unsigned *, const unsigned *, CUstream,
+                        unsigned long long, unsigned long long, unsigned long long),
+               void *);
+    memcpy(&fn, &set, sizeof fn);
+    fn(on ? kernel_ran : NULL, NULL);
+}
+
+void cushim__trace_driver_loaded(void) {
+    pthread_mutex_lock(&lock);
+    bool want = running && (cfg.timeline || cfg.summary);
+    pthread_mutex_unlock(&lock);
+    if (want) observe(true);
 }
 
 /* Opens the child's own file at its first call, once the parent's is closed. */
@@ -316,8 +420,18 @@ static void after_call(const cushim_hook_call *c, void *user) {
     if (atomic_load_explicit(&reopen, memory_order_relaxed)) reopen_in_child();
     if (atomic_load_explicit(&warn_pending, memory_order_relaxed)) say_warning();
     if (cfg.summary) cushim__summary_count(c);
-    if (cfg.calls) calls_line(c);
-    if (cfg.timeline) timeline_event(c);
+    /* The kernel of a call that names a function: learnt from the calls that make handles. */
+    cushim__kernels_learn(c);
+    const cushim__trace_entry *e = &cushim__trace_entries[c->index];
+    cushim__kernel *k = NULL;
+    if (e->function >= 0 && (unsigned)e->function < c->arg_count) {
+        k = cushim__kernels_find(*(void *const *)c->args[e->function]);
+        if (k != NULL && e->launch && c->result == CUDA_SUCCESS) {
+            atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
+        }
+    }
+    if (cfg.calls) calls_line(c, k);
+    if (cfg.timeline) timeline_event(c, k);
 }
 
 static bool parse(const char *what, config *c) {
@@ -377,6 +491,7 @@ static CUresult start(const char *what, const char *path) {
     t0 = cushim__now_ns();
     atomic_store(&reopen, false);
     cushim__summary_reset();
+    cushim__kernels_reset();
     seen_reset();
     if (name_len[0][0] == 0) {
         for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
@@ -386,9 +501,11 @@ static CUresult start(const char *what, const char *path) {
     }
     cushim__tbuf_set_sink(sink);
     running = true;
+    for (size_t k = 0; k < 256; k++) atomic_store_explicit(&tracks[k], 0, memory_order_relaxed);
     static bool registered;
     if (!registered) registered = atexit(at_exit) == 0;
     pthread_mutex_unlock(&lock);
+    if (c.timeline || c.summary) observe(true); /* a driver loaded already */
     if (!cushim__hook_install(-1, NULL, after_call, NULL, &hook_id)) {
         (void)cushim_trace_stop();
         snprintf(warning, sizeof warning, "the tracer needs a hook, and %d are installed",
@@ -414,13 +531,15 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     pthread_mutex_unlock(&lock);
     if (!was) return CUDA_SUCCESS;
     (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
+    observe(false);                    /* and for a kernel told to the observer */
     cushim__tbuf_drain();              /* every thread's lines, before the file's tail */
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) append_locked("\n]\n", 3);
         if (cfg.summary && !atomic_load(&reopen)) {
-            static char table[1 << 16];
-            size_t n = cushim__summary_print(table, sizeof table);
+            static char table[1 << 17];
+            size_t n = cushim__summary_print(table, sizeof table / 2);
+            n += cushim__kernels_print(table + n, sizeof table - n);
             if (file_fd >= 0 && !cfg.timeline && !cfg.calls) {
                 append_locked(table, n);
             } else {
@@ -459,6 +578,7 @@ void cushim__trace_from_env(void) {
 static void after_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     forked_child = true;
+    atomic_store(&observing, false);
     __atomic_store_n(&pid_cache, 0, __ATOMIC_RELAXED);
     out_len = 0;
     if (running) {

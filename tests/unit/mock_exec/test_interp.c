@@ -2,6 +2,8 @@
  * memory, a module variable read through cuModuleGetGlobal, a graph replay; a fault names the
  * kernel, thread and line and is sticky in the context; a kernel with no code at all fails its
  * launch with CUDA_ERROR_NO_BINARY_FOR_GPU unless the test asks for no-op kernels. */
+#include <time.h>
+
 #include "exec_util.h"
 
 static const char ptx_scale[] =
@@ -112,6 +114,51 @@ static void test_ptx_above_the_device_hints_a_lower_target(void **state) {
     cushim_context_release(ada);
 }
 
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Issue 30, item 4: an event's time follows the kernel's interpretation (the kernel runs at
+ * the synchronize, which takes that long); set_launch_us still fixes it. */
+static void test_event_times_follow_the_interpretation(void **state) {
+    (void)state;
+    enum { N = 1 << 18 };
+    CUmodule m;
+    CUfunction f;
+    CUdeviceptr d;
+    CUevent a, b;
+    assert_ok(t->cuModuleLoadData(&m, ptx_scale));
+    assert_ok(t->cuModuleGetFunction(&f, m, "scale"));
+    assert_ok(t->cuMemAlloc(&d, N * 4));
+    assert_ok(t->cuMemsetD32(d, 1, N));
+    assert_ok(t->cuEventCreate(&a, 0));
+    assert_ok(t->cuEventCreate(&b, 0));
+    unsigned n = N;
+    void *params[] = {&d, &n};
+    float ms[2];
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) mock.set_launch_us(2500);
+        assert_ok(t->cuEventRecord(a, NULL));
+        assert_ok(t->cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        assert_ok(t->cuEventRecord(b, NULL));
+        double before = now_ms();
+        assert_ok(t->cuEventSynchronize(b));
+        double wall = now_ms() - before;
+        assert_ok(t->cuEventElapsedTime(&ms[k], a, b));
+        if (k == 0) {
+            print_message("# interpretation %.3f ms, the synchronize %.3f ms\n", ms[0], wall);
+            assert_true(ms[0] > 0.0f && ms[0] <= wall && ms[0] >= 0.5 * wall);
+        }
+    }
+    assert_true(ms[1] == 2.5f);
+    assert_ok(t->cuEventDestroy(a));
+    assert_ok(t->cuEventDestroy(b));
+    assert_ok(t->cuMemFree(d));
+    assert_ok(t->cuModuleUnload(m));
+}
+
 static void test_graph_replays_a_ptx_kernel(void **state) {
     (void)state;
     CUmodule m;
@@ -147,11 +194,9 @@ static void test_graph_replays_a_ptx_kernel(void **state) {
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, exec_setup, exec_teardown)
     const struct CMUnitTest tests[] = {
-        T(test_ptx_kernel_runs_on_device_memory),
-        T(test_kernel_without_code_fails_loudly),
-        T(test_ptx_above_the_device_hints_a_lower_target),
-        T(test_graph_replays_a_ptx_kernel),
-        T(test_fault_is_named_and_sticky),
+        T(test_ptx_kernel_runs_on_device_memory),          T(test_kernel_without_code_fails_loudly),
+        T(test_ptx_above_the_device_hints_a_lower_target), T(test_graph_replays_a_ptx_kernel),
+        T(test_event_times_follow_the_interpretation),     T(test_fault_is_named_and_sticky),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
