@@ -45,8 +45,8 @@ int main(void) {
           "an armed failure says it was armed");
     check(cuTexObjectDestroy(1) == CUDA_ERROR_NOT_SUPPORTED && has("does not implement"),
           "an entry the mock lacks says so");
-    CUmodule mod;
-    CUfunction fn;
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
     check(cuModuleLoadData(&mod, faulting_ptx) == CUDA_SUCCESS &&
               cuModuleGetFunction(&fn, mod, "cushim_store_to") == CUDA_SUCCESS,
           "a kernel that stores through its parameter");
