@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ static int wait_child(pid_t child) {
 
 static void *one_call(void *arg) {
     int v;
-    *(volatile int *)arg = 1;
+    atomic_store((atomic_int *)arg, 1);
     (void)cuDriverGetVersion(&v); /* its trace line waits on the full pipe */
     return NULL;
 }
@@ -110,10 +111,10 @@ static int fork_in_hook(void) {
     while (write(p[1], junk, sizeof junk) > 0) continue;
     (void)fcntl(p[1], F_SETFL, 0);
     dup2(p[1], STDERR_FILENO);
-    volatile int started = 0;
+    atomic_int started = 0;
     pthread_t t;
     if (pthread_create(&t, NULL, one_call, (void *)&started) != 0) return 1;
-    while (!started) sched_yield();
+    while (!atomic_load(&started)) sched_yield();
     nanosleep(&(struct timespec){0, 200000000}, NULL); /* it is in write() by now */
     pid_t child = fork();
     if (child < 0) return 1;
