@@ -124,7 +124,7 @@ static double now_ms(void) {
  * the synchronize, which takes that long); set_launch_us still fixes it. */
 static void test_event_times_follow_the_interpretation(void **state) {
     (void)state;
-    enum { N = 1 << 18 };
+    enum { N = 1 << 16 };
     CUmodule m;
     CUfunction f;
     CUdeviceptr d;
