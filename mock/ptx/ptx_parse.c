@@ -1,10 +1,12 @@
 /* Module scope of PTX: directives, `.entry` and `.func` signatures (bodies are decoded later,
  * ptx_decode.c), and `.global`, `.const` and `.shared` variables with their initialisers. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_int.h"
+#include "ptx_size.h"
 
 typedef struct parser {
     plex l;
@@ -129,7 +131,8 @@ static bool declaration(parser *p, decl *d) {
         }
         if (!ptx__number(&p->l, &c, &fl, &f) || fl || c > (1ull << 32) || !ptx__eat(&p->l, ']'))
             return fail(p, "a bad array size for '%.*s'", (int)d->name_len, d->name);
-        d->size *= (size_t)c;
+        if (!ptx_size_mul(&d->size, (size_t)c))
+            return fail(p, "the size of '%.*s' is 2^64 bytes or more", (int)d->name_len, d->name);
     }
     if (d->align == 0) d->align = d->elem > 16 ? 16 : d->elem;
     return true;
@@ -151,12 +154,13 @@ static bool param_list_(parser *p, pparam **out, int *count, size_t *end, size_t
         decl d;
         if (!declaration(p, &d)) return false;
         if (!ptx__grow(out, &cap, (size_t)n + 1, sizeof **out)) return fail(p, "out of memory");
-        off = (off + d.align - 1) / d.align * d.align;
-        (*out)[n].offset = off;
+        size_t at;
+        if (!ptx_size_place(&off, d.align, d.size, &at))
+            return fail(p, "the parameter '%.*s' ends past 2^64 bytes", (int)d.name_len, d.name);
+        (*out)[n].offset = at;
         (*out)[n].size = d.size;
         (*out)[n].name = d.name;
         (*out)[n].name_len = d.name_len;
-        off += d.size;
         n++;
         if (ptx__eat(&p->l, ')')) break;
         if (!ptx__eat(&p->l, ',')) return fail(p, "a parameter list without ',' or ')'");
@@ -220,10 +224,14 @@ static bool function(parser *p, bool entry) {
         ok = param_list(p, &f.params, &f.nparams, &f.param_bytes, 0);
     }
     if (ok && nret == 1) {
-        size_t a = ret[0].size >= 8 ? 8 : ret[0].size ? ret[0].size : 1;
-        f.ret_off = (long)((f.param_bytes + a - 1) / a * a);
-        f.ret_size = ret[0].size;
-        f.ret = ret[0];
+        size_t a = ret[0].size >= 8 ? 8 : ret[0].size ? ret[0].size : 1, end = f.param_bytes, at;
+        if (!ptx_size_place(&end, a, ret[0].size, &at) || end > (size_t)LONG_MAX) {
+            ok = fail(p, "the frame of %s ends past 2^63 bytes", f.name);
+        } else {
+            f.ret_off = (long)at;
+            f.ret_size = ret[0].size;
+            f.ret = ret[0];
+        }
     }
     free(ret);
     /* Performance directives and .noreturn, up to the body or ';'. */
@@ -298,20 +306,22 @@ static bool variable(parser *p, int space, bool is_extern) {
             free(v.name);
             return fail(p, "out of memory");
         }
+        bool placed = true;
         if (space == S_SHARED && (is_extern || d.unsized)) {
             v.dynamic = true;
         } else if (space == S_SHARED) {
-            p->m->smem_static = (p->m->smem_static + v.align - 1) / v.align * v.align;
-            v.offset = p->m->smem_static;
-            p->m->smem_static += v.size;
+            placed = ptx_size_place(&p->m->smem_static, v.align, v.size, &v.offset);
         } else if (!is_extern) {
-            p->m->storage_bytes = (p->m->storage_bytes + v.align - 1) / v.align * v.align;
-            v.offset = p->m->storage_bytes;
-            p->m->storage_bytes += v.size ? v.size : 1;
+            placed = ptx_size_place(&p->m->storage_bytes, v.align, v.size ? v.size : 1, &v.offset);
         } else {
             free(v.name);
             return fail(p, "the extern variable '%.*s' is defined in no module the mock has",
                         (int)d.name_len, d.name);
+        }
+        if (!placed) {
+            free(v.name);
+            return fail(p, "'%.*s' ends past 2^64 bytes of %s memory", (int)d.name_len, d.name,
+                        space == S_SHARED ? "shared" : "module");
         }
         p->m->vars[p->m->nvars++] = v;
         if (ptx__eat(&p->l, '=')) {
@@ -447,7 +457,9 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
     for (size_t i = 0; ok && i < p.ninits; i++) ok = initialiser(&p, &p.inits[i]);
     free(p.inits);
     /* Dynamic shared memory starts after the static, 16-aligned. */
-    m->smem_dyn_off = (m->smem_static + 15) / 16 * 16;
+    size_t end = m->smem_static;
+    if (ok && !ptx_size_place(&end, 16, 0, &m->smem_dyn_off))
+        ok = fail(&p, "the static shared memory ends past 2^64 bytes");
     for (size_t i = 0; i < m->nvars; i++) {
         if (m->vars[i].dynamic) m->vars[i].offset = m->smem_dyn_off;
     }
