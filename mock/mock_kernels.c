@@ -13,6 +13,10 @@
 #include "mock.h"
 #include "ptx.h"
 
+/* The most local memory a GPU thread may have (the CUDA C++ Programming Guide's table of
+ * technical specifications: 512 KiB for every compute capability the mock has). */
+#define MOCK_MAX_LOCAL (512u * 1024u)
+
 struct mock_host_kernel {
     char *name;
     cushim_mock_kernel_fn fn;
@@ -262,7 +266,14 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
         img != NULL && img->interp != NULL ? mock__ptx_kernel(img->interp, ke->name) : NULL;
     char err[768];
     if (k != NULL) {
-        if (mock__ptx_prepare(k, err, sizeof err)) {
+        bool ok = mock__ptx_prepare(k, err, sizeof err);
+        if (ok && mock__ptx_local_bytes(k) > MOCK_MAX_LOCAL) {
+            return refuse(CUDA_ERROR_OUT_OF_MEMORY,
+                          "kernel %s needs %zu bytes of local memory per thread (its .local "
+                          "variables and call frames), more than the %u a GPU thread may have",
+                          ke->name, mock__ptx_local_bytes(k), MOCK_MAX_LOCAL);
+        }
+        if (ok) {
             l->ptx = k;
             return CUDA_SUCCESS;
         }

@@ -503,3 +503,5 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
     if (f->error != NULL) snprintf(err, errlen, "%s", f->error);
     return ok && f->error == NULL;
 }
+
+size_t mock__ptx_local_bytes(const mock_ptx_kernel *k) { return k->max_depth_bytes; }
