@@ -6,8 +6,10 @@
  * sentence in the JIT's error log and CUDA_ERROR_INVALID_PTX: an entry's parameters over
  * 0x7ffc bytes (0x1100 before PTX ISA 8.1), a module's constant data over 0x10000 bytes, an
  * entry's static shared data over 0xc000 bytes (ptxas counts what each entry uses: the mock
- * counts all of the module's .shared variables for a module of one entry, and each variable
- * alone otherwise). A size of 2^64 bytes or more, which ptxas wraps silently, is refused. */
+ * counts all of the module's .shared variables for a module of one entry; for several, each
+ * variable alone, and all of them against 0xc000 an entry, which only a module with unused
+ * .shared variables can pass ptxas and fail here). A size of 2^64 bytes or more, which ptxas
+ * wraps silently, is refused. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -292,6 +294,14 @@ static void module_limits(jit *j) {
                "mock ptxas error: the .shared variable '%.*s' takes 0x%lx bytes, more than an "
                "entry function may use (0x%lx max)",
                (int)j->shared_name_len, j->shared_name, j->shared_largest, JIT_MAX_SHARED);
+    } else if (j->shared_bytes >
+               mul_sat(j->entries > 0 ? (unsigned long)j->entries : 1ul, JIT_MAX_SHARED)) {
+        /* More than every entry could use between them: one of them uses too much (the
+         * interpreter gives each block all of the module's static shared memory). */
+        refuse(j,
+               "mock ptxas error: the module's %d entry functions share 0x%lx bytes of static "
+               "shared data, more than 0x%lx each",
+               j->entries, j->shared_bytes, JIT_MAX_SHARED);
     }
 }
 

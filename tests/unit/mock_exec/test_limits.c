@@ -66,6 +66,14 @@ static void test_static_shared_and_constant_data_over_the_limits(void **state) {
                ".visible .entry k2()\n{\n.reg .b64 %rd1; mov.u64 %rd1, s2;\nret;\n}\n";
     assert_ok(load(&m, two));
     assert_ok(t->cuModuleUnload(m));
+    /* Three variables of 40,000 bytes for two entries: one of them uses too much. */
+    static const char three[] =
+        HEAD81 ".shared .align 4 .b8 s1[40000];\n.shared .align 4 .b8 s2[40000];\n"
+               ".shared .align 4 .b8 s3[40000];\n"
+               ".visible .entry k1()\n{\n.reg .b64 %rd1; mov.u64 %rd1, s1;\nret;\n}\n"
+               ".visible .entry k2()\n{\n.reg .b64 %rd1; mov.u64 %rd1, s2;\nret;\n}\n";
+    assert_int_equal(load(&m, three), CUDA_ERROR_INVALID_PTX);
+    assert_log_has("2 entry functions share 0x1d4c0 bytes of static shared data");
     static const char constant[] =
         HEAD81 ".const .align 4 .b8 c[70000];\n.visible .entry k()\n{\nret;\n}\n";
     assert_int_equal(load(&m, constant), CUDA_ERROR_INVALID_PTX);
