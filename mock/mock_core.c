@@ -51,38 +51,39 @@ static void boot(void) {
     mock__state.kernel_max_threads = 1024;
 }
 
-/* How many times the calling thread holds the lock (it is recursive), so that a kernel can run
- * with every hold released, and a wait can release them all. */
-static _Thread_local int tl_holds;
+/* How many times the thread that holds the lock holds it (it is recursive), so that a kernel
+ * can run with every hold released, and a wait can release them all. Only the holder reads or
+ * writes it. */
+static int holds;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 
 void mock__lock(void) {
     pthread_mutex_lock(&lock);
-    tl_holds++;
+    holds++;
     if (!mock__state.booted) boot();
 }
 
 void mock__unlock(void) {
-    tl_holds--;
+    holds--;
     pthread_mutex_unlock(&lock);
 }
 
 int mock__release_all(void) {
-    int n = tl_holds;
+    int n = holds;
     for (int i = 0; i < n; i++) mock__unlock();
     return n;
 }
 
-void mock__retake(int holds) {
-    for (int i = 0; i < holds; i++) mock__lock();
+void mock__retake(int n) {
+    for (int i = 0; i < n; i++) mock__lock();
 }
 
 void mock__wait(void) {
-    int n = tl_holds;
+    int n = holds;
     for (int i = 1; i < n; i++) mock__unlock();
-    tl_holds = 0;
+    holds = 0;
     pthread_cond_wait(&changed, &lock); /* releases the last hold while it waits */
-    tl_holds = 1;
+    holds = 1;
     mock__retake(n - 1);
 }
 
