@@ -8,21 +8,6 @@
 
 #define HEAD81 ".version 8.1\n.target sm_90\n.address_size 64\n"
 
-static cushim_context *ctx;
-
-static int setup(void **state) {
-    (void)state;
-    if (cushim_context_create(&ctx, 0, 0) != CUDA_SUCCESS) return -1;
-    return cushim_driver()->cuCtxSetCurrent(cushim_context_raw(ctx)) == CUDA_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    cushim_driver()->cuCtxSetCurrent(NULL);
-    cushim_context_release(ctx);
-    return 0;
-}
-
 /* Loads text with an error log; prints what the driver said; unloads what loaded. */
 static CUresult load(const char *what, const char *text, CUmodule *keep) {
     char log[1024] = "";
@@ -94,9 +79,10 @@ static void test_what_the_mock_refuses_by_its_own_rule(void **state) {
 int main(void) {
     gpu_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_what_ptxas_refuses_fails_the_load, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_what_the_mock_refuses_by_its_own_rule, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_what_ptxas_refuses_fails_the_load, gpu_ctx_setup,
+                                        gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_what_the_mock_refuses_by_its_own_rule, gpu_ctx_setup,
+                                        gpu_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
