@@ -6,7 +6,11 @@
 #include <string.h>
 
 #include "ptx_int.h"
+#include "ptx_names.h"
 #include "ptx_size.h"
+
+_Static_assert(offsetof(mock_ptx_func, name) == 0, "ptx_names.h: the name comes first");
+_Static_assert(offsetof(pvar, name) == 0, "ptx_names.h: the name comes first");
 
 typedef struct parser {
     plex l;
@@ -15,6 +19,7 @@ typedef struct parser {
     size_t errlen;
     bool failed;
     size_t capfuncs, capvars;
+    ptx_names fnames, vnames; /* indexes of m->funcs and m->vars while they are parsed */
     /* initialisers, read once storage exists */
     struct pinit {
         size_t var;
@@ -179,18 +184,13 @@ static bool param_list(parser *p, pparam **out, int *count, size_t *end, size_t 
     return false;
 }
 
+/* After the parse, both arrays are sorted by name. */
 mock_ptx_func *ptx__func(mock_ptx_module *m, const char *name, size_t len) {
-    for (size_t i = 0; i < m->nfuncs; i++) {
-        if (ptx__is(name, len, m->funcs[i].name)) return &m->funcs[i];
-    }
-    return NULL;
+    return ptx_names_search(m->funcs, m->nfuncs, sizeof *m->funcs, name, len);
 }
 
 pvar *ptx__var(mock_ptx_module *m, const char *name, size_t len) {
-    for (size_t i = 0; i < m->nvars; i++) {
-        if (ptx__is(name, len, m->vars[i].name)) return &m->vars[i];
-    }
-    return NULL;
+    return ptx_names_search(m->vars, m->nvars, sizeof *m->vars, name, len);
 }
 
 static bool function(parser *p, bool entry) {
@@ -268,7 +268,8 @@ static bool function(parser *p, bool entry) {
             }
         }
     }
-    mock_ptx_func *old = ok ? ptx__func(p->m, f.name, strlen(f.name)) : NULL;
+    long at = ok ? ptx_names_find(&p->fnames, f.name, strlen(f.name)) : -1;
+    mock_ptx_func *old = at >= 0 ? &p->m->funcs[at] : NULL;
     if (old != NULL) { /* a prototype, then the definition */
         if (f.body != NULL) {
             if (old->body != NULL) ok = fail(p, "%s is defined twice", f.name);
@@ -291,7 +292,7 @@ static bool function(parser *p, bool entry) {
     }
     f.mod = p->m;
     p->m->funcs[p->m->nfuncs++] = f;
-    return true;
+    return ptx_names_add(&p->fnames, p->m->nfuncs - 1) || fail(p, "out of memory");
 }
 
 static bool variable(parser *p, int space, bool is_extern) {
@@ -299,7 +300,7 @@ static bool variable(parser *p, int space, bool is_extern) {
         decl d;
         if (!declaration(p, &d)) return false;
         pvar v = {.space = space, .size = d.size, .align = d.align, .elem = d.elem};
-        if (ptx__var(p->m, d.name, d.name_len) != NULL)
+        if (ptx_names_find(&p->vnames, d.name, d.name_len) >= 0)
             return fail(p, "'%.*s' is declared twice", (int)d.name_len, d.name);
         v.name = dupn(d.name, d.name_len);
         if (v.name == NULL || !ptx__grow(&p->m->vars, &p->capvars, p->m->nvars + 1, sizeof v)) {
@@ -324,6 +325,7 @@ static bool variable(parser *p, int space, bool is_extern) {
                         space == S_SHARED ? "shared" : "module");
         }
         p->m->vars[p->m->nvars++] = v;
+        if (!ptx_names_add(&p->vnames, p->m->nvars - 1)) return fail(p, "out of memory");
         if (ptx__eat(&p->l, '=')) {
             if (space == S_SHARED) return fail(p, "a .shared variable with an initialiser");
             if (!ptx__grow(&p->inits, &p->capinits, p->ninits + 1, sizeof *p->inits))
@@ -449,6 +451,8 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
     m->text = copy;
     m->len = len;
     parser p = {.l = {copy, copy + len, 1}, .m = m, .err = err, .errlen = errlen};
+    p.fnames = (ptx_names){.array = (void *const *)&m->funcs, .stride = sizeof *m->funcs};
+    p.vnames = (ptx_names){.array = (void *const *)&m->vars, .stride = sizeof *m->vars};
     bool ok = module_scope(&p);
     if (ok) {
         m->storage = calloc(1, m->storage_bytes ? m->storage_bytes : 1);
@@ -463,6 +467,11 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
     for (size_t i = 0; i < m->nvars; i++) {
         if (m->vars[i].dynamic) m->vars[i].offset = m->smem_dyn_off;
     }
+    /* From here on names are found by binary search (ptx__func, ptx__var). */
+    ptx_names_free(&p.fnames);
+    ptx_names_free(&p.vnames);
+    ptx_names_sort(m->funcs, m->nfuncs, sizeof *m->funcs);
+    ptx_names_sort(m->vars, m->nvars, sizeof *m->vars);
     if (!ok) {
         mock__ptx_free(m);
         return CUDA_ERROR_INVALID_PTX;
