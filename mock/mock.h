@@ -3,7 +3,11 @@
  * The mock never includes cushim.h: it is a driver, built from <cuda.h> and <cudaTypedefs.h>
  * alone, and each entry is declared from its PFN_ typedef so that the compiler checks the
  * mock's ABI against the header. Everything below runs under one mutex (mock__lock); only the
- * calling thread's context stack is thread-local.
+ * calling thread's context stack is thread-local. A kernel's interpretation is the exception:
+ * it runs with the mutex released (mock__run_unlocked), as a GPU runs a kernel while the host
+ * makes other calls; its stream is marked busy meanwhile, the allocation table it reads is
+ * guarded by its own read-write lock (mock_memory.c), and what it may read is freed only after
+ * it ends (mock__defer).
  */
 #ifndef CUSHIM_MOCK_INTERNAL_H
 #define CUSHIM_MOCK_INTERNAL_H
@@ -188,6 +192,10 @@ struct CUstream_st {
     unsigned long long id;
     unsigned long long submitted, completed;
     mock_queue q;
+    /* An operation of the queue is running (a kernel, perhaps without the lock) on busy_owner:
+     * other threads that drain the stream wait for it. */
+    bool busy;
+    pthread_t busy_owner;
     mock_capture *cap; /* the capture this stream takes part in, NULL for none */
     size_t cap_tail;   /* nodes of the capture's graph when this stream last added one */
     bool cap_unjoined; /* a joined stream with nodes its origin has not waited for */
@@ -348,8 +356,14 @@ typedef struct mock_state {
     size_t ncaptures, capcaptures;
     struct mock_host_kernel *host_kernels;
     size_t nhost_kernels, caphost_kernels;
-    int sticky_count;        /* contexts with a sticky fault */
-    bool noop_kernels;       /* a kernel with no code runs as a no-op instead of failing */
+    int sticky_count;    /* contexts with a sticky fault */
+    bool noop_kernels;   /* a kernel with no code runs as a no-op instead of failing */
+    int kernels_running; /* kernels interpreted with the lock released, now */
+    struct mock_deferred {
+        void (*fn)(void *);
+        void *arg;
+    } * deferred; /* frees that wait for kernels_running to be 0 */
+    size_t ndeferred, capdeferred;
     char kernel_error[1024]; /* the last launch refused or kernel fault, "" for none */
 } mock_state;
 
@@ -362,6 +376,21 @@ extern mock_state mock__state;
 
 void mock__lock(void);
 void mock__unlock(void);
+/* A kernel runs with the lock released (mock_queue.c): mock__release_all drops every hold the
+ * calling thread has and returns how many, mock__retake takes them again. mock__wait waits, with
+ * every hold released, until another thread calls mock__wake (after any change of state that a
+ * waiter may wait for: a stream's work finished, the last running kernel ended). */
+int mock__release_all(void);
+void mock__retake(int holds);
+void mock__wait(void);
+void mock__wake(void);
+/* Calls fn(arg) now, or once no kernel runs without the lock (memory and modules a running
+ * kernel may still read are freed then). */
+void mock__defer(void (*fn)(void *), void *arg);
+/* Runs a kernel's interpretation, fn(arg), with the lock released; returns with it held again. */
+void mock__run_unlocked(void (*fn)(void *), void *arg);
+/* Waits until no kernel runs without the lock (reset). */
+void mock__wait_kernels(void);
 /* Grows the array whose pointer is at v to hold `need` elements of `size` bytes. */
 bool mock__grow(void *v, size_t *cap, size_t need, size_t size);
 /* The first row with this base name, -1 for none. */

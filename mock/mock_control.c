@@ -139,6 +139,7 @@ MOCK_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, in
 
 static void ctl_reset(void) {
     mock__lock();
+    mock__wait_kernels(); /* their streams and memory are freed below */
     mock__forget_all();
     mock__forget_launches();
     free(mock__state.log);

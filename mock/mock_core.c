@@ -51,12 +51,43 @@ static void boot(void) {
     mock__state.kernel_max_threads = 1024;
 }
 
+/* How many times the thread that holds the lock holds it (it is recursive), so that a kernel
+ * can run with every hold released, and a wait can release them all. Only the holder reads or
+ * writes it. */
+static int holds;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+
 void mock__lock(void) {
     pthread_mutex_lock(&lock);
+    holds++;
     if (!mock__state.booted) boot();
 }
 
-void mock__unlock(void) { pthread_mutex_unlock(&lock); }
+void mock__unlock(void) {
+    holds--;
+    pthread_mutex_unlock(&lock);
+}
+
+int mock__release_all(void) {
+    int n = holds;
+    for (int i = 0; i < n; i++) mock__unlock();
+    return n;
+}
+
+void mock__retake(int n) {
+    for (int i = 0; i < n; i++) mock__lock();
+}
+
+void mock__wait(void) {
+    int n = holds;
+    for (int i = 1; i < n; i++) mock__unlock();
+    holds = 0;
+    pthread_cond_wait(&changed, &lock); /* releases the last hold while it waits */
+    holds = 1;
+    mock__retake(n - 1);
+}
+
+void mock__wake(void) { pthread_cond_broadcast(&changed); }
 
 static bool sticky_exempt(const char *base);
 
@@ -361,6 +392,7 @@ void mock__kill(mock_obj *o) {
     case CUSHIM_MOCK_CONTEXT: {
         struct CUctx_st *c = (struct CUctx_st *)o;
         mock__ctx_clear(c);
+        if (!o->alive) return; /* killed by another thread while this one waited in the drain */
         if (c->active) mock__state.live[CUSHIM_MOCK_CONTEXT]--;
         c->active = false;
         break;
@@ -368,6 +400,7 @@ void mock__kill(mock_obj *o) {
     case CUSHIM_MOCK_STREAM: {
         struct CUstream_st *st = (struct CUstream_st *)o;
         mock__complete(st, st->submitted, 0); /* its work finishes, as on the driver */
+        if (!o->alive) return; /* killed by another thread while this one waited in the drain */
         mock__state.live[CUSHIM_MOCK_STREAM]--;
         break;
     }

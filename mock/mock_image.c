@@ -93,6 +93,8 @@ bool mock__image_add_global(mock_image *img, const char *name, size_t len, size_
     return true;
 }
 
+static void free_interp(void *m) { mock__ptx_free(m); }
+
 void mock__image_free(mock_image *img) {
     for (size_t i = 0; i < img->nentries; i++) {
         free(img->entries[i].name);
@@ -110,7 +112,8 @@ void mock__image_free(mock_image *img) {
         mock__ptx_storage(img->interp, &storage, &size);
         mock__module_vars((uintptr_t)storage, size, false);
     }
-    mock__ptx_free(img->interp);
+    /* A kernel of the module may still run, without the lock. */
+    if (img->interp != NULL) mock__defer(free_interp, img->interp);
     free(img->interp_error);
     free(img->entries);
     free(img->globals);

@@ -13,6 +13,10 @@
 #include "mock.h"
 #include "ptx.h"
 
+/* The most local memory a GPU thread may have (the CUDA C++ Programming Guide's table of
+ * technical specifications: 512 KiB for every compute capability the mock has). */
+#define MOCK_MAX_LOCAL (512u * 1024u)
+
 struct mock_host_kernel {
     char *name;
     cushim_mock_kernel_fn fn;
@@ -117,19 +121,37 @@ static void kernel_fault(klaunch *l, CUresult r, const char *err) {
     }
 }
 
-static void run_ptx(klaunch *l) {
-    mock_ptx_launch pl = {
-        .grid = {l->in.grid[0], l->in.grid[1], l->in.grid[2]},
-        .block = {l->in.block[0], l->in.block[1], l->in.block[2]},
-        .dynamic_smem = l->in.smem,
-        .params = l->params,
-        .cooperative = l->in.cooperative,
-        .sm_count = l->sms,
-        .check = kernel_access,
-    };
+/* A kernel's interpretation: what it needs, taken under the lock, and its answer. */
+typedef struct ptx_job {
+    const mock_ptx_kernel *k;
+    mock_ptx_launch pl;
+    CUresult r;
     char err[1024];
-    CUresult r = mock__ptx_run(l->ptx, &pl, err, sizeof err);
-    if (r != CUDA_SUCCESS) kernel_fault(l, r, err);
+} ptx_job;
+
+static void interpret(void *arg) {
+    ptx_job *j = arg;
+    j->r = mock__ptx_run(j->k, &j->pl, j->err, sizeof j->err);
+}
+
+/* The interpretation runs without the mock's lock: other threads' calls (a query, an
+ * allocation) answer meanwhile, as they do while a GPU runs a kernel. */
+static void run_ptx(klaunch *l) {
+    ptx_job j = {
+        .k = l->ptx,
+        .pl =
+            {
+                .grid = {l->in.grid[0], l->in.grid[1], l->in.grid[2]},
+                .block = {l->in.block[0], l->in.block[1], l->in.block[2]},
+                .dynamic_smem = l->in.smem,
+                .params = l->params,
+                .cooperative = l->in.cooperative,
+                .sm_count = l->sms,
+                .check = kernel_access,
+            },
+    };
+    mock__run_unlocked(interpret, &j);
+    if (j.r != CUDA_SUCCESS) kernel_fault(l, j.r, j.err);
 }
 
 static void run_body(klaunch *l);
@@ -274,7 +296,14 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
         img != NULL && img->interp != NULL ? mock__ptx_kernel(img->interp, ke->name) : NULL;
     char err[768];
     if (k != NULL) {
-        if (mock__ptx_prepare(k, err, sizeof err)) {
+        bool ok = mock__ptx_prepare(k, err, sizeof err);
+        if (ok && mock__ptx_local_bytes(k) > MOCK_MAX_LOCAL) {
+            return refuse(CUDA_ERROR_OUT_OF_MEMORY,
+                          "kernel %s needs %zu bytes of local memory per thread (its .local "
+                          "variables and call frames), more than the %u a GPU thread may have",
+                          ke->name, mock__ptx_local_bytes(k), MOCK_MAX_LOCAL);
+        }
+        if (ok) {
             l->ptx = k;
             return CUDA_SUCCESS;
         }

@@ -125,7 +125,8 @@ CUresult mock__check_any(const char *what, uintptr_t p, size_t n);
  * for the checks of copies, not allocations (not counted, not freed by the program). */
 void mock__module_vars(uintptr_t base, size_t size, bool add);
 /* For the PTX interpreter: whether [p, p + n) lies in one live allocation (its bounds in *lo,
- * *hi), else a sentence in why; reads the ranges without the lock, which its caller holds. */
+ * *hi), else a sentence in why. Called by running kernels without the mock's lock: it reads the
+ * ranges under their own read-write lock, which every change of them takes to write. */
 bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
                          size_t len);
 /* Adds a range (its id and counts are set here); frees a live one. */

@@ -1,5 +1,6 @@
 /* Memory: the ranges the mock handed out, checks of device addresses against them, and the
  * allocation entries. A device pointer is the host address of the bytes. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,9 @@
 
 #include "mock.h"
 
+/* The table of ranges and the graves are changed under the mock's lock, and read by running
+ * kernels without it (mock__kernel_access): changes take this lock to write, kernels to read. */
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static mock_range **ranges;
 static size_t nranges, capranges;
 static int live[MOCK_MEM_KIND_COUNT];
@@ -26,11 +30,14 @@ int mock__live_memory(int kind) { return kind >= 0 && kind < MOCK_MEM_KIND_COUNT
 void mock__count_handle(int delta) { live[MOCK_MEM_VMM_HANDLE] += delta; }
 
 CUresult mock__add_range(const mock_range *r) {
-    if (!mock__grow(&ranges, &capranges, nranges + 1, sizeof *ranges)) {
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     mock_range *copy = malloc(sizeof *copy);
     if (copy == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_rwlock_wrlock(&table_lock);
+    if (!mock__grow(&ranges, &capranges, nranges + 1, sizeof *ranges)) {
+        pthread_rwlock_unlock(&table_lock);
+        free(copy);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     *copy = *r;
     copy->id = next_buffer_id++;
     ranges[nranges++] = copy;
@@ -41,12 +48,41 @@ CUresult mock__add_range(const mock_range *r) {
         grave *g = &graves[i];
         if (g->size && g->base < r->base + r->size && r->base < g->base + g->size) g->size = 0;
     }
+    pthread_rwlock_unlock(&table_lock);
     return CUDA_SUCCESS;
+}
+
+typedef struct unmapping {
+    void *p;
+    size_t n;
+} unmapping;
+
+static void unmap(void *arg) {
+    unmapping *u = arg;
+    munmap(u->p, u->n);
+    free(u);
+}
+
+/* A kernel running without the lock may still touch the storage: it is freed once none runs. */
+static void free_storage(mock_range *r) {
+    if (r->kind != MOCK_MEM_VMM_RESERVE) {
+        mock__defer(free, r->storage);
+        return;
+    }
+    unmapping *u = malloc(sizeof *u);
+    if (u == NULL) {
+        mock__wait_kernels();
+        munmap(r->storage, r->size);
+        return;
+    }
+    *u = (unmapping){r->storage, r->size};
+    mock__defer(unmap, u);
 }
 
 void mock__drop_range(mock_range *r, const char *freed_by) {
     for (size_t i = 0; i < nranges; i++) {
         if (ranges[i] != r) continue;
+        pthread_rwlock_wrlock(&table_lock);
         ranges[i] = ranges[--nranges];
         live[r->kind]--;
         if (r->kind == MOCK_MEM_DEVICE) mock__state.live[CUSHIM_MOCK_MEMORY]--;
@@ -55,11 +91,8 @@ void mock__drop_range(mock_range *r, const char *freed_by) {
             grave_next = (grave_next + 1) % GRAVE_CAP;
             if (ngraves < GRAVE_CAP) ngraves++;
         }
-        if (r->kind == MOCK_MEM_VMM_RESERVE) {
-            munmap(r->storage, r->size);
-        } else {
-            free(r->storage);
-        }
+        pthread_rwlock_unlock(&table_lock);
+        free_storage(r);
         free(r);
         return;
     }
@@ -403,8 +436,8 @@ CUresult CUDAAPI mock_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CU
 
 /* For the PTX interpreter, from its host threads while the launching thread holds the lock
  * (nothing changes the ranges meanwhile): whether [p, p + n) lies in one live range. */
-bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
-                         size_t len) {
+static bool kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
+                          size_t len) {
     mock_range *r = mock__range_at(p, false);
     if (r != NULL && n <= r->size - (p - r->base) &&
         !(r->kind == MOCK_MEM_VMM_MAPPING && r->access == CU_MEM_ACCESS_FLAGS_PROT_NONE)) {
@@ -443,4 +476,12 @@ bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, ch
         snprintf(why, len, "it is not device memory the mock handed out");
     }
     return false;
+}
+
+bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
+                         size_t len) {
+    pthread_rwlock_rdlock(&table_lock);
+    bool ok = kernel_access(p, n, lo, hi, why, len);
+    pthread_rwlock_unlock(&table_lock);
+    return ok;
 }

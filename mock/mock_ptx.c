@@ -1,6 +1,18 @@
 /* PTX text: the `.entry` kernels with their `.param` lists, and the `.global` and `.const`
  * variables of module scope. Comments are skipped; only module scope (outside braces) is read,
- * so that instructions like `ld.global` are never taken for declarations. */
+ * so that instructions like `ld.global` are never taken for declarations.
+ *
+ * What ptxas refuses when the driver's JIT compiles the text is refused here too, with its
+ * sentence in the JIT's error log and CUDA_ERROR_INVALID_PTX: an entry's parameters over
+ * 0x7ffc bytes (0x1100 before PTX ISA 8.1), a module's constant data over 0x10000 bytes, an
+ * entry's static shared data over 0xc000 bytes (ptxas counts what each entry uses: the mock
+ * counts all of the module's .shared variables for a module of one entry; for several, each
+ * variable alone, and all of them against 0xc000 an entry, which only a module with unused
+ * .shared variables can pass ptxas and fail here). A size of 2^64 bytes or more, which ptxas
+ * wraps silently, is refused. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +22,54 @@
 /* The text of the JIT's error log for a failure the image asked for. */
 #define JIT_MAGIC_LOG "mock ptxas error: line 1: MOCK_JIT_ERROR"
 #define JIT_SYNTAX_LOG "mock ptxas fatal: the image is not PTX (no directive before the text)"
+#define JIT_MAX_SHARED 0xc000ul
+#define JIT_MAX_CONST 0x10000ul
+#define SIZE_WRAPS ULONG_MAX /* a size of 2^64 bytes or more */
+
+/* What the reader keeps to check the JIT's limits, and the first refusal. */
+typedef struct jit {
+    unsigned long max_params; /* from .version */
+    unsigned long const_bytes, shared_bytes, shared_largest;
+    const char *shared_name; /* of the largest .shared variable */
+    size_t shared_name_len;
+    int entries;
+    const char *entry; /* the first entry's name */
+    size_t entry_len;
+    bool refused;
+} jit;
+
+/* The JIT's error log of the refusal; the mock's lock is held while images are read. */
+static char jit_log_buf[384];
+
+static bool refuse(jit *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool refuse(jit *j, const char *fmt, ...) {
+    if (j->refused) return false;
+    j->refused = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(jit_log_buf, sizeof jit_log_buf, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* a * b and a + b, SIZE_WRAPS when they do not fit. */
+static unsigned long mul_sat(unsigned long a, unsigned long b) {
+    unsigned long r;
+    return __builtin_mul_overflow(a, b, &r) ? SIZE_WRAPS : r;
+}
+
+/* The offset of `size` bytes aligned to `align` after *end, which moves past them; SIZE_WRAPS
+ * (and *end too) when that does not fit. */
+static unsigned long place(unsigned long *end, unsigned long align, unsigned long size) {
+    unsigned long a = align > 1 ? align : 1, at, next;
+    if (*end == SIZE_WRAPS || size == SIZE_WRAPS || __builtin_add_overflow(*end, a - 1, &at) ||
+        __builtin_add_overflow(at / a * a, size, &next)) {
+        *end = SIZE_WRAPS;
+        return SIZE_WRAPS;
+    }
+    *end = next;
+    return at / a * a;
+}
 
 static bool ident_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -59,10 +119,15 @@ static unsigned type_size(const char *p, size_t n) {
     return bits % 8 == 0 ? bits / 8 : 0;
 }
 
+/* A decimal number; every digit is read, and a value of 2^64 or more is SIZE_WRAPS. */
 static unsigned long number(const char **pp) {
     const char *p = skip(*pp);
     unsigned long v = 0;
-    while (*p >= '0' && *p <= '9' && v < (1ul << 40)) v = v * 10 + (unsigned long)(*p++ - '0');
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = mul_sat(v, 10);
+        if (v != SIZE_WRAPS && __builtin_add_overflow(v, (unsigned long)(*p - '0'), &v))
+            v = SIZE_WRAPS;
+    }
     *pp = p;
     return v;
 }
@@ -82,7 +147,7 @@ static const char *declaration(const char *p, char stop, const char **name, size
         if (n == 0) {
             if (*p == '[') { /* an array: [M], or [] of an unsized extern */
                 p++;
-                count *= number(&p);
+                count = mul_sat(count, number(&p));
                 p = skip(p);
                 if (*p == ']') p++;
             } else {
@@ -106,13 +171,14 @@ static const char *declaration(const char *p, char stop, const char **name, size
         }
         p += n;
     }
-    *size = elem * count;
+    *size = mul_sat(elem, count);
     if (*align == 0) *align = elem;
     return p;
 }
 
 /* The `( .param ..., .param ... )` list of an entry, after its name. */
-static const char *params(const char *p, mock_image *img, const char *name, size_t len, bool *oom) {
+static const char *params(const char *p, mock_image *img, const char *name, size_t len, bool *oom,
+                          jit *j) {
     mock_param list[256];
     int n = 0;
     bool known = true;
@@ -125,12 +191,9 @@ static const char *params(const char *p, mock_image *img, const char *name, size
         size_t plen;
         unsigned long size, align;
         p = declaration(p, ',', &pname, &plen, &size, &align);
+        unsigned long at = place(&offset, align, size);
         if (size == 0 || n == (int)(sizeof list / sizeof list[0])) known = false;
-        if (known) {
-            if (align > 1) offset = (offset + align - 1) / align * align;
-            list[n++] = (mock_param){(unsigned)offset, (unsigned)size};
-            offset += size;
-        }
+        if (known) list[n++] = (mock_param){(unsigned)at, (unsigned)size};
         p = skip(p);
         if (*p == ',')
             p = skip(p + 1);
@@ -141,17 +204,49 @@ static const char *params(const char *p, mock_image *img, const char *name, size
         p++;
     else
         known = false;
-    if (!mock__image_add_entry(img, name, len, known ? n : -1, known ? list : NULL)) *oom = true;
+    if (j->entries++ == 0) {
+        j->entry = name;
+        j->entry_len = len;
+    }
+    if (offset == SIZE_WRAPS) {
+        refuse(j,
+               "mock ptxas error: the parameters of entry function '%.*s' take 2^64 bytes or more",
+               (int)len, name);
+    } else if (offset > j->max_params) {
+        refuse(j,
+               "mock ptxas error: Entry function '%.*s' uses too much parameter space (0x%lx "
+               "bytes, 0x%lx max)",
+               (int)len, name, offset, j->max_params);
+    } else if (!mock__image_add_entry(img, name, len, known ? n : -1, known ? list : NULL)) {
+        *oom = true;
+    }
     return p;
 }
 
-/* A `.global` or `.const` declaration of module scope; `.extern` ones have no storage here. */
-static const char *variable(const char *p, mock_image *img, bool is_extern, bool *oom) {
+/* A `.global`, `.const` or `.shared` (space 'g', 'c', 's') declaration of module scope;
+ * `.extern` ones have no storage here. */
+static const char *variable(const char *p, mock_image *img, bool is_extern, bool *oom, char space,
+                            jit *j) {
     const char *name;
     size_t len;
     unsigned long size, align;
     p = declaration(p, ';', &name, &len, &size, &align);
-    if (name != NULL && !is_extern && !mock__image_add_global(img, name, len, size)) *oom = true;
+    if (name != NULL && size == SIZE_WRAPS) {
+        refuse(j, "mock ptxas error: the size of '%.*s' is 2^64 bytes or more", (int)len, name);
+    } else if (name != NULL && !is_extern && space == 'c') {
+        place(&j->const_bytes, align, size);
+    } else if (name != NULL && !is_extern && space == 's') {
+        place(&j->shared_bytes, align, size);
+        if (size > j->shared_largest) {
+            j->shared_largest = size;
+            j->shared_name = name;
+            j->shared_name_len = len;
+        }
+    }
+    if (space != 's' && !j->refused && name != NULL && !is_extern &&
+        !mock__image_add_global(img, name, len, size)) {
+        *oom = true;
+    }
     /* An initializer, `= {...}` or `= value`: its values are not kept; the memory is zeroed. */
     while (*p && *p != ';' && *p != '{') p++;
     if (*p == '{') {
@@ -162,6 +257,52 @@ static const char *variable(const char *p, mock_image *img, bool is_extern, bool
         }
     }
     return p;
+}
+
+/* `.version major.minor`: entries' parameters may take 0x7ffc bytes from PTX ISA 8.1 on. */
+static const char *version(const char *p, jit *j) {
+    unsigned long major = number(&p), minor = 0;
+    if (*p == '.') {
+        p++;
+        minor = number(&p);
+    }
+    if (major > 8 || (major == 8 && minor >= 1)) j->max_params = 0x7ffc;
+    return p;
+}
+
+/* The limits on the whole text: constant data, and static shared data per entry. */
+static void module_limits(jit *j) {
+    if (j->const_bytes > JIT_MAX_CONST) {
+        if (j->const_bytes == SIZE_WRAPS) {
+            refuse(j, "mock ptxas error: the module's constant data takes 2^64 bytes or more");
+        } else {
+            refuse(j,
+                   "mock ptxas error: File uses too much global constant data (0x%lx bytes, "
+                   "0x%lx max)",
+                   j->const_bytes, JIT_MAX_CONST);
+        }
+    }
+    if (j->shared_bytes == SIZE_WRAPS) {
+        refuse(j, "mock ptxas error: the module's static shared data takes 2^64 bytes or more");
+    } else if (j->entries == 1 && j->shared_bytes > JIT_MAX_SHARED) {
+        refuse(j,
+               "mock ptxas error: Entry function '%.*s' uses too much shared data (0x%lx bytes, "
+               "0x%lx max)",
+               (int)j->entry_len, j->entry, j->shared_bytes, JIT_MAX_SHARED);
+    } else if (j->shared_largest > JIT_MAX_SHARED) {
+        refuse(j,
+               "mock ptxas error: the .shared variable '%.*s' takes 0x%lx bytes, more than an "
+               "entry function may use (0x%lx max)",
+               (int)j->shared_name_len, j->shared_name, j->shared_largest, JIT_MAX_SHARED);
+    } else if (j->shared_bytes >
+               mul_sat(j->entries > 0 ? (unsigned long)j->entries : 1ul, JIT_MAX_SHARED)) {
+        /* More than every entry could use between them: one of them uses too much (the
+         * interpreter gives each block all of the module's static shared memory). */
+        refuse(j,
+               "mock ptxas error: the module's %d entry functions share 0x%lx bytes of static "
+               "shared data, more than 0x%lx each",
+               j->entries, j->shared_bytes, JIT_MAX_SHARED);
+    }
 }
 
 CUresult mock__ptx_read(const char *t, mock_image *img, const char **jit_log) {
@@ -178,7 +319,8 @@ CUresult mock__ptx_read(const char *t, mock_image *img, const char **jit_log) {
     if (!mock__image_add_ptx(img, t)) return CUDA_ERROR_OUT_OF_MEMORY;
     int depth = 0;
     bool is_extern = false, oom = false;
-    for (const char *p = first; *p && !oom; p = skip(p)) {
+    jit j = {.max_params = 0x1100};
+    for (const char *p = first; *p && !oom && !j.refused; p = skip(p)) {
         if (*p == '{') {
             depth++;
             p++;
@@ -207,15 +349,23 @@ CUresult mock__ptx_read(const char *t, mock_image *img, const char **jit_log) {
                 p += n;
                 continue;
             }
-            p = params(name + len, img, name, len, &oom);
+            p = params(name + len, img, name, len, &oom, &j);
             is_extern = false;
             continue;
         }
-        if (depth == 0 && (is_tok(p, n, ".global") || is_tok(p, n, ".const"))) {
-            p = variable(p + n, img, is_extern, &oom);
+        if (depth == 0 && is_tok(p, n, ".version")) {
+            p = version(p + n, &j);
+            continue;
+        }
+        if (depth == 0 &&
+            (is_tok(p, n, ".global") || is_tok(p, n, ".const") || is_tok(p, n, ".shared"))) {
+            p = variable(p + n, img, is_extern, &oom, p[1], &j);
             continue;
         }
         p += n;
     }
-    return oom ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+    if (oom) return CUDA_ERROR_OUT_OF_MEMORY;
+    module_limits(&j);
+    if (j.refused) *jit_log = jit_log_buf;
+    return j.refused ? CUDA_ERROR_INVALID_PTX : CUDA_SUCCESS;
 }

@@ -59,12 +59,20 @@ void mock__queue_free(mock_queue *q) {
     memset(q, 0, sizeof *q);
 }
 
+/* Whether another thread runs an operation of s (a kernel, perhaps without the lock). */
+static bool busy_elsewhere(const struct CUstream_st *s) {
+    return s->busy && !pthread_equal(s->busy_owner, pthread_self());
+}
+
 /* Runs the operations of s up to item `upto`, in order. An operation leaves the queue before it
- * runs, so that work which calls back into the mock finds the queue consistent. */
+ * runs, so that work which calls back into the mock finds the queue consistent; the stream is
+ * busy while it runs, so that another thread draining it waits for it rather than passing it. */
 void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth) {
     if (depth > 64) return; /* a cycle of waits: a deadlock on a real device */
     if (upto > s->submitted) upto = s->submitted;
-    while (s->completed < upto && s->q.head < s->q.n) {
+    for (;;) {
+        while (busy_elsewhere(s)) mock__wait();
+        if (s->completed >= upto || s->q.head >= s->q.n) break;
         mock_op op = s->q.v[s->q.head];
         if (op.seq > upto) break;
         if (op.type == MOCK_OP_WAIT) {
@@ -74,17 +82,77 @@ void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth) {
         }
         s->q.head++;
         if (op.work != NULL) {
+            bool outer = !s->busy; /* else this thread runs an operation of s already */
+            s->busy = true;
+            s->busy_owner = pthread_self();
             if (op.work->run) op.work->run(op.work->arg);
             mock__work_unref(op.work);
+            if (outer) s->busy = false;
         }
         if (s->completed < op.seq) s->completed = op.seq;
+        mock__wake();
     }
     if (s->completed < upto) s->completed = upto;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Kernels without the lock                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+void mock__defer(void (*fn)(void *), void *arg) {
+    mock_state *m = &mock__state;
+    while (m->kernels_running > 0) {
+        if (mock__grow(&m->deferred, &m->capdeferred, m->ndeferred + 1, sizeof *m->deferred)) {
+            m->deferred[m->ndeferred++] = (struct mock_deferred){fn, arg};
+            return;
+        }
+        mock__wait(); /* out of memory for the list: wait for the kernels instead */
+    }
+    fn(arg);
+}
+
+void mock__run_unlocked(void (*fn)(void *), void *arg) {
+    mock_state *m = &mock__state;
+    m->kernels_running++;
+    int holds = mock__release_all();
+    fn(arg);
+    mock__retake(holds);
+    if (--m->kernels_running == 0) {
+        for (size_t i = 0; i < m->ndeferred; i++) m->deferred[i].fn(m->deferred[i].arg);
+        m->ndeferred = 0;
+    }
+    mock__wake();
+}
+
+void mock__wait_kernels(void) {
+    while (mock__state.kernels_running > 0) mock__wait();
+}
+
+/* The streams and their work at the call, taken first: draining one may release the lock (a
+ * kernel runs without it, a wait for another thread's), and the list of children may change
+ * meanwhile. A stream destroyed meanwhile was drained by its destroy. */
 void mock__ctx_sync(struct CUctx_st *c) {
-    mock__complete(&c->default_stream, c->default_stream.submitted, 0);
+    struct pending {
+        struct CUstream_st *s;
+        unsigned long long upto;
+    } *v = NULL;
+    size_t n = 0, cap = 0;
+    bool whole = true; /* out of memory for the list: drain as before, one at a time */
     for (mock_obj *o = c->children.next; o != &c->children; o = o->next) {
+        struct CUstream_st *s = (struct CUstream_st *)o;
+        if (o->kind != CUSHIM_MOCK_STREAM || (s->completed >= s->submitted && !s->busy)) continue;
+        if (!mock__grow(&v, &cap, n + 1, sizeof *v)) {
+            whole = false;
+            break;
+        }
+        v[n++] = (struct pending){s, s->submitted};
+    }
+    mock__complete(&c->default_stream, c->default_stream.submitted, 0);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].s->h.alive) mock__complete(v[i].s, v[i].upto, 0);
+    }
+    free(v);
+    for (mock_obj *o = c->children.next; !whole && o != &c->children; o = o->next) {
         if (o->kind == CUSHIM_MOCK_STREAM) {
             struct CUstream_st *s = (struct CUstream_st *)o;
             mock__complete(s, s->submitted, 0);

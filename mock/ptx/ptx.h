@@ -59,6 +59,10 @@ bool mock__ptx_global(mock_ptx_module *m, const char *name, void **ptr, size_t *
  * instruction and line the interpreter does not support. */
 bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen);
 
+/* The local memory a thread of the prepared kernel needs: its frame (.local variables, call
+ * parameters) and the deepest chain of frames of the functions it calls. */
+size_t mock__ptx_local_bytes(const mock_ptx_kernel *k);
+
 /* Thread-instructions the interpreter ran in this process, every launch summed. */
 uint64_t mock__ptx_instructions(void);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ptx_dec.h"
+#include "ptx_size.h"
 
 bool dec_fail(dec *d, const char *fmt, ...) {
     if (d->failed) return false;
@@ -144,17 +145,19 @@ static bool body_decl(dec *d, int kind) {
             double f;
             if (!ptx__number(&d->l, &c, &fl, &f) || c > (1u << 24) || !ptx__eat(&d->l, ']'))
                 return dec_fail(d, "a bad array size");
-            size *= (size_t)c;
+            if (!ptx_size_mul(&size, (size_t)c))
+                return dec_fail(d, "the size of '%.*s' is 2^64 bytes or more", (int)n, w);
         }
         size_t off = 0;
         if (kind == N_SHARED) { /* a kernel's own shared array: after the module's */
             mock_ptx_module *m = d->m;
             if (align == 0) align = elem;
             if (align < 1) align = 1;
-            m->smem_static = (m->smem_static + align - 1) / align * align;
-            off = m->smem_static;
-            m->smem_static += size;
-            m->smem_dyn_off = (m->smem_static + 15) / 16 * 16;
+            size_t end = m->smem_static, dyn;
+            if (!ptx_size_place(&end, align, size, &off) || !ptx_size_place(&end, 16, 0, &dyn))
+                return dec_fail(d, "'%.*s' ends past 2^64 bytes of shared memory", (int)n, w);
+            m->smem_static = end;
+            m->smem_dyn_off = dyn;
             for (size_t i = 0; i < m->nvars; i++) {
                 if (m->vars[i].dynamic) m->vars[i].offset = m->smem_dyn_off;
             }
@@ -162,9 +165,13 @@ static bool body_decl(dec *d, int kind) {
             if (align == 0) align = elem;
             if (align > 16) align = 16;
             if (align < 1) align = 1;
-            d->frame = (d->frame + align - 1) / align * align;
-            off = d->frame;
-            d->frame += size;
+            /* The frame is padded to 16 bytes at the end: that must not wrap either. */
+            size_t end = d->frame, padded, at16;
+            bool fits = ptx_size_place(&end, align, size, &off);
+            padded = end;
+            if (!fits || !ptx_size_place(&padded, 16, 0, &at16))
+                return dec_fail(d, "'%.*s' ends past 2^64 bytes of the frame", (int)n, w);
+            d->frame = end;
         }
         if (!declare(d, w, n, count, bytes, kind, off)) return false;
         if (ptx__eat(&d->l, ';')) return true;
@@ -291,12 +298,9 @@ static void add_params(dec *d) {
     }
 }
 
-bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
-    if (f->decoded) return f->error == NULL;
-    if (f->body == NULL) {
-        snprintf(err, errlen, "the function %s is declared but not defined in the module", f->name);
-        return false;
-    }
+/* Decodes f's own body: its code, slots, frame and the special registers it reads itself.
+ * What it calls is only named (pcall); the call-graph walk below adds what callees need. */
+static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
     dec d = {.f = f, .m = f->mod, .err = err, .errlen = errlen};
     d.l = (plex){f->body + 1, f->body + f->body_len - 1, f->body_line};
     d.nslots = 0;
@@ -355,16 +359,149 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
             }
         }
     }
-    for (size_t i = 0; i < d.ncalls; i++) {
-        if (d.calls[i].callee != NULL) f->specials |= d.calls[i].callee->specials;
-    }
-    size_t deepest = 0;
-    for (size_t i = 0; i < d.ncalls; i++) {
-        mock_ptx_func *c = d.calls[i].callee;
-        if (c == NULL) continue;
-        if (c == f || c->busy || c->recursive) f->recursive = true;
-        if (c != f && !c->busy && c->max_depth_bytes > deepest) deepest = c->max_depth_bytes;
-    }
-    f->max_depth_bytes = f->frame_bytes + deepest;
+    f->max_depth_bytes = f->frame_bytes;
     return true;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* The call graph, without host recursion                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Functions that a call instruction named while another body was being decoded: each is
+ * decoded after that body, from this list, so that a chain of 10,000 calls costs no host stack.
+ * Non-NULL only inside ptx__decode, which mock__ptx_prepare runs under its lock: one thread at
+ * a time. */
+typedef struct dqueue {
+    mock_ptx_func **v;
+    size_t n, cap;
+    bool oom;
+} dqueue;
+static dqueue *queued;
+
+/* Why f cannot run (kept unless it already has a reason). */
+static void set_error(mock_ptx_func *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(mock_ptx_func *f, const char *fmt, ...) {
+    if (f->error != NULL) return;
+    char buf[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(buf);
+    f->error = malloc(len + 1);
+    if (f->error != NULL) memcpy(f->error, buf, len + 1);
+}
+
+/* Finishes g once every callee it reaches is finished or on the walk's stack (a cycle): the
+ * special registers and frames of what it calls, whether it may recurse, and a callee's error. */
+static void finish(mock_ptx_func *g, const unsigned char *state, const char **root) {
+    mock_ptx_module *m = g->mod;
+    size_t deepest = 0;
+    for (size_t i = 0; i < g->ncalls; i++) {
+        mock_ptx_func *c = g->calls[i].callee;
+        if (c == NULL) continue;
+        size_t ci = (size_t)(c - m->funcs);
+        if (state[ci] == 1) { /* on the stack: g is part of a cycle */
+            g->recursive = true;
+        } else {
+            g->specials |= c->specials;
+            if (c->recursive) g->recursive = true;
+            if (c->max_depth_bytes > deepest) deepest = c->max_depth_bytes;
+        }
+        /* The callee's error is the caller's, naming the function that cannot run (a chain of
+         * callers names only its two ends, so that the sentence stays short). */
+        if (c->error != NULL && g->error == NULL) {
+            const char *r = root[ci] != NULL ? root[ci] : c->error;
+            set_error(g, "%s calls %s, which cannot run: %s", g->name, c->name, r);
+            root[g - m->funcs] = r;
+        }
+    }
+    /* Frames past 2^62 bytes are refused, so that the stack's size and its padding cannot wrap
+     * where the launch computes them. */
+    if (__builtin_add_overflow(g->frame_bytes, deepest, &g->max_depth_bytes) ||
+        g->max_depth_bytes > ((size_t)1 << 62)) {
+        g->max_depth_bytes = (size_t)1 << 62;
+        set_error(g, "the frames of %s and the functions it calls need 2^62 bytes or more",
+                  g->name);
+    }
+}
+
+/* A depth-first walk from f over the functions decoded in this call (state 0; those decoded
+ * before are finished, state 2), with its own stack: each is finished after its callees. */
+static bool walk(mock_ptx_func *f, unsigned char *state) {
+    mock_ptx_module *m = f->mod;
+    typedef struct frame {
+        mock_ptx_func *g;
+        size_t next;
+    } frame;
+    frame *stack = malloc(m->nfuncs * sizeof *stack);
+    const char **root = calloc(m->nfuncs, sizeof *root);
+    if (stack == NULL || root == NULL) {
+        free(stack);
+        free(root);
+        return false;
+    }
+    size_t top = 0;
+    stack[top++] = (frame){f, 0};
+    state[f - m->funcs] = 1;
+    while (top > 0) {
+        frame *fr = &stack[top - 1];
+        if (fr->next < fr->g->ncalls) {
+            mock_ptx_func *c = fr->g->calls[fr->next++].callee;
+            if (c != NULL && state[c - m->funcs] == 0) {
+                state[c - m->funcs] = 1;
+                stack[top++] = (frame){c, 0};
+            }
+            continue;
+        }
+        finish(fr->g, state, root);
+        state[fr->g - m->funcs] = 2;
+        top--;
+    }
+    free(stack);
+    free(root);
+    return true;
+}
+
+bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
+    if (f->decoded) return f->error == NULL;
+    if (f->body == NULL) {
+        snprintf(err, errlen, "the function %s is declared but not defined in the module", f->name);
+        return false;
+    }
+    if (queued != NULL) { /* a call in a body being decoded: decoded after it */
+        if (!ptx__grow(&queued->v, &queued->cap, queued->n + 1, sizeof *queued->v)) {
+            queued->oom = true;
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
+        queued->v[queued->n++] = f;
+        f->busy = true; /* queued: a later call of it does not queue it again */
+        return true;
+    }
+    mock_ptx_module *m = f->mod;
+    dqueue q = {0};
+    queued = &q;
+    decode_body(f, err, errlen);
+    /* Every queued function is decoded, even after a failure, so that none stays half-made. */
+    for (size_t i = 0; i < q.n; i++) {
+        char e[512];
+        if (!q.v[i]->decoded) decode_body(q.v[i], e, sizeof e);
+    }
+    queued = NULL;
+    unsigned char *state = malloc(m->nfuncs);
+    bool ok = state != NULL && !q.oom;
+    if (ok) {
+        for (size_t i = 0; i < m->nfuncs; i++) state[i] = 2;
+        state[f - m->funcs] = 0;
+        for (size_t i = 0; i < q.n; i++) state[q.v[i] - m->funcs] = 0;
+        ok = walk(f, state);
+    }
+    free(state);
+    free(q.v);
+    if (!ok) set_error(f, "out of memory");
+    if (f->error != NULL) snprintf(err, errlen, "%s", f->error);
+    return ok && f->error == NULL;
+}
+
+size_t mock__ptx_local_bytes(const mock_ptx_kernel *k) { return k->max_depth_bytes; }

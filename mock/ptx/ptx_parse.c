@@ -1,10 +1,16 @@
 /* Module scope of PTX: directives, `.entry` and `.func` signatures (bodies are decoded later,
  * ptx_decode.c), and `.global`, `.const` and `.shared` variables with their initialisers. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_int.h"
+#include "ptx_names.h"
+#include "ptx_size.h"
+
+_Static_assert(offsetof(mock_ptx_func, name) == 0, "ptx_names.h: the name comes first");
+_Static_assert(offsetof(pvar, name) == 0, "ptx_names.h: the name comes first");
 
 typedef struct parser {
     plex l;
@@ -13,6 +19,7 @@ typedef struct parser {
     size_t errlen;
     bool failed;
     size_t capfuncs, capvars;
+    ptx_names fnames, vnames; /* indexes of m->funcs and m->vars while they are parsed */
     /* initialisers, read once storage exists */
     struct pinit {
         size_t var;
@@ -129,7 +136,8 @@ static bool declaration(parser *p, decl *d) {
         }
         if (!ptx__number(&p->l, &c, &fl, &f) || fl || c > (1ull << 32) || !ptx__eat(&p->l, ']'))
             return fail(p, "a bad array size for '%.*s'", (int)d->name_len, d->name);
-        d->size *= (size_t)c;
+        if (!ptx_size_mul(&d->size, (size_t)c))
+            return fail(p, "the size of '%.*s' is 2^64 bytes or more", (int)d->name_len, d->name);
     }
     if (d->align == 0) d->align = d->elem > 16 ? 16 : d->elem;
     return true;
@@ -151,12 +159,13 @@ static bool param_list_(parser *p, pparam **out, int *count, size_t *end, size_t
         decl d;
         if (!declaration(p, &d)) return false;
         if (!ptx__grow(out, &cap, (size_t)n + 1, sizeof **out)) return fail(p, "out of memory");
-        off = (off + d.align - 1) / d.align * d.align;
-        (*out)[n].offset = off;
+        size_t at;
+        if (!ptx_size_place(&off, d.align, d.size, &at))
+            return fail(p, "the parameter '%.*s' ends past 2^64 bytes", (int)d.name_len, d.name);
+        (*out)[n].offset = at;
         (*out)[n].size = d.size;
         (*out)[n].name = d.name;
         (*out)[n].name_len = d.name_len;
-        off += d.size;
         n++;
         if (ptx__eat(&p->l, ')')) break;
         if (!ptx__eat(&p->l, ',')) return fail(p, "a parameter list without ',' or ')'");
@@ -175,18 +184,13 @@ static bool param_list(parser *p, pparam **out, int *count, size_t *end, size_t 
     return false;
 }
 
+/* After the parse, both arrays are sorted by name. */
 mock_ptx_func *ptx__func(mock_ptx_module *m, const char *name, size_t len) {
-    for (size_t i = 0; i < m->nfuncs; i++) {
-        if (ptx__is(name, len, m->funcs[i].name)) return &m->funcs[i];
-    }
-    return NULL;
+    return ptx_names_search(m->funcs, m->nfuncs, sizeof *m->funcs, name, len);
 }
 
 pvar *ptx__var(mock_ptx_module *m, const char *name, size_t len) {
-    for (size_t i = 0; i < m->nvars; i++) {
-        if (ptx__is(name, len, m->vars[i].name)) return &m->vars[i];
-    }
-    return NULL;
+    return ptx_names_search(m->vars, m->nvars, sizeof *m->vars, name, len);
 }
 
 static bool function(parser *p, bool entry) {
@@ -220,10 +224,14 @@ static bool function(parser *p, bool entry) {
         ok = param_list(p, &f.params, &f.nparams, &f.param_bytes, 0);
     }
     if (ok && nret == 1) {
-        size_t a = ret[0].size >= 8 ? 8 : ret[0].size ? ret[0].size : 1;
-        f.ret_off = (long)((f.param_bytes + a - 1) / a * a);
-        f.ret_size = ret[0].size;
-        f.ret = ret[0];
+        size_t a = ret[0].size >= 8 ? 8 : ret[0].size ? ret[0].size : 1, end = f.param_bytes, at;
+        if (!ptx_size_place(&end, a, ret[0].size, &at) || end > (size_t)LONG_MAX) {
+            ok = fail(p, "the frame of %s ends past 2^63 bytes", f.name);
+        } else {
+            f.ret_off = (long)at;
+            f.ret_size = ret[0].size;
+            f.ret = ret[0];
+        }
     }
     free(ret);
     /* Performance directives and .noreturn, up to the body or ';'. */
@@ -260,7 +268,8 @@ static bool function(parser *p, bool entry) {
             }
         }
     }
-    mock_ptx_func *old = ok ? ptx__func(p->m, f.name, strlen(f.name)) : NULL;
+    long at = ok ? ptx_names_find(&p->fnames, f.name, strlen(f.name)) : -1;
+    mock_ptx_func *old = at >= 0 ? &p->m->funcs[at] : NULL;
     if (old != NULL) { /* a prototype, then the definition */
         if (f.body != NULL) {
             if (old->body != NULL) ok = fail(p, "%s is defined twice", f.name);
@@ -283,7 +292,7 @@ static bool function(parser *p, bool entry) {
     }
     f.mod = p->m;
     p->m->funcs[p->m->nfuncs++] = f;
-    return true;
+    return ptx_names_add(&p->fnames, p->m->nfuncs - 1) || fail(p, "out of memory");
 }
 
 static bool variable(parser *p, int space, bool is_extern) {
@@ -291,29 +300,32 @@ static bool variable(parser *p, int space, bool is_extern) {
         decl d;
         if (!declaration(p, &d)) return false;
         pvar v = {.space = space, .size = d.size, .align = d.align, .elem = d.elem};
-        if (ptx__var(p->m, d.name, d.name_len) != NULL)
+        if (ptx_names_find(&p->vnames, d.name, d.name_len) >= 0)
             return fail(p, "'%.*s' is declared twice", (int)d.name_len, d.name);
         v.name = dupn(d.name, d.name_len);
         if (v.name == NULL || !ptx__grow(&p->m->vars, &p->capvars, p->m->nvars + 1, sizeof v)) {
             free(v.name);
             return fail(p, "out of memory");
         }
+        bool placed = true;
         if (space == S_SHARED && (is_extern || d.unsized)) {
             v.dynamic = true;
         } else if (space == S_SHARED) {
-            p->m->smem_static = (p->m->smem_static + v.align - 1) / v.align * v.align;
-            v.offset = p->m->smem_static;
-            p->m->smem_static += v.size;
+            placed = ptx_size_place(&p->m->smem_static, v.align, v.size, &v.offset);
         } else if (!is_extern) {
-            p->m->storage_bytes = (p->m->storage_bytes + v.align - 1) / v.align * v.align;
-            v.offset = p->m->storage_bytes;
-            p->m->storage_bytes += v.size ? v.size : 1;
+            placed = ptx_size_place(&p->m->storage_bytes, v.align, v.size ? v.size : 1, &v.offset);
         } else {
             free(v.name);
             return fail(p, "the extern variable '%.*s' is defined in no module the mock has",
                         (int)d.name_len, d.name);
         }
+        if (!placed) {
+            free(v.name);
+            return fail(p, "'%.*s' ends past 2^64 bytes of %s memory", (int)d.name_len, d.name,
+                        space == S_SHARED ? "shared" : "module");
+        }
         p->m->vars[p->m->nvars++] = v;
+        if (!ptx_names_add(&p->vnames, p->m->nvars - 1)) return fail(p, "out of memory");
         if (ptx__eat(&p->l, '=')) {
             if (space == S_SHARED) return fail(p, "a .shared variable with an initialiser");
             if (!ptx__grow(&p->inits, &p->capinits, p->ninits + 1, sizeof *p->inits))
@@ -439,6 +451,8 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
     m->text = copy;
     m->len = len;
     parser p = {.l = {copy, copy + len, 1}, .m = m, .err = err, .errlen = errlen};
+    p.fnames = (ptx_names){.array = (void *const *)&m->funcs, .stride = sizeof *m->funcs};
+    p.vnames = (ptx_names){.array = (void *const *)&m->vars, .stride = sizeof *m->vars};
     bool ok = module_scope(&p);
     if (ok) {
         m->storage = calloc(1, m->storage_bytes ? m->storage_bytes : 1);
@@ -447,10 +461,17 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
     for (size_t i = 0; ok && i < p.ninits; i++) ok = initialiser(&p, &p.inits[i]);
     free(p.inits);
     /* Dynamic shared memory starts after the static, 16-aligned. */
-    m->smem_dyn_off = (m->smem_static + 15) / 16 * 16;
+    size_t end = m->smem_static;
+    if (ok && !ptx_size_place(&end, 16, 0, &m->smem_dyn_off))
+        ok = fail(&p, "the static shared memory ends past 2^64 bytes");
     for (size_t i = 0; i < m->nvars; i++) {
         if (m->vars[i].dynamic) m->vars[i].offset = m->smem_dyn_off;
     }
+    /* From here on names are found by binary search (ptx__func, ptx__var). */
+    ptx_names_free(&p.fnames);
+    ptx_names_free(&p.vnames);
+    ptx_names_sort(m->funcs, m->nfuncs, sizeof *m->funcs);
+    ptx_names_sort(m->vars, m->nvars, sizeof *m->vars);
     if (!ok) {
         mock__ptx_free(m);
         return CUDA_ERROR_INVALID_PTX;

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Builds tests/consumer/project with this source tree as its subprojects/cushim and runs it.
 # With --configure-only, only configures it, with the SETUP_ARGS that follow (a parent's own
-# choices, such as --fatal-meson-warnings), and shows what Meson printed.
-#   run-subproject.sh CUSHIM_SOURCE_DIR [--configure-only SETUP_ARGS...]
+# choices, such as --fatal-meson-warnings), and shows what Meson printed. With
+# --optimised-interpreter, configures it as a debug parent with cushim's mock and checks that the
+# PTX interpreter is built optimised all the same.
+#   run-subproject.sh CUSHIM_SOURCE_DIR [--configure-only SETUP_ARGS... | --optimised-interpreter]
 set -euo pipefail
 src=$1
 shift
 configure_only=false
+optimised=false
 if [[ ${1:-} == --configure-only ]]; then
   configure_only=true
   shift
+elif [[ ${1:-} == --optimised-interpreter ]]; then
+  optimised=true
+  shift
+  set -- --buildtype=debug -Dcushim:mock=true
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -18,6 +25,11 @@ mkdir -p "$work/subprojects"
 ln -s "$src" "$work/subprojects/cushim"
 cd "$work"
 meson setup build "$@" >setup.log 2>&1 || { cat setup.log; exit 1; }
+if $optimised; then
+  python3 "$src/tests/consumer/check-optimised-interpreter.py" build/compile_commands.json
+  echo "optimised interpreter in a debug parent: ok"
+  exit 0
+fi
 if $configure_only; then
   grep -i 'warning' setup.log || echo "no warning in the parent's configure ($*)"
   echo "subproject configure: ok"

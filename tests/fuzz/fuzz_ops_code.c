@@ -208,7 +208,8 @@ static void note_function(const fz_call *c, fz_owner_rec *rec, fz_fn_rec *known,
     if (known == NULL) {
         if (rec->nfns == FZ_MAX_FNS) fz_fail("the model's function records are full");
         fz_fn_rec *n = &rec->fns[rec->nfns++];
-        snprintf(n->name, sizeof n->name, "%s", name);
+        /* Names are FZ_NAME_MAX bytes at most: the precision says so to gcc -O3's checks. */
+        snprintf(n->name, sizeof n->name, "%.*s", FZ_NAME_MAX, name);
         n->raw = raw;
         n->ctx = ctx;
         n->f = f;
@@ -216,7 +217,7 @@ static void note_function(const fz_call *c, fz_owner_rec *rec, fz_fn_rec *known,
     fz_fn_slot *s = &fz_m.fn[fslot];
     s->f = f;
     s->owner = rec->p;
-    snprintf(s->name, sizeof s->name, "%s", name);
+    snprintf(s->name, sizeof s->name, "%.*s", FZ_NAME_MAX, name);
     s->raw = raw;
 }
 

@@ -66,4 +66,21 @@ static inline CUfunction raw_kernel(CUmodule *m, const char *file, const char *e
     return f;
 }
 
+/* A created context of device 0, current on the test's thread while the test runs: cmocka's
+ * setup and teardown. */
+static cushim_context *gpu_ctx;
+
+static inline int gpu_ctx_setup(void **state) {
+    (void)state;
+    if (cushim_context_create(&gpu_ctx, 0, 0) != CUDA_SUCCESS) return -1;
+    return cushim_driver()->cuCtxSetCurrent(cushim_context_raw(gpu_ctx)) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static inline int gpu_ctx_teardown(void **state) {
+    (void)state;
+    cushim_driver()->cuCtxSetCurrent(NULL);
+    cushim_context_release(gpu_ctx);
+    return 0;
+}
+
 #endif

@@ -10,7 +10,9 @@
  * busy with other work does not lower). The count of thread-instructions
  * comes from the mock (cushim_mock_ptx_instructions) where it offers one, else from the
  * per-thread counts below, read off the PTX (saxpy: 20 instructions a thread when every thread
- * is in range). */
+ * is in range). The last two columns compare each kernel with the same computation in C
+ * (ptx-native.c, -O3 for this CPU, one host thread): its CPU time a run, and how many times that
+ * the interpreter's CPU time a launch is. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "cushim.h"
+#include "ptx-native.h"
 
 extern const char ptx_bench_saxpy[], ptx_bench_matmul[], ptx_bench_reduce[];
 
@@ -49,11 +52,56 @@ static count_fn mock_counter(void) {
     return f;
 }
 
+/* Host copies of the kernels' data, for the native rows. */
+typedef struct host_data {
+    int n, dim;
+    float a, *x, *y, *ma, *mb, *c;
+    int *in;
+} host_data;
+
+static volatile int native_sink; /* keeps the reduction's result alive */
+
+static void native_saxpy(host_data *h) { ptx_native_saxpy(h->n, h->a, h->x, h->y); }
+static void native_matmul(host_data *h) {
+    ptx_native_matmul(h->ma, h->mb, h->c, h->dim, h->dim, h->dim);
+}
+static void native_reduce(host_data *h) { native_sink += ptx_native_reduce(h->in, h->n); }
+
+/* CPU seconds of one native run: one to warm up, then runs until `seconds` have passed (at
+ * least twice). */
+static double native_time(void (*run)(host_data *), host_data *h, double seconds) {
+    run(h);
+    unsigned runs = 0;
+    double start = now(CLOCK_PROCESS_CPUTIME_ID), elapsed = 0;
+    while (runs < 2 || elapsed < seconds) {
+        run(h);
+        runs++;
+        elapsed = now(CLOCK_PROCESS_CPUTIME_ID) - start;
+    }
+    return elapsed / runs;
+}
+
+/* n floats (or ints) of small ordinary values: no denormal slows the native rows down. */
+static float *host_floats(size_t n) {
+    float *p = malloc(n * sizeof *p);
+    if (p == NULL) die("host memory");
+    for (size_t i = 0; i < n; i++) p[i] = (float)(i % 7) * 0.25f;
+    return p;
+}
+
+static int *host_ints(size_t n) {
+    int *p = malloc(n * sizeof *p);
+    if (p == NULL) die("host memory");
+    for (size_t i = 0; i < n; i++) p[i] = (int)(i % 7);
+    return p;
+}
+
 typedef struct workload {
     const char *name, *entry, *ptx;
     cushim_dim3 grid, block;
     void *params[6];
     double per_thread; /* thread-instructions per thread when the mock counts none; 0: unknown */
+    void (*native)(host_data *);
 } workload;
 
 static CUdeviceptr zeroed(size_t bytes) {
@@ -68,7 +116,7 @@ static CUdeviceptr zeroed(size_t bytes) {
 /* Launches w until `seconds` have passed (at least twice, after one launch to warm up) and
  * prints its row. */
 static void measure(cushim_context *ctx, workload *w, double seconds, const char *threads,
-                    count_fn count) {
+                    count_fn count, host_data *h) {
     cushim_module *m = NULL;
     cushim_function *f = NULL;
     cushim_launch_config cfg = {
@@ -97,15 +145,17 @@ static void measure(cushim_context *ctx, workload *w, double seconds, const char
         (double)w->grid.x * w->grid.y * w->grid.z * w->block.x * w->block.y * w->block.z;
     double insns =
         count ? (double)(count() - before) : w->per_thread * threads_per_launch * launches;
+    double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+    double native = native_time(w->native, h, seconds);
     printf("%-8s %7s %9u %12.3f %14.0f", w->name, threads, launches, elapsed / launches * 1e3,
            insns / launches);
     if (insns > 0) {
-        double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
-        printf(" %12.1f %14.1f%s\n", insns / elapsed * 1e-6, insns / cpu * 1e-6,
-               count ? "" : " (fixed counts)");
+        printf(" %12.1f %14.1f", insns / elapsed * 1e-6, insns / cpu * 1e-6);
     } else {
-        printf(" %12s\n", "n/a");
+        printf(" %12s %14s", "n/a", "n/a");
     }
+    printf(" %10.3f %9.1f%s\n", native * 1e3, cpu / launches / native,
+           insns > 0 && !count ? " (fixed counts)" : "");
     cushim_module_release(m);
 }
 
@@ -125,6 +175,15 @@ static void run_all(bool quick) {
                 ma = zeroed((size_t)dim * dim * sizeof(float)),
                 mb = zeroed((size_t)dim * dim * sizeof(float)), total = zeroed(sizeof(int));
     int in = (int)n, idim = (int)dim;
+    host_data h = {(int)n,
+                   (int)dim,
+                   a,
+                   host_floats(n),
+                   host_floats(n),
+                   host_floats((size_t)dim * dim),
+                   host_floats((size_t)dim * dim),
+                   host_floats((size_t)dim * dim),
+                   host_ints(n)};
     workload w[] = {
         {"saxpy",
          "k_saxpy",
@@ -132,25 +191,34 @@ static void run_all(bool quick) {
          CUSHIM_DIM3(n / 256),
          CUSHIM_DIM3(256),
          {&in, &a, &x, &y},
-         20},
+         20,
+         native_saxpy},
         {"matmul",
          "k_matmul",
          ptx_bench_matmul,
          CUSHIM_DIM3(dim / 16, dim / 16),
          CUSHIM_DIM3(16, 16),
          {&ma, &mb, &c, &idim, &idim, &idim},
-         0},
+         0,
+         native_matmul},
         {"reduce",
          "k_reduce",
          ptx_bench_reduce,
          CUSHIM_DIM3(n / 256),
          CUSHIM_DIM3(256),
          {&x, &in, &total},
-         0},
+         0,
+         native_reduce},
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
-        measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count);
+        measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
     }
+    free(h.x);
+    free(h.y);
+    free(h.ma);
+    free(h.mb);
+    free(h.c);
+    free(h.in);
     cushim_driver()->cuCtxSetCurrent(NULL);
     cushim_context_release(ctx);
 }
@@ -174,8 +242,8 @@ int main(int argc, char **argv) {
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
         char cores[16];
         snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-        printf("%-8s %7s %9s %12s %14s %12s %14s\n", "kernel", "threads", "launches", "ms/launch",
-               "insns/launch", "M insns/s", "M insns/cpu-s");
+        printf("%-8s %7s %9s %12s %14s %12s %14s %10s %9s\n", "kernel", "threads", "launches",
+               "ms/launch", "insns/launch", "M insns/s", "M insns/cpu-s", "native ms", "x native");
         int r = run_child("1", argv);
         return r != 0 ? r : run_child(cores, argv);
     }
