@@ -110,6 +110,74 @@ static inline __attribute__((always_inline)) bool cmp_mask(const pinst *in, cons
     return true;
 }
 
+/* Loads (or stores) of the lanes of m: the cases a kernel spends its time in inline (checks
+ * that cannot wrap), a kernel parameter or a uniform address once for all lanes, the rest
+ * through ptx__addr. false after a fault. */
+static inline __attribute__((always_inline)) bool
+access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp, int ty, bool ld) {
+    pworker *wk = b->w;
+    const uint64_t *x = R + ((size_t)in->s[0] << 5);
+    uint64_t *d = R + ((size_t)in->d[0] << 5);
+    size_t sz = (size_t)bits_of(ty) / 8, nb = sz * in->vec;
+    uint64_t lo = wk->lo, span = wk->hi - wk->lo, ssz = b->smem_size, imm = (uint64_t)in->imm;
+    uint64_t pbytes = b->run->param_bytes;
+    bool a32 = (in->flags & F_ADDR32) != 0;
+    if (ld && in->s[0] == SL_ZERO) {
+        /* One address for every lane: checked and read once. */
+        unsigned l0 = (unsigned)__builtin_ctz(m);
+        uint64_t a = x[l0] + imm;
+        if (a32) a = (uint32_t)a;
+        const unsigned char *q;
+        if (sp == S_PARAM && nb <= pbytes && a <= pbytes - nb && !(a & (nb - 1)))
+            q = b->run->params + a;
+        else if ((q = ptx__addr(b, &lanes[l0], in, sp, a, nb, false)) == NULL)
+            return false;
+        for (unsigned i = 0; i < in->vec; i++) {
+            uint64_t v = load(q + i * sz, ty);
+            uint64_t *di = R + ((size_t)in->d[i] << 5);
+            EACH(m) di[l] = v;
+        }
+        return true;
+    }
+    EACH(m) {
+        uint64_t a = x[l] + imm;
+        if (a32) a = (uint32_t)a;
+        unsigned char *q;
+        if (sp == S_SHARED && nb <= ssz && a <= ssz - nb && !(a & (nb - 1))) {
+            q = b->smem + a;
+        } else if (ld && sp == S_PARAM && nb <= pbytes && a <= pbytes - nb && !(a & (nb - 1))) {
+            q = b->run->params + a;
+        } else if (sp == S_GLOBAL && a - lo < span && nb <= span - (a - lo) && !(a & (nb - 1))) {
+            q = (unsigned char *)(uintptr_t)a;
+        } else {
+            q = ptx__addr(b, &lanes[l], in, sp, a, nb, !ld);
+            if (q == NULL) return false;
+            lo = wk->lo;
+            span = wk->hi - wk->lo;
+        }
+        if (in->vec == 1) {
+            if (ld)
+                d[l] = load(q, ty);
+            else
+                store(q, sz, d[l]);
+            continue;
+        }
+        for (unsigned i = 0; i < in->vec; i++) {
+            uint64_t *di = R + ((size_t)in->d[i] << 5);
+            if (ld)
+                di[l] = load(q + i * sz, ty);
+            else
+                store(q + i * sz, sz, di[l]);
+        }
+    }
+    return true;
+}
+
+static __attribute__((noinline)) bool access_any(pblock *b, pthr *lanes, const pinst *in,
+                                                 uint32_t m, uint64_t *R, bool ld) {
+    return access(b, lanes, in, m, R, in->space, in->op % T_COUNT, ld);
+}
+
 static int call(pblock *b, pwarp *w, ppath *p, const pinst *in, uint32_t pc) {
     prun *r = b->run;
     pframe *cur = &p->frames[p->depth];
@@ -243,9 +311,7 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
 
 int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
     prun *r = b->run;
-    pworker *wk = b->w;
     const unsigned char *params = r->params;
-    const uint64_t pbytes = r->param_bytes;
     pthr *lanes = b->t + w->first;
     uint64_t *R = w->regs[p->depth];
     const pinst *code = p->frames[p->depth].f->code;
@@ -403,44 +469,11 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                 : C(O_LD, T_U32)
                 : C(O_LD, T_S32)
                 : C(O_LD, T_U64)
-                : C(O_LD, T_S64) : C(O_LD, T_F32) : C(O_LD, T_F64) : C(O_LD, T_F16) : {
-                int ty = in->op % T_COUNT;
-                size_t sz = (size_t)bits_of(ty) / 8, nb = sz * in->vec;
-                uint64_t lo = wk->lo, span = wk->hi - wk->lo, ssz = b->smem_size;
-                EACH(m) {
-                    uint64_t a = x[l] + (uint64_t)in->imm;
-                    if (in->flags & F_ADDR32) a = (uint32_t)a;
-                    const unsigned char *q;
-                    /* The common cases inline (checks that cannot wrap): a kernel parameter,
-                     * shared memory, the allocation last used. */
-                    if (in->space == S_PARAM && nb <= pbytes && a <= pbytes - nb &&
-                        !(a & (nb - 1))) {
-                        q = params + a;
-                    } else if (in->space == S_SHARED && nb <= ssz && a <= ssz - nb &&
-                               !(a & (nb - 1))) {
-                        q = b->smem + a;
-                    } else if (in->space == S_GLOBAL && a - lo < span && nb <= span - (a - lo) &&
-                               !(a & (nb - 1))) {
-                        q = (const unsigned char *)(uintptr_t)a;
-                    } else {
-                        q = ptx__addr(b, &lanes[l], in, in->space, a, nb, false);
-                        if (q == NULL) {
-                            st = TS_FAULT;
-                            goto out;
-                        }
-                        lo = wk->lo;
-                        span = wk->hi - wk->lo;
-                    }
-                    if (in->vec == 1) {
-                        d[l] = load(q, ty);
-                    } else {
-                        for (unsigned i = 0; i < in->vec; i++)
-                            R[((size_t)in->d[i] << 5) + l] = load(q + i * sz, ty);
-                    }
-                }
-                break;
-            }
-            C(O_ST, T_U8)
+                : C(O_LD, T_S64)
+                : C(O_LD, T_F32)
+                : C(O_LD, T_F64)
+                : C(O_LD, T_F16)
+                : C(O_ST, T_U8)
                 : C(O_ST, T_S8)
                 : C(O_ST, T_U16)
                 : C(O_ST, T_S16)
@@ -448,29 +481,28 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                 : C(O_ST, T_S32)
                 : C(O_ST, T_U64)
                 : C(O_ST, T_S64) : C(O_ST, T_F32) : C(O_ST, T_F64) : C(O_ST, T_F16) : {
-                int ty = in->op % T_COUNT;
-                size_t sz = (size_t)bits_of(ty) / 8, nb = sz * in->vec;
-                uint64_t lo = wk->lo, span = wk->hi - wk->lo, ssz = b->smem_size;
-                EACH(m) {
-                    uint64_t a = x[l] + (uint64_t)in->imm;
-                    if (in->flags & F_ADDR32) a = (uint32_t)a;
-                    unsigned char *q;
-                    if (in->space == S_SHARED && nb <= ssz && a <= ssz - nb && !(a & (nb - 1))) {
-                        q = b->smem + a;
-                    } else if (in->space == S_GLOBAL && a - lo < span && nb <= span - (a - lo) &&
-                               !(a & (nb - 1))) {
-                        q = (unsigned char *)(uintptr_t)a;
-                    } else {
-                        q = ptx__addr(b, &lanes[l], in, in->space, a, nb, true);
-                        if (q == NULL) {
-                            st = TS_FAULT;
-                            goto out;
-                        }
-                        lo = wk->lo;
-                        span = wk->hi - wk->lo;
-                    }
-                    for (unsigned i = 0; i < in->vec; i++)
-                        store(q + i * sz, sz, R[((size_t)in->d[i] << 5) + l]);
+                bool ok;
+                int ty = in->op % T_COUNT, sp = in->space;
+                bool ld = in->op / T_COUNT == O_LD;
+                /* The common kinds with their type and space known to the compiler. */
+#define MEM(s_, t_)                                                                                \
+    (ld ? access(b, lanes, in, m, R, s_, t_, true) : access(b, lanes, in, m, R, s_, t_, false))
+                if (in->vec != 1 || (in->flags & F_ADDR32))
+                    ok = access_any(b, lanes, in, m, R, ld);
+                else if (sp == S_GLOBAL && (ty == T_U32 || ty == T_S32 || ty == T_F32))
+                    ok = MEM(S_GLOBAL, T_U32);
+                else if (sp == S_GLOBAL && (ty == T_U64 || ty == T_S64 || ty == T_F64))
+                    ok = MEM(S_GLOBAL, T_U64);
+                else if (sp == S_SHARED && (ty == T_U32 || ty == T_S32 || ty == T_F32))
+                    ok = MEM(S_SHARED, T_U32);
+                else if (sp == S_SHARED && (ty == T_U64 || ty == T_S64 || ty == T_F64))
+                    ok = MEM(S_SHARED, T_U64);
+                else
+                    ok = access_any(b, lanes, in, m, R, ld);
+#undef MEM
+                if (!ok) {
+                    st = TS_FAULT;
+                    goto out;
                 }
                 break;
             }

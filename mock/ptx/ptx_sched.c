@@ -41,6 +41,8 @@ static void block_free(pblock *b) {
     memset(b, 0, sizeof *b);
 }
 
+static void block_lanes(pblock *b);
+
 /* Its memory, and the constants of the kernel's registers in every lane (they never change, so
  * once for all the blocks this host thread runs). */
 static bool block_alloc(pblock *b, prun *r) {
@@ -54,13 +56,7 @@ static bool block_alloc(pblock *b, prun *r) {
     b->smem = malloc(b->smem_size + 16);
     if (b->t == NULL || b->local_all == NULL || b->smem == NULL || !ptx__warps_alloc(b))
         return false;
-    for (unsigned i = 0; i < b->nwarps; i++) {
-        uint64_t *R = b->warps[i].regs[0];
-        for (uint32_t s = k->const_start; s < k->nslots; s++) {
-            for (unsigned l = 0; l < 32; l++) R[s << 5 | l] = k->init[s];
-        }
-        for (unsigned l = 0; l < 32; l++) R[SL_TRUE << 5 | l] = 1;
-    }
+    block_lanes(b);
     return true;
 }
 
@@ -82,8 +78,36 @@ static void block_start(pblock *b, unsigned long long index) {
      * either). */
     memset(b->smem, 0, b->smem_size);
     ptx__warps_start(b);
-    uint64_t used = k->specials;
-    bool all = (used & ~(1ull << SL_TID | 1ull << SL_NTID | 1ull << SL_CTAID)) != 0;
+    /* The lanes' own registers were set when the block was made (block_alloc): nothing a
+     * kernel writes. Here only what the block's index changes. */
+    const uint32_t v[] = {b->ctaid[0], b->ctaid[1], b->ctaid[2],
+                          (uint32_t)(index % (unsigned)(l->sm_count > 0 ? l->sm_count : 1))};
+    const uint32_t slot[] = {SL_CTAID, SL_CTAIDY, SL_CTAIDZ, SL_SMID};
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        uint64_t *R = b->warps[i].regs[0];
+        for (int j = 0; j < 4; j++) {
+            if (j > 0 && !((k->specials >> slot[j]) & 1)) continue;
+            for (unsigned l = 0; l < 32; l++) LANE_REG(R + l, slot[j]) = v[j];
+        }
+    }
+    for (unsigned i = 0; i < b->n; i++) {
+        b->t[i].state = TS_RUN;
+        b->t[i].wait = NULL;
+    }
+}
+
+/* The lanes' registers that no block changes: constants, thread indexes, dimensions. */
+static void block_lanes(pblock *b) {
+    prun *r = b->run;
+    const mock_ptx_launch *l = r->l;
+    const mock_ptx_func *k = r->k;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        uint64_t *R = b->warps[i].regs[0];
+        for (uint32_t s = k->const_start; s < k->nslots; s++) {
+            for (unsigned j = 0; j < 32; j++) R[s << 5 | j] = k->init[s];
+        }
+        for (unsigned j = 0; j < 32; j++) R[SL_TRUE << 5 | j] = 1;
+    }
     uintptr_t ws = l->cooperative ? (uintptr_t)r->workspace : 0;
     for (unsigned i = 0; i < b->n; i++) {
         pthr *t = &b->t[i];
@@ -94,24 +118,17 @@ static void block_start(pblock *b, unsigned long long index) {
         t->linear = i;
         t->lane = i % 32;
         t->warp = i / 32;
-        t->state = TS_RUN;
-        t->wait = NULL;
         t->col = R;
         t->local = b->local_all + (size_t)i * r->local_size;
         LANE_REG(R, SL_FALSE) = LANE_REG(R, SL_ZERO) = LANE_REG(R, SL_SINK) = 0;
         LANE_REG(R, SL_CARRY) = LANE_REG(R, SL_FRAME) = 0;
-        LANE_REG(R, SL_TID) = t->tid[0];
-        LANE_REG(R, SL_NTID) = l->block[0];
-        LANE_REG(R, SL_CTAID) = b->ctaid[0];
-        if (!all) continue;
-        const unsigned v[] = {t->tid[0],   t->tid[1],   t->tid[2],   l->block[0],
-                              l->block[1], l->block[2], b->ctaid[0], b->ctaid[1],
-                              b->ctaid[2], l->grid[0],  l->grid[1],  l->grid[2]};
+        const unsigned v[] = {t->tid[0],   t->tid[1],   t->tid[2],  l->block[0],
+                              l->block[1], l->block[2], 0,          0,
+                              0,           l->grid[0],  l->grid[1], l->grid[2]};
         for (int j = 0; j < 12; j++) LANE_REG(R, SL_TID + j) = v[j];
         LANE_REG(R, SL_LANE) = t->lane;
         LANE_REG(R, SL_WARP) = t->warp;
         LANE_REG(R, SL_NWARP) = b->nwarps;
-        LANE_REG(R, SL_SMID) = (uint32_t)(index % (unsigned)(l->sm_count > 0 ? l->sm_count : 1));
         LANE_REG(R, SL_NSMID) = (uint32_t)(l->sm_count > 0 ? l->sm_count : 1);
         LANE_REG(R, SL_LMEQ) = 1u << t->lane;
         LANE_REG(R, SL_LMLT) = (1u << t->lane) - 1;
