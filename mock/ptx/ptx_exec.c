@@ -487,13 +487,17 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                 /* The common kinds with their type and space known to the compiler. */
 #define MEM(s_, t_)                                                                                \
     (ld ? access(b, lanes, in, m, R, s_, t_, true) : access(b, lanes, in, m, R, s_, t_, false))
-                if (in->vec != 1 || (in->flags & F_ADDR32))
+                if (in->s[0] == SL_ZERO || sp == S_PARAM)
                     ok = access_any(b, lanes, in, m, R, ld);
-                else if (sp == S_GLOBAL && (ty == T_U32 || ty == T_S32 || ty == T_F32))
+                else if (sp == S_GLOBAL && ty == T_S32)
+                    ok = MEM(S_GLOBAL, T_S32);
+                else if (sp == S_SHARED && ty == T_S32)
+                    ok = MEM(S_SHARED, T_S32);
+                else if (sp == S_GLOBAL && (ty == T_U32 || ty == T_F32))
                     ok = MEM(S_GLOBAL, T_U32);
                 else if (sp == S_GLOBAL && (ty == T_U64 || ty == T_S64 || ty == T_F64))
                     ok = MEM(S_GLOBAL, T_U64);
-                else if (sp == S_SHARED && (ty == T_U32 || ty == T_S32 || ty == T_F32))
+                else if (sp == S_SHARED && (ty == T_U32 || ty == T_F32))
                     ok = MEM(S_SHARED, T_U32);
                 else if (sp == S_SHARED && (ty == T_U64 || ty == T_S64 || ty == T_F64))
                     ok = MEM(S_SHARED, T_U64);
