@@ -1,7 +1,11 @@
 /* One lane's arithmetic: every ALU operation of every type, conversions and comparisons, as
  * the PTX ISA defines them. The warp loop (ptx_exec.c) runs the common operations itself for
  * all its lanes at once and comes here, lane by lane, for the rest. A lane's registers are its
- * column of the warp's block: LANE_REG(col, slot). */
+ * column of the warp's block: LANE_REG(col, slot).
+ *
+ * Over 400 lines: one job, the ISA's arithmetic, conversions and comparisons of every type,
+ * moved here whole from the loop; splitting it by family would only spread its shared helpers
+ * (ftz, rounding modes, integer views) over more files. */
 #include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
