@@ -127,6 +127,7 @@ void ptx__warp_resolve(pblock *b, unsigned w, const pinst *in, uint32_t part) {
         default: break;
         }
         b->waiting_warp--;
+        b->warps[w].waiting &= ~(1u << i);
         x->state = TS_RUN;
         x->wait = NULL;
     }
@@ -196,6 +197,7 @@ bool ptx__bar_try(pblock *b) {
         x->state = TS_RUN;
         x->wait = NULL;
         b->waiting_bar--;
+        b->warps[i / 32].waiting &= ~(1u << (i % 32));
     }
     return true;
 }

@@ -10,6 +10,9 @@
  * case jumps back to the top); the calls, returns and meeting points it needs are beside it. */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ptx_coll.h"
 #include "ptx_run.h"
@@ -43,16 +46,30 @@
 #define Y (y[l])
 #define Z (z[l])
 
-/* A comparison of every lane as a mask (every lane computed: the values of lanes outside the
- * path are registers nobody reads). false: not one of the common kinds. */
-static inline __attribute__((always_inline)) bool cmp_mask(const pinst *in, const uint64_t *x,
-                                                           const uint64_t *y, uint32_t *out) {
-    uint32_t r = 0;
+/* The lanes whose predicate register g holds true, as a mask. */
+static inline uint32_t guard_mask(const uint64_t *g) {
+    uint32_t gm = 0;
+#if defined(__SSE2__)
+    for (unsigned l = 0; l < 32; l += 2) {
+        __m128i v = _mm_slli_epi64(_mm_loadu_si128((const __m128i *)(g + l)), 63);
+        gm |= (uint32_t)_mm_movemask_pd(_mm_castsi128_pd(v)) << l;
+    }
+#else
+    for (unsigned l = 0; l < 32; l++) gm |= (uint32_t)(g[l] & 1) << l;
+#endif
+    return gm;
+}
+
+/* setp without a combining predicate, of the common types and comparisons: d[l] = x op y for
+ * the lanes of m (and its complement where the second destination is used). false: not one of
+ * them. */
+static inline __attribute__((always_inline)) bool
+setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const uint64_t *y) {
 #define CMP(type, op)                                                                              \
-    for (unsigned l = 0; l < 32; l++) r |= (uint32_t)((type)X op(type) Y) << l;                    \
+    OP((uint64_t)((type)X op(type) Y));                                                            \
     break
 #define CMPF(op)                                                                                   \
-    for (unsigned l = 0; l < 32; l++) r |= (uint32_t)(f32(X) op f32(Y)) << l;                      \
+    OP((uint64_t)(f32(X) op f32(Y)));                                                              \
     break
 #define CMPSET(type)                                                                               \
     switch (in->sub) {                                                                             \
@@ -89,10 +106,7 @@ static inline __attribute__((always_inline)) bool cmp_mask(const pinst *in, cons
         if (in->flags & F_FTZ) return false;
         switch (in->sub) {
         case C_EQ: CMPF(==);
-        case C_NE:
-            for (unsigned l = 0; l < 32; l++)
-                r |= (uint32_t)(f32(X) < f32(Y) || f32(X) > f32(Y)) << l;
-            break;
+        case C_NE: OP((uint64_t)(f32(X) < f32(Y) || f32(X) > f32(Y))); break;
         case C_LT: CMPF(<);
         case C_LE: CMPF(<=);
         case C_GT: CMPF(>);
@@ -106,7 +120,6 @@ static inline __attribute__((always_inline)) bool cmp_mask(const pinst *in, cons
 #undef CMPF
 #undef CMPSET
 #undef CMPSETU
-    *out = r;
     return true;
 }
 
@@ -138,6 +151,28 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
             EACH(m) di[l] = v;
         }
         return true;
+    }
+    if (m == FULL && in->vec == 1 && (sp == S_SHARED || sp == S_GLOBAL)) {
+        /* A whole warp: every address checked in one pass without a branch, then the
+         * accesses; any lane out of bounds or misaligned takes the loop below. */
+        uint64_t a[32], bad = 0, base = sp == S_SHARED ? 0 : lo, lim = sp == S_SHARED ? ssz : span;
+        for (unsigned l = 0; l < 32; l++) {
+            uint64_t v = x[l] + imm;
+            if (a32) v = (uint32_t)v;
+            a[l] = v;
+            bad |= (uint64_t)(v - base > lim - nb) | (v & (nb - 1));
+        }
+        if (bad == 0 && nb <= lim) {
+            for (unsigned l = 0; l < 32; l++) {
+                unsigned char *q =
+                    sp == S_SHARED ? b->smem + a[l] : (unsigned char *)(uintptr_t)a[l];
+                if (ld)
+                    d[l] = load(q, ty);
+                else
+                    store(q, sz, d[l]);
+            }
+            return true;
+        }
     }
     EACH(m) {
         uint64_t a = x[l] + imm;
@@ -290,6 +325,7 @@ static int printf_lanes(pblock *b, pwarp *w, const pframe *cur, const pinst *in,
 /* The lanes of m arrive at a meeting point; true when they may go on at once (a warp
  * collective every member of which is in the path). */
 static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
+    w->waiting |= m;
     EACH(m) {
         pthr *t = &b->t[w->first + l];
         t->state = (uint8_t)state;
@@ -342,8 +378,7 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
         uint32_t m = mask;
         if (in->guard != SL_TRUE) {
             const uint64_t *g = R + ((size_t)in->guard << 5);
-            uint32_t gm = 0;
-            for (unsigned l = 0; l < 32; l++) gm |= (uint32_t)(g[l] & 1) << l;
+            uint32_t gm = guard_mask(g);
             m &= in->gneg ? ~gm : gm;
             if (m == 0) continue;
         }
@@ -431,14 +466,12 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
             break;
             C(O_SETP, T_U32)
                 : C(O_SETP, T_S32) : C(O_SETP, T_U64) : C(O_SETP, T_S64) : C(O_SETP, T_F32) : {
-                uint32_t cm;
                 if (in->s[2] != SL_TRUE || (in->flags & F_NEGC) || in->imm != 0 ||
-                    !cmp_mask(in, x, y, &cm))
+                    !setp_lanes(in, m, d, x, y))
                     goto slow;
-                uint64_t *q = R + ((size_t)in->d[1] << 5);
-                EACH(m) {
-                    d[l] = (cm >> l) & 1;
-                    q[l] = !((cm >> l) & 1);
+                if (in->d[1] != SL_SINK) {
+                    uint64_t *q = R + ((size_t)in->d[1] << 5);
+                    EACH(m) q[l] = !d[l];
                 }
                 break;
             }

@@ -48,6 +48,7 @@ typedef struct pthr {
 typedef struct pwarp {
     unsigned index, first, n; /* n lanes from thread `first` */
     uint32_t live;            /* lanes that have not exited */
+    uint32_t waiting;         /* lanes at a barrier or a warp collective */
     ppath *paths;
     int npaths, cappaths;
     uint64_t **regs; /* a register block per call depth, each nslots_max * 32 */

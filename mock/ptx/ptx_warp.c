@@ -74,15 +74,11 @@ static bool path_split(pwarp *w, int i, uint32_t mask, uint32_t pc, bool blocked
 
 /* Blocked paths whose lanes a barrier or collective released: they run again, split from the
  * lanes that still wait. */
-static bool unblock(pblock *b, pwarp *w) {
+static bool unblock(pwarp *w) {
     for (int i = 0; i < w->npaths; i++) {
         ppath *p = &w->paths[i];
         if (!p->blocked) continue;
-        uint32_t going = 0;
-        for (uint32_t m = p->mask; m != 0; m &= m - 1) {
-            unsigned l = (unsigned)__builtin_ctz(m);
-            if (b->t[w->first + l].state == TS_RUN) going |= 1u << l;
-        }
+        uint32_t going = p->mask & ~w->waiting;
         if (going == p->mask) {
             p->blocked = false;
         } else if (going != 0 && !path_split(w, i, going, p->pc, false)) {
@@ -128,7 +124,7 @@ bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
     bool ran = false;
     uint64_t start = b->steps;
     while (b->steps - start < budget * 32) {
-        if (!unblock(b, w)) {
+        if (!unblock(w)) {
             ptx__fault(b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a warp");
             return true;
         }
@@ -221,6 +217,7 @@ void ptx__warps_start(pblock *b) {
     for (unsigned i = 0; i < b->nwarps; i++) {
         pwarp *w = &b->warps[i];
         w->live = w->n == 32 ? 0xffffffffu : (1u << w->n) - 1;
+        w->waiting = 0;
         w->npaths = 0;
         w->yields = 0;
         w->last = 0;
