@@ -162,8 +162,40 @@ bool ptx__warp_try(pblock *b, unsigned w) {
 
 /* Completes barrier 0..15 where every thread that has not exited has arrived (or the count
  * named at the barrier has): one pass to count, one to release. */
+/* Every lane at a barrier is in its warp's bar_mask: counted warp by warp. */
+static bool bar_try_warps(pblock *b) {
+    unsigned arrived[16] = {0}, count[16] = {0};
+    for (unsigned k = 0; k < b->nwarps; k++) {
+        const pwarp *w = &b->warps[k];
+        if (w->bar_mask == 0) continue;
+        arrived[w->bar_id] += (unsigned)__builtin_popcount(w->bar_mask);
+        if (w->bar_count != 0) count[w->bar_id] = w->bar_count;
+    }
+    uint32_t ready = 0;
+    for (unsigned id = 0; id < 16; id++) {
+        if (arrived[id] == 0) continue;
+        if (count[id] != 0 ? arrived[id] >= count[id] : arrived[id] + b->exited >= b->n)
+            ready |= 1u << id;
+    }
+    if (ready == 0) return false;
+    for (unsigned k = 0; k < b->nwarps; k++) {
+        pwarp *w = &b->warps[k];
+        if (w->bar_mask == 0 || !((ready >> w->bar_id) & 1)) continue;
+        for (uint32_t m = w->bar_mask; m != 0; m &= m - 1) {
+            pthr *x = &b->t[w->first + (unsigned)__builtin_ctz(m)];
+            x->state = TS_RUN;
+            x->wait = NULL;
+        }
+        w->waiting &= ~w->bar_mask;
+        b->waiting_bar -= (unsigned)__builtin_popcount(w->bar_mask);
+        w->bar_mask = 0;
+    }
+    return true;
+}
+
 bool ptx__bar_try(pblock *b) {
     if (b->waiting_bar == 0) return false;
+    if (b->bar_general == 0) return bar_try_warps(b);
     unsigned arrived[16] = {0}, count[16] = {0}, pop[16] = {0}, andv[16], orv[16] = {0};
     for (unsigned id = 0; id < 16; id++) andv[id] = 1;
     for (unsigned i = 0; i < b->n; i++) {
@@ -197,7 +229,12 @@ bool ptx__bar_try(pblock *b) {
         x->state = TS_RUN;
         x->wait = NULL;
         b->waiting_bar--;
-        b->warps[i / 32].waiting &= ~(1u << (i % 32));
+        pwarp *w = &b->warps[i / 32];
+        w->waiting &= ~(1u << (i % 32));
+        if ((w->bar_mask >> (i % 32)) & 1)
+            w->bar_mask &= ~(1u << (i % 32));
+        else
+            b->bar_general--;
     }
     return true;
 }

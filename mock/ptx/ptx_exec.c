@@ -334,6 +334,19 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
     }
     if (state == TS_BAR) {
         b->waiting_bar += (unsigned)__builtin_popcount(m);
+        /* The common case, kept per warp so that the barrier completes without a visit to
+         * every lane: bar.sync with one id and count for the whole path. */
+        const uint64_t *ids = R + ((size_t)in->s[0] << 5), *cs = R + ((size_t)in->s[1] << 5);
+        unsigned l0 = (unsigned)__builtin_ctz(m);
+        uint32_t id = (uint32_t)ids[l0] % 16, c = (uint32_t)cs[l0], same = in->sub == 0;
+        EACH(m) same &= (uint32_t)ids[l] % 16 == id && (uint32_t)cs[l] == c;
+        if (same && (w->bar_mask == 0 || (w->bar_id == id && w->bar_count == c))) {
+            w->bar_mask |= m;
+            w->bar_id = id;
+            w->bar_count = c;
+        } else {
+            b->bar_general += (unsigned)__builtin_popcount(m);
+        }
         return false;
     }
     b->waiting_warp += (unsigned)__builtin_popcount(m);
@@ -356,7 +369,17 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
     return still == 0;
 }
 
-int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+/* Built twice where the compiler can (gcc and clang on x86-64 with ifunc): for the baseline and
+ * for Haswell and later (AVX2 and FMA: four lanes of a 64-bit register file per operation, and
+ * fma.rn in one instruction), the CPU choosing at load time. */
+#if defined(__x86_64__) && defined(__linux__) && !defined(__SANITIZE_THREAD__) &&                  \
+    !defined(__SANITIZE_ADDRESS__)
+#define CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define CLONES
+#endif
+
+CLONES int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
     prun *r = b->run;
     const unsigned char *params = r->params;
     pthr *lanes = b->t + w->first;

@@ -71,6 +71,7 @@ static void block_start(pblock *b, unsigned long long index) {
     b->exited = 0;
     b->waiting_warp = 0;
     b->waiting_bar = 0;
+    b->bar_general = 0;
     b->done = false;
     b->steps = 0;
     b->rng = r->seed != 0 ? r->seed ^ (index * 0x9e3779b97f4a7c15ull) : 0;

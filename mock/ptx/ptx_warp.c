@@ -218,6 +218,7 @@ void ptx__warps_start(pblock *b) {
         pwarp *w = &b->warps[i];
         w->live = w->n == 32 ? 0xffffffffu : (1u << w->n) - 1;
         w->waiting = 0;
+        w->bar_mask = 0;
         w->npaths = 0;
         w->yields = 0;
         w->last = 0;
