@@ -71,30 +71,10 @@ void ptx__warp_resolve(pblock *b, unsigned w, const pinst *in, uint32_t part) {
         uint64_t *col = x->col;
         switch (op) {
         case O_SHFL: {
-            uint32_t bv = (uint32_t)LANE_REG(col, xi->s[1]) & 31,
-                     c = (uint32_t)LANE_REG(col, xi->s[2]);
-            uint32_t cv = c & 31, seg = (c >> 8) & 31;
             int lane = (int)i;
-            int maxl = (int)((i & seg) | (cv & ~seg)), minl = (int)(i & seg), j;
             bool pv;
-            switch (xi->sub) {
-            case 0:
-                j = lane - (int)bv;
-                pv = j >= maxl;
-                break;
-            case 1:
-                j = lane + (int)bv;
-                pv = j <= maxl;
-                break;
-            case 2:
-                j = lane ^ (int)bv;
-                pv = j <= maxl;
-                break;
-            default:
-                j = minl | (int)(bv & ~seg);
-                pv = j <= maxl;
-                break;
-            }
+            int j = ptx__shfl_lane(xi->sub, lane, (uint32_t)LANE_REG(col, xi->s[1]),
+                                   (uint32_t)LANE_REG(col, xi->s[2]), &pv);
             if (!pv || j < 0 || j > 31 || !((part >> j) & 1)) j = lane;
             LANE_REG(col, xi->d[0]) = (uint32_t)vals[j];
             LANE_REG(col, xi->d[1]) = pv;

@@ -6,6 +6,32 @@
 
 #include "ptx_run.h"
 
+/* The lane that lane i of a shfl of mode `sub` (up, down, bfly, idx) reads, with b and c its
+ * operands; *pv says whether that lane is in range (else i reads itself). */
+static inline int ptx__shfl_lane(int sub, int i, uint32_t b, uint32_t c, bool *pv) {
+    uint32_t bv = b & 31, cv = c & 31, seg = (c >> 8) & 31;
+    int maxl = (int)(((uint32_t)i & seg) | (cv & ~seg)), minl = (int)((uint32_t)i & seg), j;
+    switch (sub) {
+    case 0:
+        j = i - (int)bv;
+        *pv = j >= maxl;
+        break;
+    case 1:
+        j = i + (int)bv;
+        *pv = j <= maxl;
+        break;
+    case 2:
+        j = i ^ (int)bv;
+        *pv = j <= maxl;
+        break;
+    default:
+        j = minl | (int)(bv & ~seg);
+        *pv = j <= maxl;
+        break;
+    }
+    return j;
+}
+
 /* Completes the collective that the lanes `part` of warp w wait at (all at collectives of the
  * kind of `in`). */
 void ptx__warp_resolve(pblock *b, unsigned w, const pinst *in, uint32_t part);

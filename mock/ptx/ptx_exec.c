@@ -148,7 +148,11 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
         for (unsigned i = 0; i < in->vec; i++) {
             uint64_t v = load(q + i * sz, ty);
             uint64_t *di = R + ((size_t)in->d[i] << 5);
-            EACH(m) di[l] = v;
+            if (m == FULL) {
+                for (unsigned l = 0; l < 32; l++) di[l] = v;
+            } else {
+                EACH(m) di[l] = v;
+            }
         }
         return true;
     }
@@ -322,6 +326,29 @@ static int printf_lanes(pblock *b, pwarp *w, const pframe *cur, const pinst *in,
     return TS_RUN;
 }
 
+/* shfl.sync of a whole warp whose operands agree in every lane (the mask all 32): computed at
+ * once, with no meeting. false: not that case. */
+static inline __attribute__((always_inline)) bool shfl_whole(const pinst *in, uint64_t *R) {
+    const uint64_t *x = R + ((size_t)in->s[0] << 5), *y = R + ((size_t)in->s[1] << 5),
+                   *z = R + ((size_t)in->s[2] << 5), *mk = R + ((size_t)in->s[3] << 5);
+    uint64_t diff = 0;
+    for (unsigned l = 0; l < 32; l++)
+        diff |= ((uint32_t)y[l] ^ (uint32_t)y[0]) | ((uint32_t)z[l] ^ (uint32_t)z[0]) |
+                ((uint32_t)mk[l] ^ FULL);
+    if (diff != 0) return false;
+    uint64_t t[32], pvs[32];
+    for (unsigned l = 0; l < 32; l++) {
+        bool pv;
+        int j = ptx__shfl_lane(in->sub, (int)l, (uint32_t)y[0], (uint32_t)z[0], &pv);
+        if (!pv || j < 0 || j > 31) j = (int)l;
+        t[l] = (uint32_t)x[j];
+        pvs[l] = pv;
+    }
+    memcpy(R + ((size_t)in->d[0] << 5), t, sizeof t);
+    if (in->d[1] != SL_SINK) memcpy(R + ((size_t)in->d[1] << 5), pvs, sizeof pvs);
+    return true;
+}
+
 /* The lanes of m arrive at a meeting point; true when they may go on at once (a warp
  * collective every member of which is in the path). */
 static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
@@ -369,17 +396,8 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
     return still == 0;
 }
 
-/* Built twice where the compiler can (gcc and clang on x86-64 with ifunc): for the baseline and
- * for Haswell and later (AVX2 and FMA: four lanes of a 64-bit register file per operation, and
- * fma.rn in one instruction), the CPU choosing at load time. */
-#if defined(__x86_64__) && defined(__linux__) && !defined(__SANITIZE_THREAD__) &&                  \
-    !defined(__SANITIZE_ADDRESS__)
-#define CLONES __attribute__((target_clones("arch=haswell", "default")))
-#else
-#define CLONES
-#endif
-
-CLONES int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath *p,
+                                                      uint64_t budget) {
     prun *r = b->run;
     const unsigned char *params = r->params;
     pthr *lanes = b->t + w->first;
@@ -455,6 +473,26 @@ CLONES int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                 : C(O_XOR, T_U64) : C(O_XOR, T_S64) : C(O_XOR, T_PRED) : OP(X ^ Y);
             break;
             C(O_NOT, T_PRED) : OP(!(X & 1));
+            break;
+            C(O_NEG, T_S32) : OP((uint32_t)(0u - (uint32_t)X));
+            break;
+            C(O_NEG, T_S64) : OP(0 - X);
+            break;
+            C(O_MIN, T_U32) : OP((uint32_t)X < (uint32_t)Y ? (uint32_t)X : (uint32_t)Y);
+            break;
+            C(O_MAX, T_U32) : OP((uint32_t)X > (uint32_t)Y ? (uint32_t)X : (uint32_t)Y);
+            break;
+            C(O_MIN, T_S32) : OP((uint32_t)((int32_t)X < (int32_t)Y ? (int32_t)X : (int32_t)Y));
+            break;
+            C(O_MAX, T_S32) : OP((uint32_t)((int32_t)X > (int32_t)Y ? (int32_t)X : (int32_t)Y));
+            break;
+            C(O_MIN, T_U64) : OP(X < Y ? X : Y);
+            break;
+            C(O_MAX, T_U64) : OP(X > Y ? X : Y);
+            break;
+            C(O_MIN, T_S64) : OP((int64_t)X < (int64_t)Y ? X : Y);
+            break;
+            C(O_MAX, T_S64) : OP((int64_t)X > (int64_t)Y ? X : Y);
             break;
             C(O_SELP, T_U32)
                 : C(O_SELP, T_S32)
@@ -672,8 +710,9 @@ CLONES int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
             p->blocked = true;
             st = TS_BAR;
             goto out;
-            C(O_SHFL, T_U32)
-                : C(O_VOTE, T_U32)
+            C(O_SHFL, T_U32) : if (m == FULL && w->live == FULL && shfl_whole(in, R)) break;
+            __attribute__((fallthrough));
+            C(O_VOTE, T_U32)
                 : C(O_MATCH, T_U32)
                 : C(O_MATCH, T_U64)
                 : C(O_REDUX, T_U32)
@@ -712,3 +751,30 @@ out:
     b->steps += steps;
     return st;
 }
+
+/* The loop built twice on x86-64: for the baseline and for CPUs with AVX2 and FMA (four lanes of
+ * the 64-bit register file per operation, fma.rn in one instruction), chosen once by the CPU's
+ * features. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2,fma"))) static int exec_avx2(pblock *b, pwarp *w, ppath *p,
+                                                         uint64_t budget) {
+    return exec(b, w, p, budget);
+}
+
+static int exec_base(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+    return exec(b, w, p, budget);
+}
+
+int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+    static int avx2; /* 0 unknown, 1 no, 2 yes */
+    int v = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
+    if (v == 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+        __atomic_store_n(&avx2, v, __ATOMIC_RELAXED);
+    }
+    return v == 2 ? exec_avx2(b, w, p, budget) : exec_base(b, w, p, budget);
+}
+#else
+int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) { return exec(b, w, p, budget); }
+#endif
