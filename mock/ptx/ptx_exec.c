@@ -132,7 +132,15 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
     const uint64_t *x = R + ((size_t)in->s[0] << 5);
     uint64_t *d = R + ((size_t)in->d[0] << 5);
     size_t sz = (size_t)bits_of(ty) / 8, nb = sz * in->vec;
-    uint64_t lo = wk->lo, span = wk->hi - wk->lo, ssz = b->smem_size, imm = (uint64_t)in->imm;
+    uint64_t ssz = b->smem_size, imm = (uint64_t)in->imm;
+    /* The allocation the first lane's address lies in, if it is one of those seen last. */
+    unsigned k = 0;
+    if (sp == S_GLOBAL) {
+        uint64_t a0 = x[__builtin_ctz(m)] + imm;
+        if (in->flags & F_ADDR32) a0 = (uint32_t)a0;
+        while (k < 3 && a0 - wk->lo[k] >= wk->hi[k] - wk->lo[k]) k++;
+    }
+    uint64_t lo = wk->lo[k], span = wk->hi[k] - wk->lo[k];
     uint64_t pbytes = b->run->param_bytes;
     bool a32 = (in->flags & F_ADDR32) != 0;
     if (ld && in->s[0] == SL_ZERO) {
@@ -191,8 +199,9 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
         } else {
             q = ptx__addr(b, &lanes[l], in, sp, a, nb, !ld);
             if (q == NULL) return false;
-            lo = wk->lo;
-            span = wk->hi - wk->lo;
+            k = (wk->next - 1) % 4;
+            lo = wk->lo[k];
+            span = wk->hi[k] - wk->lo[k];
         }
         if (in->vec == 1) {
             if (ld)
@@ -366,7 +375,12 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
         const uint64_t *ids = R + ((size_t)in->s[0] << 5), *cs = R + ((size_t)in->s[1] << 5);
         unsigned l0 = (unsigned)__builtin_ctz(m);
         uint32_t id = (uint32_t)ids[l0] % 16, c = (uint32_t)cs[l0], same = in->sub == 0;
-        EACH(m) same &= (uint32_t)ids[l] % 16 == id && (uint32_t)cs[l] == c;
+        if (m == FULL) {
+            for (unsigned l = 0; l < 32; l++)
+                same &= (uint32_t)ids[l] % 16 == id && (uint32_t)cs[l] == c;
+        } else {
+            EACH(m) same &= (uint32_t)ids[l] % 16 == id && (uint32_t)cs[l] == c;
+        }
         if (same && (w->bar_mask == 0 || (w->bar_id == id && w->bar_count == c))) {
             w->bar_mask |= m;
             w->bar_id = id;

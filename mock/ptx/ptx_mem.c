@@ -39,7 +39,9 @@ static inline bool within(uint64_t a, size_t n, uintptr_t lo, size_t size) {
 
 static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, bool write) {
     pworker *w = b->w;
-    if (within(a, n, w->lo, w->hi - w->lo)) return (void *)(uintptr_t)a;
+    for (int k = 0; k < 4; k++) {
+        if (within(a, n, w->lo[k], w->hi[k] - w->lo[k])) return (void *)(uintptr_t)a;
+    }
     const mock_ptx_module *m = b->run->k->mod;
     if (within(a, n, (uintptr_t)b->run->workspace, sizeof b->run->workspace))
         return (void *)(uintptr_t)a;
@@ -49,8 +51,9 @@ static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, b
     uintptr_t lo = 0, hi = 0;
     if (a != 0 && a + n > a && l->check != NULL &&
         l->check(l->check_ctx, (uintptr_t)a, n, &lo, &hi, why, sizeof why) && lo <= hi) {
-        w->lo = lo;
-        w->hi = hi;
+        w->lo[w->next % 4] = lo;
+        w->hi[w->next % 4] = hi;
+        w->next++;
         return (void *)(uintptr_t)a;
     }
     if (why[0] == 0) {

@@ -82,7 +82,8 @@ typedef struct pblock {
 
 typedef struct pworker {
     prun *run;
-    uintptr_t lo, hi; /* the last allocation a global access was found in */
+    uintptr_t lo[4], hi[4]; /* the last allocations global accesses were found in */
+    unsigned next;          /* the entry the next one replaces */
     pthread_t th;
 } pworker;
 
