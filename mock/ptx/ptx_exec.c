@@ -362,11 +362,19 @@ static inline __attribute__((always_inline)) bool shfl_whole(const pinst *in, ui
  * collective every member of which is in the path). */
 static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
     w->waiting |= m;
-    EACH(m) {
-        pthr *t = &b->t[w->first + l];
-        t->state = (uint8_t)state;
-        t->wait = in;
-        t->col = R + l;
+    pthr *lanes = b->t + w->first;
+    if (m == FULL) {
+        for (unsigned l = 0; l < 32; l++) {
+            lanes[l].state = (uint8_t)state;
+            lanes[l].wait = in;
+            lanes[l].col = R + l;
+        }
+    } else {
+        EACH(m) {
+            lanes[l].state = (uint8_t)state;
+            lanes[l].wait = in;
+            lanes[l].col = R + l;
+        }
     }
     if (state == TS_BAR) {
         b->waiting_bar += (unsigned)__builtin_popcount(m);
@@ -681,7 +689,12 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 break;
             }
             __attribute__((fallthrough)); /* a kernel's ret */
-            C(O_EXIT, T_NONE) : EACH(m) lanes[l].state = TS_EXIT;
+            C(O_EXIT, T_NONE) : if (m == FULL) {
+                for (unsigned l = 0; l < 32; l++) lanes[l].state = TS_EXIT;
+            }
+            else {
+                EACH(m) lanes[l].state = TS_EXIT;
+            }
             b->exited += (unsigned)__builtin_popcount(m);
             w->live &= ~m;
             mask &= ~m;

@@ -39,10 +39,10 @@ typedef struct ppath {
 /* A lane: a thread of the block. */
 typedef struct pthr {
     uint8_t state;
-    unsigned tid[3], linear, lane, warp;
-    unsigned char *local;
     const pinst *wait; /* the barrier or warp collective it waits at */
     uint64_t *col;     /* its register column at the meeting point: LANE_REG(col, slot) */
+    unsigned char *local;
+    unsigned tid[3], linear, lane, warp;
 } pthr;
 
 typedef struct pwarp {
