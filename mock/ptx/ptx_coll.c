@@ -142,43 +142,20 @@ bool ptx__warp_try(pblock *b, unsigned w) {
 
 /* Completes barrier 0..15 where every thread that has not exited has arrived (or the count
  * named at the barrier has): one pass to count, one to release. */
-/* Every lane at a barrier is in its warp's bar_mask: counted warp by warp. */
-static bool bar_try_warps(pblock *b) {
-    unsigned arrived[16] = {0}, count[16] = {0};
+/* Completes barriers 0..15 where every lane that has not exited has arrived (or the count
+ * named at the barrier has): the warps' whole paths counted from their masks, the other lanes
+ * one by one. */
+bool ptx__bar_try(pblock *b) {
+    if (b->waiting_bar == 0) return false;
+    unsigned arrived[16] = {0}, count[16] = {0}, pop[16] = {0}, andv[16], orv[16] = {0};
+    for (unsigned id = 0; id < 16; id++) andv[id] = 1;
     for (unsigned k = 0; k < b->nwarps; k++) {
         const pwarp *w = &b->warps[k];
         if (w->bar_mask == 0) continue;
         arrived[w->bar_id] += (unsigned)__builtin_popcount(w->bar_mask);
         if (w->bar_count != 0) count[w->bar_id] = w->bar_count;
     }
-    uint32_t ready = 0;
-    for (unsigned id = 0; id < 16; id++) {
-        if (arrived[id] == 0) continue;
-        if (count[id] != 0 ? arrived[id] >= count[id] : arrived[id] + b->exited >= b->n)
-            ready |= 1u << id;
-    }
-    if (ready == 0) return false;
-    for (unsigned k = 0; k < b->nwarps; k++) {
-        pwarp *w = &b->warps[k];
-        if (w->bar_mask == 0 || !((ready >> w->bar_id) & 1)) continue;
-        for (uint32_t m = w->bar_mask; m != 0; m &= m - 1) {
-            pthr *x = &b->t[w->first + (unsigned)__builtin_ctz(m)];
-            x->state = TS_RUN;
-            x->wait = NULL;
-        }
-        w->waiting &= ~w->bar_mask;
-        b->waiting_bar -= (unsigned)__builtin_popcount(w->bar_mask);
-        w->bar_mask = 0;
-    }
-    return true;
-}
-
-bool ptx__bar_try(pblock *b) {
-    if (b->waiting_bar == 0) return false;
-    if (b->bar_general == 0) return bar_try_warps(b);
-    unsigned arrived[16] = {0}, count[16] = {0}, pop[16] = {0}, andv[16], orv[16] = {0};
-    for (unsigned id = 0; id < 16; id++) andv[id] = 1;
-    for (unsigned i = 0; i < b->n; i++) {
+    for (unsigned i = 0; b->bar_general > 0 && i < b->n; i++) {
         pthr *x = &b->t[i];
         if (x->state != TS_BAR) continue;
         unsigned id = (uint32_t)LANE_REG(x->col, x->wait->s[0]) % 16;
@@ -199,7 +176,14 @@ bool ptx__bar_try(pblock *b) {
             ready |= 1u << id;
     }
     if (ready == 0) return false;
-    for (unsigned i = 0; i < b->n; i++) {
+    for (unsigned k = 0; k < b->nwarps; k++) {
+        pwarp *w = &b->warps[k];
+        if (w->bar_mask == 0 || !((ready >> w->bar_id) & 1)) continue;
+        w->waiting &= ~w->bar_mask;
+        b->waiting_bar -= (unsigned)__builtin_popcount(w->bar_mask);
+        w->bar_mask = 0;
+    }
+    for (unsigned i = 0; b->bar_general > 0 && i < b->n; i++) {
         pthr *x = &b->t[i];
         if (x->state != TS_BAR) continue;
         unsigned id = (uint32_t)LANE_REG(x->col, x->wait->s[0]) % 16;
@@ -209,30 +193,58 @@ bool ptx__bar_try(pblock *b) {
         x->state = TS_RUN;
         x->wait = NULL;
         b->waiting_bar--;
-        pwarp *w = &b->warps[i / 32];
-        w->waiting &= ~(1u << (i % 32));
-        if ((w->bar_mask >> (i % 32)) & 1)
-            w->bar_mask &= ~(1u << (i % 32));
-        else
-            b->bar_general--;
+        b->bar_general--;
+        b->warps[i / 32].waiting &= ~(1u << (i % 32));
     }
     return true;
 }
 
+/* Whether lane i waits at a barrier, and where. */
+static const pinst *at_bar(const pblock *b, unsigned i) {
+    const pwarp *w = &b->warps[i / 32];
+    if ((w->bar_mask >> (i % 32)) & 1) return w->bar_in;
+    return b->t[i].state == TS_BAR ? b->t[i].wait : NULL;
+}
+
 void ptx__deadlock(pblock *b) {
     unsigned bar = 0, warp = 0;
-    const pthr *ex = NULL;
+    const pthr *ex = NULL, *exb = NULL;
+    const pinst *exin = NULL;
     for (unsigned i = 0; i < b->n; i++) {
-        if (b->t[i].state == TS_BAR) bar++;
+        const pinst *at = at_bar(b, i);
+        if (at != NULL) {
+            bar++;
+            if (exb == NULL) {
+                exb = &b->t[i];
+                exin = at;
+            }
+        }
         if (b->t[i].state == TS_WARP) {
             warp++;
             if (ex == NULL) ex = &b->t[i];
         }
-        if (ex == NULL && b->t[i].state == TS_BAR) ex = &b->t[i];
     }
-    ptx__fault(b, ex, ex != NULL ? ex->wait : NULL, CUDA_ERROR_LAUNCH_FAILED,
+    if (ex == NULL) {
+        ex = exb;
+    } else {
+        exin = ex->wait;
+    }
+    ptx__fault(b, ex, exin, CUDA_ERROR_LAUNCH_FAILED,
                "deadlock: %u threads wait at a barrier and %u at a warp collective, %u have "
                "exited, and none can go on (a barrier or collective not reached by every "
                "thread it waits for)",
                bar, warp, b->exited);
+}
+
+const pthr *ptx__waiting(const pblock *b, const pinst **in) {
+    for (unsigned i = 0; i < b->n; i++) {
+        const pinst *at = at_bar(b, i);
+        if (at == NULL && b->t[i].state == TS_WARP) at = b->t[i].wait;
+        if (at != NULL) {
+            *in = at;
+            return &b->t[i];
+        }
+    }
+    *in = NULL;
+    return NULL;
 }

@@ -42,5 +42,7 @@ bool ptx__warp_try(pblock *b, unsigned w);
 bool ptx__bar_try(pblock *b);
 /* Records the block's deadlock: the lanes that wait, named by the first of them. */
 void ptx__deadlock(pblock *b);
+/* The first lane of the block that waits at a meeting point, and where; NULL for none. */
+const pthr *ptx__waiting(const pblock *b, const pinst **in);
 
 #endif

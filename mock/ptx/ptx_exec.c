@@ -360,8 +360,7 @@ static inline __attribute__((always_inline)) bool shfl_whole(const pinst *in, ui
 
 /* The lanes of m arrive at a meeting point; true when they may go on at once (a warp
  * collective every member of which is in the path). */
-static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
-    w->waiting |= m;
+static void wait_lanes(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
     pthr *lanes = b->t + w->first;
     if (m == FULL) {
         for (unsigned l = 0; l < 32; l++) {
@@ -376,10 +375,14 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
             lanes[l].col = R + l;
         }
     }
+}
+
+static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
+    w->waiting |= m;
     if (state == TS_BAR) {
         b->waiting_bar += (unsigned)__builtin_popcount(m);
-        /* The common case, kept per warp so that the barrier completes without a visit to
-         * every lane: bar.sync with one id and count for the whole path. */
+        /* The common case, kept per warp and not lane by lane, so that the barrier completes
+         * without a visit to every lane: bar.sync with one id and count for the whole path. */
         const uint64_t *ids = R + ((size_t)in->s[0] << 5), *cs = R + ((size_t)in->s[1] << 5);
         unsigned l0 = (unsigned)__builtin_ctz(m);
         uint32_t id = (uint32_t)ids[l0] % 16, c = (uint32_t)cs[l0], same = in->sub == 0;
@@ -393,11 +396,14 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
             w->bar_mask |= m;
             w->bar_id = id;
             w->bar_count = c;
+            w->bar_in = in;
         } else {
+            wait_lanes(b, w, in, m, R, TS_BAR);
             b->bar_general += (unsigned)__builtin_popcount(m);
         }
         return false;
     }
+    wait_lanes(b, w, in, m, R, state);
     b->waiting_warp += (unsigned)__builtin_popcount(m);
     /* The common case: every lane the collective names (that has not exited) is here. */
     uint32_t slot = in->op / T_COUNT == O_WARPSYNC ? in->s[0]
@@ -779,12 +785,12 @@ out:
     return st;
 }
 
-/* The loop built twice on x86-64: for the baseline and for CPUs with AVX2 and FMA (four lanes of
- * the 64-bit register file per operation, fma.rn in one instruction), chosen once by the CPU's
- * features. */
+/* The loop built twice on x86-64: for the baseline and for CPUs with AVX2, FMA and POPCNT (four
+ * lanes of the 64-bit register file per operation, fma.rn in one instruction), chosen once by the
+ * CPU's features. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2,fma"))) static int exec_avx2(pblock *b, pwarp *w, ppath *p,
-                                                         uint64_t budget) {
+__attribute__((target("avx2,fma,popcnt"))) static int exec_avx2(pblock *b, pwarp *w, ppath *p,
+                                                                uint64_t budget) {
     return exec(b, w, p, budget);
 }
 
@@ -797,7 +803,10 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
     int v = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
     if (v == 0) {
         __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 2 : 1;
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("popcnt")
+                ? 2
+                : 1;
         __atomic_store_n(&avx2, v, __ATOMIC_RELAXED);
     }
     return v == 2 ? exec_avx2(b, w, p, budget) : exec_base(b, w, p, budget);

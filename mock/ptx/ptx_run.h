@@ -49,8 +49,9 @@ typedef struct pwarp {
     unsigned index, first, n; /* n lanes from thread `first` */
     uint32_t live;            /* lanes that have not exited */
     uint32_t waiting;         /* lanes at a barrier or a warp collective */
-    uint32_t bar_mask;        /* lanes at bar.sync bar_id (count bar_count) */
+    uint32_t bar_mask; /* lanes at bar.sync bar_id (count bar_count): their pthr says TS_RUN */
     uint32_t bar_id, bar_count;
+    const pinst *bar_in;
     ppath *paths;
     int npaths, cappaths;
     uint64_t **regs; /* a register block per call depth, each nslots_max * 32 */
@@ -74,7 +75,7 @@ typedef struct pblock {
     unsigned char *smem;
     size_t smem_size;
     unsigned exited, waiting_warp, waiting_bar;
-    unsigned bar_general; /* lanes at a barrier not counted in their warp's bar_mask */
+    unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     bool done;
     uint64_t steps; /* thread-instructions of this block so far */
     uint64_t rng;   /* the random schedule's state, 0 for none */

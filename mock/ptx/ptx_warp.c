@@ -169,14 +169,7 @@ const pthr *ptx__where(pblock *b, const pinst **in) {
             return &b->t[w->first + (unsigned)__builtin_ctz(p->mask)];
         }
     }
-    for (unsigned i = 0; i < b->n; i++) {
-        if (b->t[i].state == TS_BAR || b->t[i].state == TS_WARP) {
-            *in = b->t[i].wait;
-            return &b->t[i];
-        }
-    }
-    *in = NULL;
-    return NULL;
+    return ptx__waiting(b, in);
 }
 
 void ptx__warps_free(pblock *b) {
