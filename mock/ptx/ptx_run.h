@@ -107,7 +107,9 @@ struct prun {
     uint64_t step_limit;  /* thread-instructions of the launch, all blocks */
     uint64_t deadline_ns; /* CLOCK_MONOTONIC, 0 for none */
     double timeout_s;
-    uint64_t steps;        /* thread-instructions run, summed as blocks take turns */
+    _Alignas(64) uint64_t steps; /* thread-instructions run, summed as blocks go (a line of
+                                  * its own: host threads add to it) */
+    _Alignas(64) char after_steps;
     uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
     pthread_mutex_t out_lock;

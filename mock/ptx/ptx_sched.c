@@ -146,11 +146,19 @@ static void block_lanes(pblock *b) {
     }
 }
 
-/* The launch's bounds, after a turn: false once the launch failed. */
+/* The block's steps since the last call, added to the launch's. */
+static uint64_t flush(pblock *b, uint64_t *counted) {
+    uint64_t total = __atomic_add_fetch(&b->run->steps, b->steps - *counted, __ATOMIC_RELAXED);
+    *counted = b->steps;
+    return total;
+}
+
+/* The launch's bounds, looked at every 2^16 thread-instructions of a block (the shared count
+ * is not touched on every turn, so host threads do not contend for it). */
 static bool bounded(pblock *b, uint64_t *counted) {
     prun *r = b->run;
-    uint64_t total = __atomic_add_fetch(&r->steps, b->steps - *counted, __ATOMIC_RELAXED);
-    *counted = b->steps;
+    if (b->steps - *counted < (1u << 16)) return !failed(r);
+    uint64_t total = flush(b, counted);
     if (failed(r)) return false;
     bool steps = total > r->step_limit;
     if (!steps && (r->deadline_ns == 0 || now_ns() < r->deadline_ns)) return true;
@@ -226,6 +234,7 @@ static void *worker(void *arg) {
         int s;
         while ((s = block_turn(&b, &counted)) > 0) {
         }
+        flush(&b, &counted);
         if (s == 0) ptx__deadlock(&b);
     }
     block_free(&b);
@@ -266,7 +275,10 @@ static void cooperative(prun *r, pworker *w) {
             break;
         }
     }
-    for (unsigned long long i = 0; bs != NULL && i < r->nblocks; i++) block_free(&bs[i]);
+    for (unsigned long long i = 0; bs != NULL && i < r->nblocks; i++) {
+        if (counted != NULL) flush(&bs[i], &counted[i]);
+        block_free(&bs[i]);
+    }
     free(bs);
     free(counted);
 }
