@@ -226,17 +226,6 @@ static __attribute__((noinline)) bool access_any(pblock *b, pthr *lanes, const p
     return access(b, lanes, in, m, R, in->space, in->op % T_COUNT, ld);
 }
 
-#if defined(__x86_64__)
-/* fma.rn.f32 of 32 lanes with the CPU's fused multiply-add where it has one (a call into libm
- * per lane otherwise: the baseline x86-64 has none). */
-__attribute__((target("fma"))) static void fma32_hw(uint64_t *d, const uint64_t *x,
-                                                    const uint64_t *y, const uint64_t *z) {
-    uint64_t t[32];
-    for (unsigned l = 0; l < 32; l++) t[l] = b32(__builtin_fmaf(f32(x[l]), f32(y[l]), f32(z[l])));
-    memcpy(d, t, sizeof t);
-}
-#endif
-
 static int call(pblock *b, pwarp *w, ppath *p, const pinst *in, uint32_t pc) {
     prun *r = b->run;
     pframe *cur = &p->frames[p->depth];
@@ -434,12 +423,6 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
     uint32_t pc = p->pc, mask = p->mask;
     uint64_t n = 0, steps = 0, pop = (unsigned)__builtin_popcount(mask);
     int st = TS_RUN;
-#if defined(__x86_64__)
-    static int fma_known; /* 0 unknown, 1 no, 2 yes */
-    if (fma_known == 0)
-        __atomic_store_n(&fma_known, __builtin_cpu_supports("fma") ? 2 : 1, __ATOMIC_RELAXED);
-    bool has_fma = __atomic_load_n(&fma_known, __ATOMIC_RELAXED) == 2;
-#endif
     for (;;) {
         const pinst *in = &code[pc++];
         n++;
@@ -539,12 +522,6 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             OP(b32(f32(X) * f32(Y)));
             break;
             C(O_FMA, T_F32) : if (in->flags) goto slow;
-#if defined(__x86_64__)
-            if (m == FULL && has_fma) {
-                fma32_hw(d, x, y, z);
-                break;
-            }
-#endif
             OP(b32(__builtin_fmaf(f32(X), f32(Y), f32(Z))));
             break;
             C(O_ADD, T_F64) : OP(b64(f64(X) + f64(Y)));
