@@ -152,7 +152,7 @@ bool ptx__bar_try(pblock *b) {
     for (unsigned k = 0; k < b->nwarps; k++) {
         const pwarp *w = &b->warps[k];
         if (w->bar_mask == 0) continue;
-        arrived[w->bar_id] += (unsigned)__builtin_popcount(w->bar_mask);
+        arrived[w->bar_id] += lanes_in(w->bar_mask);
         if (w->bar_count != 0) count[w->bar_id] = w->bar_count;
     }
     for (unsigned i = 0; b->bar_general > 0 && i < b->n; i++) {
@@ -180,7 +180,7 @@ bool ptx__bar_try(pblock *b) {
         pwarp *w = &b->warps[k];
         if (w->bar_mask == 0 || !((ready >> w->bar_id) & 1)) continue;
         w->waiting &= ~w->bar_mask;
-        b->waiting_bar -= (unsigned)__builtin_popcount(w->bar_mask);
+        b->waiting_bar -= lanes_in(w->bar_mask);
         w->bar_mask = 0;
     }
     for (unsigned i = 0; b->bar_general > 0 && i < b->n; i++) {

@@ -369,7 +369,7 @@ static void wait_lanes(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_
 static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
     w->waiting |= m;
     if (state == TS_BAR) {
-        b->waiting_bar += (unsigned)__builtin_popcount(m);
+        b->waiting_bar += lanes_in(m);
         /* The common case, kept per warp and not lane by lane, so that the barrier completes
          * without a visit to every lane: bar.sync with one id and count for the whole path. */
         const uint64_t *ids = R + ((size_t)in->s[0] << 5), *cs = R + ((size_t)in->s[1] << 5);
@@ -377,7 +377,7 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
         uint32_t id = (uint32_t)ids[l0] % 16, c = (uint32_t)cs[l0], same = in->sub == 0;
         if (m == FULL) {
             for (unsigned l = 0; l < 32; l++)
-                same &= (uint32_t)ids[l] % 16 == id && (uint32_t)cs[l] == c;
+                same &= ((uint32_t)ids[l] % 16 == id) & ((uint32_t)cs[l] == c);
         } else {
             EACH(m) same &= (uint32_t)ids[l] % 16 == id && (uint32_t)cs[l] == c;
         }
@@ -388,12 +388,12 @@ static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R
             w->bar_in = in;
         } else {
             wait_lanes(b, w, in, m, R, TS_BAR);
-            b->bar_general += (unsigned)__builtin_popcount(m);
+            b->bar_general += lanes_in(m);
         }
         return false;
     }
     wait_lanes(b, w, in, m, R, state);
-    b->waiting_warp += (unsigned)__builtin_popcount(m);
+    b->waiting_warp += lanes_in(m);
     /* The common case: every lane the collective names (that has not exited) is here. */
     uint32_t slot = in->op / T_COUNT == O_WARPSYNC ? in->s[0]
                     : in->op / T_COUNT == O_SHFL   ? in->s[3]
@@ -421,7 +421,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
     uint64_t *R = w->regs[p->depth];
     const pinst *code = p->frames[p->depth].f->code;
     uint32_t pc = p->pc, mask = p->mask;
-    uint64_t n = 0, steps = 0, pop = (unsigned)__builtin_popcount(mask);
+    uint64_t n = 0, steps = 0, pop = lanes_in(mask);
     int st = TS_RUN;
     for (;;) {
         const pinst *in = &code[pc++];
@@ -678,10 +678,10 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             else {
                 EACH(m) lanes[l].state = TS_EXIT;
             }
-            b->exited += (unsigned)__builtin_popcount(m);
+            b->exited += lanes_in(m);
             w->live &= ~m;
             mask &= ~m;
-            pop = (unsigned)__builtin_popcount(mask);
+            pop = lanes_in(mask);
             if (mask == 0) {
                 st = TS_EXIT;
                 goto out;

@@ -20,6 +20,13 @@ enum { TS_RUN, TS_BAR, TS_WARP, TS_EXIT, TS_FAULT, TS_YIELD, TS_SPLIT };
 
 #define LANE_REG(col, slot) ((col)[(size_t)(slot) << 5])
 
+/* Lanes in a mask, without the library call that __builtin_popcount is on the baseline x86-64. */
+static inline unsigned lanes_in(uint32_t m) {
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 typedef struct pframe {
     const mock_ptx_func *f;
     uint32_t ret_pc; /* in f's caller; set when f calls */

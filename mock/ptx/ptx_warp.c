@@ -128,9 +128,15 @@ bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
             ptx__fault(b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a warp");
             return true;
         }
-        merge(w);
-        if (w->npaths <= 1) w->yields = 0;
-        int i = pick(w);
+        int i;
+        if (w->npaths == 1) { /* the common case: the warp is one path */
+            w->yields = 0;
+            i = w->paths[0].blocked ? -1 : 0;
+        } else {
+            merge(w);
+            if (w->npaths <= 1) w->yields = 0;
+            i = pick(w);
+        }
         if (i < 0) return ran;
         ran = true;
         w->last = i;
