@@ -143,6 +143,9 @@ uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
 bool ptx__warps_alloc(pblock *b);
 void ptx__warps_free(pblock *b);
 void ptx__warps_start(pblock *b);
+/* The lanes' registers that no block changes (constants, thread indexes, dimensions): once for
+ * all the blocks a host thread runs. */
+void ptx__warps_lanes(pblock *b);
 /* Runs warp w's paths for a turn of about `budget` warp-instructions: true when any ran. */
 bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget);
 /* A lane of the block that still runs (for a timeout's message) and its instruction. */

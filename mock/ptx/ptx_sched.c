@@ -41,8 +41,6 @@ static void block_free(pblock *b) {
     memset(b, 0, sizeof *b);
 }
 
-static void block_lanes(pblock *b);
-
 /* Its memory, and the constants of the kernel's registers in every lane (they never change, so
  * once for all the blocks this host thread runs). */
 static bool block_alloc(pblock *b, prun *r) {
@@ -56,7 +54,7 @@ static bool block_alloc(pblock *b, prun *r) {
     b->smem = malloc(b->smem_size + 16);
     if (b->t == NULL || b->local_all == NULL || b->smem == NULL || !ptx__warps_alloc(b))
         return false;
-    block_lanes(b);
+    ptx__warps_lanes(b);
     return true;
 }
 
@@ -94,55 +92,6 @@ static void block_start(pblock *b, unsigned long long index) {
     for (unsigned i = 0; i < b->n; i++) {
         b->t[i].state = TS_RUN;
         b->t[i].wait = NULL;
-    }
-}
-
-/* The lanes' registers that no block changes: constants, thread indexes, dimensions. */
-static void block_lanes(pblock *b) {
-    prun *r = b->run;
-    const mock_ptx_launch *l = r->l;
-    const mock_ptx_func *k = r->k;
-    for (unsigned i = 0; i < b->nwarps; i++) {
-        uint64_t *R = b->warps[i].regs[0];
-        for (uint32_t s = k->const_start; s < k->nslots; s++) {
-            for (unsigned j = 0; j < 32; j++) R[s << 5 | j] = k->init[s];
-        }
-        for (unsigned j = 0; j < 32; j++) R[SL_TRUE << 5 | j] = 1;
-    }
-    uintptr_t ws = l->cooperative ? (uintptr_t)r->workspace : 0;
-    for (unsigned i = 0; i < b->n; i++) {
-        pthr *t = &b->t[i];
-        uint64_t *R = b->warps[i / 32].regs[0] + i % 32;
-        t->tid[0] = i % l->block[0];
-        t->tid[1] = i / l->block[0] % l->block[1];
-        t->tid[2] = i / l->block[0] / l->block[1];
-        t->linear = i;
-        t->lane = i % 32;
-        t->warp = i / 32;
-        t->col = R;
-        t->local = b->local_all + (size_t)i * r->local_size;
-        LANE_REG(R, SL_FALSE) = LANE_REG(R, SL_ZERO) = LANE_REG(R, SL_SINK) = 0;
-        LANE_REG(R, SL_CARRY) = LANE_REG(R, SL_FRAME) = 0;
-        const unsigned v[] = {t->tid[0],   t->tid[1],   t->tid[2],  l->block[0],
-                              l->block[1], l->block[2], 0,          0,
-                              0,           l->grid[0],  l->grid[1], l->grid[2]};
-        for (int j = 0; j < 12; j++) LANE_REG(R, SL_TID + j) = v[j];
-        LANE_REG(R, SL_LANE) = t->lane;
-        LANE_REG(R, SL_WARP) = t->warp;
-        LANE_REG(R, SL_NWARP) = b->nwarps;
-        LANE_REG(R, SL_NSMID) = (uint32_t)(l->sm_count > 0 ? l->sm_count : 1);
-        LANE_REG(R, SL_LMEQ) = 1u << t->lane;
-        LANE_REG(R, SL_LMLT) = (1u << t->lane) - 1;
-        LANE_REG(R, SL_LMLE) = (uint32_t)((2ull << t->lane) - 1);
-        LANE_REG(R, SL_LMGT) = ~(uint32_t)((2ull << t->lane) - 1);
-        LANE_REG(R, SL_LMGE) = ~(uint32_t)((1ull << t->lane) - 1);
-        LANE_REG(R, SL_DYNSMEM) = (uint32_t)l->dynamic_smem;
-        LANE_REG(R, SL_TOTSMEM) = (uint32_t)b->smem_size;
-        LANE_REG(R, SL_GRIDID) = 1;
-        /* A cooperative launch's grid workspace, as the driver passes it to cooperative
-         * groups: its address split over %envreg1 (high) and %envreg2 (low). */
-        LANE_REG(R, SL_ENVREG1) = (uint64_t)ws >> 32;
-        LANE_REG(R, SL_ENVREG2) = (uint32_t)ws;
     }
 }
 

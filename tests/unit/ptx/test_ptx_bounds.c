@@ -5,7 +5,8 @@
  * in a block of 1024 threads ends in seconds with CUDA_ERROR_LAUNCH_TIMEOUT naming its kernel,
  * block, thread and line; a cooperative deadlock names the block that waits; one host thread
  * gives the same results and messages on every run, and a seeded random schedule changes the
- * order of warps the same way each time. */
+ * order of warps the same way each time; lanes of one warp that wait on each other across a
+ * branch (a spin in one, the store it waits for in the other) finish. */
 #include <time.h>
 
 #include "ptx_util.h"
@@ -201,6 +202,31 @@ static void test_random_schedule_is_seeded(void **state) {
     assert_int_equal(seen, 0xff);
 }
 
+/* Lane 0 spins on a shared flag that the other lanes of its warp set in the other branch, which
+ * comes later in the code: the spinning path must hand over (independent thread scheduling). */
+static const char its_ptx[] = HEAD ".shared .align 4 .u32 flag;\n"
+                                   ".visible .entry k(.param .u64 out)\n{\n"
+                                   ".reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>;\n"
+                                   "mov.u32 %r1, %tid.x; setp.ne.u32 %p1, %r1, 0;\n"
+                                   "@%p1 bra SETTER;\n"
+                                   "SPIN: ld.volatile.shared.u32 %r2, [flag];\n"
+                                   "setp.eq.u32 %p2, %r2, 0; @%p2 bra SPIN;\n"
+                                   "bra DONE;\n"
+                                   "SETTER: st.volatile.shared.u32 [flag], 7;\n"
+                                   "ld.volatile.shared.u32 %r2, [flag];\n"
+                                   "DONE: ld.param.u64 %rd1, [out]; mul.wide.u32 %rd2, %r1, 4;\n"
+                                   "add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2;\n"
+                                   "ret;\n}\n";
+
+static void test_lanes_waiting_across_a_branch_finish(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(32 * 4);
+    void *p[] = {&out};
+    assert_ok(run_ex(its_ptx, "k", 1, 32, p, 1, false, NULL));
+    for (int i = 0; i < 32; i++) assert_int_equal(out[i], 7);
+    dev_free_all();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrapping_addresses_fault),
@@ -211,6 +237,7 @@ int main(void) {
         cmocka_unit_test(test_cooperative_deadlock_names_its_block),
         cmocka_unit_test(test_one_host_thread_is_deterministic),
         cmocka_unit_test(test_random_schedule_is_seeded),
+        cmocka_unit_test(test_lanes_waiting_across_a_branch_finish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
