@@ -22,11 +22,15 @@
 #define C(o, t) case OPT(o, t)
 #define FULL 0xffffffffu
 
-/* d[l] = expr for every lane l of m: through a local array where the path is whole, so that
- * the compiler need not fear that d overlaps an operand. */
+/* d[l] = expr for every lane l of m. Where the path is whole: straight into d when it is none of
+ * the operands x, y, z (so the compiler may vectorise without fearing an overlap), else through
+ * a local array. */
 #define OP(expr)                                                                                   \
     do {                                                                                           \
-        if (m == FULL) {                                                                           \
+        if (m == FULL && d != x && d != y && d != z) {                                             \
+            uint64_t *restrict d_ = d;                                                             \
+            for (unsigned l = 0; l < 32; l++) d_[l] = (expr);                                      \
+        } else if (m == FULL) {                                                                    \
             uint64_t t_[32];                                                                       \
             for (unsigned l = 0; l < 32; l++) t_[l] = (expr);                                      \
             memcpy(d, t_, sizeof t_);                                                              \
@@ -65,6 +69,7 @@ static inline uint32_t guard_mask(const uint64_t *g) {
  * them. */
 static inline __attribute__((always_inline)) bool
 setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const uint64_t *y) {
+    const uint64_t *z = x; /* for OP: no third operand */
 #define CMP(type, op)                                                                              \
     OP((uint64_t)((type)X op(type) Y));                                                            \
     break
