@@ -1,5 +1,13 @@
-/* Internal to the executor: a launch, its blocks and their threads (ptx_exec.c runs a thread,
- * ptx_sched.c schedules threads, warps, blocks and host threads). */
+/* Internal to the executor: a launch, its blocks, their warps and lanes.
+ *
+ * A warp runs as one or more paths: lanes that share a program counter and a call stack. A
+ * decoded instruction runs once for all the lanes of a path (ptx_exec.c); a branch the lanes
+ * disagree on splits the path, and paths that arrive at the same instruction with the same
+ * stack merge again (ptx_warp.c, which also completes barriers and warp collectives lane by
+ * lane). ptx_sched.c runs the warps of a block and the blocks of a grid over host threads.
+ *
+ * Registers are laid out by lane: slot s of lane l of a warp's frame at call depth d is
+ * regs[d][s * 32 + l], so that one operation reads 32 consecutive values. */
 #ifndef CUSHIM_MOCK_PTX_RUN_H
 #define CUSHIM_MOCK_PTX_RUN_H
 
@@ -7,29 +15,58 @@
 
 #include "ptx_int.h"
 
-enum { TS_RUN, TS_BAR, TS_WARP, TS_EXIT, TS_FAULT, TS_YIELD };
+/* What a path (or a lane) is doing. */
+enum { TS_RUN, TS_BAR, TS_WARP, TS_EXIT, TS_FAULT, TS_YIELD, TS_SPLIT };
+
+#define LANE_REG(col, slot) ((col)[(size_t)(slot) << 5])
+
+/* Lanes in a mask, without the library call that __builtin_popcount is on the baseline x86-64. */
+static inline unsigned lanes_in(uint32_t m) {
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
 
 typedef struct pframe {
     const mock_ptx_func *f;
-    uint64_t *R;
-    uint32_t ret_pc;
-    size_t base; /* the frame's offset in the thread's local memory */
+    uint32_t ret_pc; /* in f's caller; set when f calls */
+    size_t base;     /* the frame's offset in each lane's local memory */
     const pcall *call;
 } pframe;
 
+/* Lanes of one warp at one instruction with one call stack. */
+typedef struct ppath {
+    uint32_t mask, pc;
+    int depth;
+    bool blocked;   /* its lanes wait at a barrier or a warp collective */
+    pframe *frames; /* depth + 1 of them */
+    int capframes;
+} ppath;
+
+/* A lane: a thread of the block. */
 typedef struct pthr {
-    uint64_t *R;
-    const pinst *code;
-    uint32_t pc;
     uint8_t state;
-    unsigned tid[3], linear, lane, warp;
-    unsigned char *local;
-    pframe *frames; /* &f0 until the first call */
-    pframe f0;
-    int depth, capframes;
     const pinst *wait; /* the barrier or warp collective it waits at */
-    uint64_t steps;
+    uint64_t *col;     /* its register column at the meeting point: LANE_REG(col, slot) */
+    unsigned char *local;
+    unsigned tid[3], linear, lane, warp;
 } pthr;
+
+typedef struct pwarp {
+    unsigned index, first, n; /* n lanes from thread `first` */
+    uint32_t live;            /* lanes that have not exited */
+    uint32_t waiting;         /* lanes at a barrier or a warp collective */
+    uint32_t bar_mask; /* lanes at bar.sync bar_id (count bar_count): their pthr says TS_RUN */
+    uint32_t bar_id, bar_count;
+    const pinst *bar_in;
+    ppath *paths;
+    int npaths, cappaths;
+    uint64_t **regs; /* a register block per call depth, each nslots_max * 32 */
+    int nregs;
+    int last;        /* the path run last */
+    unsigned yields; /* turns a path gave up with others runnable: round robin after */
+    uint32_t split_mask, split_pc; /* TS_SPLIT: the lanes that go to split_pc */
+} pwarp;
 
 typedef struct prun prun;
 
@@ -37,19 +74,24 @@ typedef struct pblock {
     prun *run;
     struct pworker *w;
     unsigned ctaid[3];
+    unsigned long long index;
     pthr *t;
+    pwarp *warps;
     unsigned n, nwarps;
-    uint64_t *regs;
     unsigned char *local_all;
     unsigned char *smem;
     size_t smem_size;
-    unsigned exited, waiting_warp;
+    unsigned exited, waiting_warp, waiting_bar;
+    unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     bool done;
+    uint64_t steps; /* thread-instructions of this block so far */
+    uint64_t rng;   /* the random schedule's state, 0 for none */
 } pblock;
 
 typedef struct pworker {
     prun *run;
-    uintptr_t lo, hi; /* the last allocation a global access was found in */
+    uintptr_t lo[4], hi[4]; /* the last allocations global accesses were found in */
+    unsigned next;          /* the entry the next one replaces */
     pthread_t th;
 } pworker;
 
@@ -59,22 +101,30 @@ struct prun {
     unsigned char *params;
     size_t param_bytes;
     size_t local_size; /* per thread */
+    uint32_t nslots;   /* the most slots of any function the kernel runs */
     unsigned threads;  /* per block */
     unsigned long long nblocks;
-    unsigned long long next; /* the next block to run, taken atomically */
+    unsigned long long next;   /* the next block to run, taken atomically */
+    unsigned long long *order; /* a random schedule's order of blocks, NULL for in turn */
     int nworkers;
     int failed; /* atomically: the first fault wins */
     CUresult code;
     char *err;
     size_t errlen;
-    uint64_t step_limit;
-    uint64_t steps;        /* thread-instructions run, summed at the end */
+    uint64_t step_limit;  /* thread-instructions of the launch, all blocks */
+    uint64_t deadline_ns; /* CLOCK_MONOTONIC, 0 for none */
+    double timeout_s;
+    _Alignas(64) uint64_t steps; /* thread-instructions run, summed as blocks go (a line of
+                                  * its own: host threads add to it) */
+    _Alignas(64) char after_steps;
+    uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
     pthread_mutex_t out_lock;
 };
 
-/* Runs t until it waits, exits, faults or has run about `budget` instructions. */
-int ptx__exec(pblock *b, pthr *t, uint64_t budget);
+/* Runs path p of warp w until its lanes wait, exit, split, fault, or have run about `budget`
+ * warp-instructions. */
+int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget);
 /* Records the launch's fault (the first one wins) and returns TS_FAULT. */
 int ptx__fault(pblock *b, const pthr *t, const pinst *in, CUresult code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -82,5 +132,23 @@ int ptx__fault(pblock *b, const pthr *t, const pinst *in, CUresult code, const c
 int ptx__printf(pblock *b, pthr *t, const pinst *in, uint64_t fmt, uint64_t args);
 /* A host pointer for [a, a+n) in a state space, or NULL after recording a fault. */
 void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size_t n, bool write);
+/* Every ALU operation of every type for one lane (its register column), and cvt; false for
+ * one the loop must do itself (ptx_lane.c). */
+bool ptx__alu(const pinst *in, uint64_t *col);
+uint64_t ptx__cvt(const pinst *in, uint64_t v);
+bool ptx__setp(const pinst *in, uint64_t a, uint64_t b);
+uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
+
+/* Warps (ptx_warp.c): a block's warps made, started, and run a turn at a time. */
+bool ptx__warps_alloc(pblock *b);
+void ptx__warps_free(pblock *b);
+void ptx__warps_start(pblock *b);
+/* The lanes' registers that no block changes (constants, thread indexes, dimensions): once for
+ * all the blocks a host thread runs. */
+void ptx__warps_lanes(pblock *b);
+/* Runs warp w's paths for a turn of about `budget` warp-instructions: true when any ran. */
+bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget);
+/* A lane of the block that still runs (for a timeout's message) and its instruction. */
+const pthr *ptx__where(pblock *b, const pinst **in);
 
 #endif
