@@ -69,6 +69,8 @@
       PFN_cuDevicePrimaryCtxGetState_v7000)                                                        \
     X(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags", 11000,                             \
       PFN_cuDevicePrimaryCtxSetFlags_v11000)                                                       \
+    X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 11000,                                   \
+      PFN_cuDevicePrimaryCtxReset_v11000)                                                          \
     X(cuCtxCreate, "cuCtxCreate", 12050, PFN_cuCtxCreate_v12050)                                   \
     X(cuCtxDestroy, "cuCtxDestroy", 4000, PFN_cuCtxDestroy_v4000)                                  \
     X(cuCtxGetCurrent, "cuCtxGetCurrent", 4000, PFN_cuCtxGetCurrent_v4000)                         \
