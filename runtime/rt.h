@@ -79,9 +79,11 @@ cudaError_t cushim__rt_context_of(cushim_context **ctx, int device, const char *
 unsigned cushim__rt_device_flags(int device);
 void cushim__rt_set_device_flags(int device, unsigned flags);
 
-/* cudaDeviceReset of device: the runtime's reference to its primary context released, the
- * context reset, modules and sticky error forgotten. */
-cudaError_t cushim__rt_device_reset(int device, const char *fn);
+/* For cudaDeviceReset: takes the runtime's reference to device's primary context (NULL when it
+ * had none) and makes every thread bind the next one afresh; the caller releases it. */
+cushim_context *cushim__rt_context_forget(int device);
+/* Forgets device's sticky error, and the calling thread's last error when it is that one. */
+void cushim__rt_sticky_clear(int device);
 
 /* The calling thread's last error: read and reset (cudaGetLastError), or only read. A sticky
  * error of the current device is answered and never reset. */

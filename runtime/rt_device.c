@@ -1,6 +1,6 @@
 /* Device management: the device count, the current device of the calling thread, its flags,
  * synchronisation and reset, versions, peers. */
-#include "runtime/rt.h"
+#include "runtime/rt_handles.h"
 
 cudaError_t cudaGetDeviceCount(int *count) {
     if (count == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: count is NULL", __func__);
@@ -50,7 +50,27 @@ cudaError_t cudaDeviceSynchronize(void) {
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceReset(void) { return cushim__rt_device_reset(cushim__rt_device(), __func__); }
+/* Destroys everything of the current device's primary context, as NVIDIA documents: the
+ * runtime's streams and events, the loaded modules, the context's allocations; the sticky error
+ * goes with it. The next call makes a fresh context. */
+cudaError_t cudaDeviceReset(void) {
+    int n;
+    cudaError_t e = cushim__rt_devices(&n, __func__);
+    if (e != cudaSuccess) return e;
+    int device = cushim__rt_device();
+    cushim_context *ctx = cushim__rt_context_forget(device);
+    CUresult r = CUDA_SUCCESS;
+    if (ctx != NULL) {
+        CUdevice dev = ctx->device;
+        cushim__rt_handles_drop(ctx);
+        cushim__rt_modules_drop(device);
+        cushim_context_release(ctx);
+        r = cushim__table.cuDevicePrimaryCtxReset(dev);
+    }
+    cushim__rt_sticky_clear(device);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuDevicePrimaryCtxReset");
+    return cudaSuccess;
+}
 
 cudaError_t cudaDriverGetVersion(int *driverVersion) {
     if (driverVersion == NULL) {

@@ -5,75 +5,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "runtime/rt_map.h"
 #include "runtime/rt_registry.h"
 
-enum { SLOT_EMPTY = 0, SLOT_KERNEL = 1, SLOT_VAR = 2, SLOT_GONE = 3 };
-
-typedef struct slot {
-    const void *key;
-    void *entry;
-    int kind;
-} slot;
+enum { SLOT_KERNEL = 1, SLOT_VAR = 2 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cushim__rt_fatbin *fatbins;
-static slot *slots;
-static size_t capacity, used; /* used counts live and gone slots */
-
-static size_t hash(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
-static slot *find(const void *key) {
-    if (capacity == 0) return NULL;
-    for (size_t i = hash(key) & (capacity - 1), n = 0; n < capacity;
-         i = (i + 1) & (capacity - 1), n++) {
-        if (slots[i].kind == SLOT_EMPTY) return NULL;
-        if (slots[i].kind != SLOT_GONE && slots[i].key == key) return &slots[i];
-    }
-    return NULL;
-}
-
-static bool grow(void) {
-    size_t cap = capacity ? capacity * 2 : 256;
-    slot *s = calloc(cap, sizeof *s);
-    if (s == NULL) return false;
-    slot *old = slots;
-    size_t old_cap = capacity;
-    slots = s;
-    capacity = cap;
-    used = 0;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i].kind == SLOT_KERNEL || old[i].kind == SLOT_VAR) {
-            size_t j = hash(old[i].key) & (cap - 1);
-            while (slots[j].kind != SLOT_EMPTY) j = (j + 1) & (cap - 1);
-            slots[j] = old[i];
-            used++;
-        }
-    }
-    free(old);
-    return true;
-}
-
-/* A later registration of the same address replaces the earlier (a library loaded again). */
-static bool put(const void *key, void *entry, int kind) {
-    slot *s = find(key);
-    if (s != NULL) {
-        s->entry = entry;
-        s->kind = kind;
-        return true;
-    }
-    if ((used + 1) * 4 > capacity * 3 && !grow()) return false;
-    size_t i = hash(key) & (capacity - 1);
-    while (slots[i].kind == SLOT_KERNEL || slots[i].kind == SLOT_VAR) i = (i + 1) & (capacity - 1);
-    if (slots[i].kind == SLOT_EMPTY) used++;
-    slots[i] = (slot){key, entry, kind};
-    return true;
-}
+static cushim__rt_map map;
 
 void cushim__rt_registry_add_fatbin(cushim__rt_fatbin *fb) {
     fb->self = fb;
@@ -100,35 +39,36 @@ static void left_out(const char *what, const char *name) {
 
 void cushim__rt_registry_add_kernel(cushim__rt_kernel *k) {
     pthread_mutex_lock(&lock);
-    bool ok = put(k->host_fn, k, SLOT_KERNEL) && put(k, k, SLOT_KERNEL);
+    bool ok = cushim__rt_map_put(&map, k->host_fn, k, SLOT_KERNEL) &&
+              cushim__rt_map_put(&map, k, k, SLOT_KERNEL);
     pthread_mutex_unlock(&lock);
     if (!ok) left_out("kernel", k->name);
 }
 
 void cushim__rt_registry_add_var(cushim__rt_var *v) {
     pthread_mutex_lock(&lock);
-    bool ok = put(v->host_var, v, SLOT_VAR);
+    bool ok = cushim__rt_map_put(&map, v->host_var, v, SLOT_VAR);
     pthread_mutex_unlock(&lock);
     if (!ok) left_out("variable", v->name);
 }
 
 cushim__rt_kernel *cushim__rt_kernel_of(const void *p) {
     pthread_mutex_lock(&lock);
-    slot *s = find(p);
-    cushim__rt_kernel *k = s != NULL && s->kind == SLOT_KERNEL ? s->entry : NULL;
+    cushim__rt_map_slot *s = cushim__rt_map_find(&map, p);
+    cushim__rt_kernel *k = s != NULL && s->kind == SLOT_KERNEL ? s->value : NULL;
     pthread_mutex_unlock(&lock);
     return k;
 }
 
 cushim__rt_var *cushim__rt_var_of(const void *p) {
     pthread_mutex_lock(&lock);
-    slot *s = find(p);
-    cushim__rt_var *v = s != NULL && s->kind == SLOT_VAR ? s->entry : NULL;
+    cushim__rt_map_slot *s = cushim__rt_map_find(&map, p);
+    cushim__rt_var *v = s != NULL && s->kind == SLOT_VAR ? s->value : NULL;
     if (v == NULL) {
         /* A managed variable is registered under its host pointer; a program names it by the
          * variable, which is where that pointer points once __cudaInitModule has run. */
-        for (size_t i = 0; i < capacity && v == NULL; i++) {
-            cushim__rt_var *m = slots[i].kind == SLOT_VAR ? slots[i].entry : NULL;
+        for (size_t i = 0; i < map.capacity && v == NULL; i++) {
+            cushim__rt_var *m = map.slots[i].kind == SLOT_VAR ? map.slots[i].value : NULL;
             if (m != NULL && m->managed && *m->managed_ptr == p) v = m;
         }
     }
@@ -139,28 +79,27 @@ cushim__rt_var *cushim__rt_var_of(const void *p) {
 void cushim__rt_registry_each_var(cushim__rt_fatbin *fb, void (*fn)(cushim__rt_var *, void *),
                                   void *user) {
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < capacity; i++) {
-        cushim__rt_var *v = slots[i].kind == SLOT_VAR ? slots[i].entry : NULL;
+    for (size_t i = 0; i < map.capacity; i++) {
+        cushim__rt_var *v = map.slots[i].kind == SLOT_VAR ? map.slots[i].value : NULL;
         if (v != NULL && (fb == NULL || v->fatbin == fb)) fn(v, user);
     }
     pthread_mutex_unlock(&lock);
 }
 
-static void free_entry(slot *s) {
+static void free_entry(cushim__rt_map_slot *s) {
     if (s->kind == SLOT_KERNEL) {
-        cushim__rt_kernel *k = s->entry;
+        cushim__rt_kernel *k = s->value;
         if (s->key == (const void *)k) { /* freed once, at its own address's slot */
             k->tag = 0;
             free(k->name);
             free(k);
         }
     } else {
-        cushim__rt_var *v = s->entry;
+        cushim__rt_var *v = s->value;
         free(v->name);
         free(v);
     }
-    s->kind = SLOT_GONE;
-    s->entry = NULL;
+    cushim__rt_map_remove(s);
 }
 
 void cushim__rt_registry_remove_fatbin(cushim__rt_fatbin *fb) {
@@ -173,12 +112,12 @@ void cushim__rt_registry_remove_fatbin(cushim__rt_fatbin *fb) {
     }
     /* Host addresses first, then the kernels' own, which free them. */
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < capacity; i++) {
-            slot *s = &slots[i];
-            if (s->kind == SLOT_VAR && ((cushim__rt_var *)s->entry)->fatbin == fb && pass == 1) {
+        for (size_t i = 0; i < map.capacity; i++) {
+            cushim__rt_map_slot *s = &map.slots[i];
+            if (s->kind == SLOT_VAR && ((cushim__rt_var *)s->value)->fatbin == fb && pass == 1) {
                 free_entry(s);
-            } else if (s->kind == SLOT_KERNEL && ((cushim__rt_kernel *)s->entry)->fatbin == fb &&
-                       (pass == 1) == (s->key == s->entry)) {
+            } else if (s->kind == SLOT_KERNEL && ((cushim__rt_kernel *)s->value)->fatbin == fb &&
+                       (pass == 1) == (s->key == s->value)) {
                 free_entry(s);
             }
         }
@@ -204,11 +143,11 @@ void cushim__rt_modules_drop(int device) {
          * fatbin); the addresses are forgotten either way. */
         if (mods != NULL) mods[i] = atomic_exchange(&fb->module[device], NULL);
     }
-    for (size_t j = 0; j < capacity; j++) {
-        if (slots[j].kind == SLOT_KERNEL) {
-            atomic_store(&((cushim__rt_kernel *)slots[j].entry)->fn[device], NULL);
-        } else if (slots[j].kind == SLOT_VAR) {
-            atomic_store(&((cushim__rt_var *)slots[j].entry)->ptr[device], 0);
+    for (size_t j = 0; j < map.capacity; j++) {
+        if (map.slots[j].kind == SLOT_KERNEL) {
+            atomic_store(&((cushim__rt_kernel *)map.slots[j].value)->fn[device], NULL);
+        } else if (map.slots[j].kind == SLOT_VAR) {
+            atomic_store(&((cushim__rt_var *)map.slots[j].value)->ptr[device], 0);
         }
     }
     pthread_mutex_unlock(&lock);

@@ -243,30 +243,20 @@ cudaError_t cushim__rt_context(cushim_context **out, const char *fn) {
     return cudaSuccess;
 }
 
-cudaError_t cushim__rt_device_reset(int device, const char *fn) {
-    int n;
-    cudaError_t e = cushim__rt_devices(&n, fn);
-    if (e != cudaSuccess) return e;
+cushim_context *cushim__rt_context_forget(int device) {
     pthread_mutex_lock(&devices_lock);
     cushim_context *ctx = atomic_exchange(&devices[device].ctx, NULL);
     atomic_fetch_add(&reset_epoch, 1u);
     pthread_mutex_unlock(&devices_lock);
-    cushim__rt_modules_drop(device);
-    CUresult r = CUDA_SUCCESS;
-    if (ctx != NULL) {
-        CUdevice dev = ctx->device;
-        if (self.bound == ctx->raw) {
-            cushim__table.cuCtxSetCurrent(NULL);
-            self.bound = NULL;
-        }
-        cushim_context_release(ctx);
-        /* The reset destroys what the context held (allocations, streams, events), as the
-         * runtime's documentation of cudaDeviceReset says. */
-        r = cushim__table.cuDevicePrimaryCtxReset(dev);
+    if (ctx != NULL && self.bound == ctx->raw) {
+        cushim__table.cuCtxSetCurrent(NULL);
+        self.bound = NULL;
     }
+    return ctx;
+}
+
+void cushim__rt_sticky_clear(int device) {
     /* The fault is forgotten with the context, also as this thread's last error. */
     int sticky = atomic_exchange(&devices[device].sticky, cudaSuccess);
     if (sticky != cudaSuccess && self.last == (cudaError_t)sticky) self.last = cudaSuccess;
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuDevicePrimaryCtxReset");
-    return cudaSuccess;
 }
