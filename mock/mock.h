@@ -113,6 +113,7 @@
     X(cuModuleGetFunction, "cuModuleGetFunction", 2000, PFN_cuModuleGetFunction_v2000)             \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)                \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)                \
+    X(cuFuncSetCacheConfig, "cuFuncSetCacheConfig", 3000, PFN_cuFuncSetCacheConfig_v3000)          \
     X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                             \
     X(cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040, PFN_cuFuncGetParamInfo_v12040)              \
     X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                       \

@@ -92,12 +92,69 @@ static void test_bad_launch_is_refused_naming_the_kernel(void **state) {
     assert_rt(cudaErrorInvalidDeviceFunction, cudaGetLastError());
 }
 
+static void test_attributes_and_occupancy(void **state) {
+    (void)state;
+    cudaFuncAttributes a;
+    memset(&a, 0xab, sizeof a);
+    assert_rt_ok(cudaFuncGetAttributes(&a, (const void *)add));
+    assert_true(a.maxThreadsPerBlock > 0 && a.maxThreadsPerBlock <= 1024);
+    assert_int_equal(a.reserved[0], 0);
+    assert_rt_ok(cudaFuncSetCacheConfig((const void *)add, cudaFuncCachePreferL1));
+    assert_rt_ok(cudaFuncSetAttribute((const void *)add,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+    /* Raised: a launch with 64 KiB of dynamic shared memory is not refused. */
+    add<<<1, 32, 64 * 1024>>>(NULL, NULL, NULL, 0);
+    assert_rt_ok(cudaGetLastError());
+    assert_rt_ok(cudaDeviceSynchronize());
+    int blocks = 0;
+    assert_rt_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, add, 256, 0));
+    assert_true(blocks > 0);
+    /* The header's template, inline in cuda_runtime.h, over the functions above. */
+    int min_grid = 0, block = 0;
+    assert_rt_ok(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, add, 0, 0));
+    assert_true(block > 0 && block <= 1024);
+    assert_true(min_grid >= 132);
+    const char *name = NULL;
+    assert_rt_ok(cudaFuncGetName(&name, (const void *)add));
+    assert_string_equal(name, "_Z3addPKfS0_Pfi");
+}
+
+static void test_cooperative_and_attribute_launches(void **state) {
+    (void)state;
+    int zero = 0, got = -1;
+    assert_rt_ok(cudaMemcpyToSymbol(dev_counter, &zero, sizeof zero));
+    assert_rt_ok(cudaLaunchCooperativeKernel((const void *)count, dim3(2), dim3(64), NULL, 0, 0));
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cudaLaunchAttribute attr[2];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 2;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    attr[1].id = cudaLaunchAttributePriority;
+    attr[1].val.priority = 0;
+    cfg.gridDim = dim3(4);
+    cfg.blockDim = dim3(32);
+    cfg.attrs = attr;
+    cfg.numAttrs = 2;
+    assert_rt_ok(cudaLaunchKernelExC(&cfg, (const void *)count, NULL));
+    assert_rt_ok(cudaDeviceSynchronize());
+    assert_rt_ok(cudaMemcpyFromSymbol(&got, dev_counter, sizeof got));
+    assert_int_equal(got, 2 * 64 + 4 * 32);
+    /* A grid that is not a multiple of the cluster is refused before the driver. */
+    cfg.gridDim = dim3(3);
+    assert_rt(cudaErrorInvalidConfiguration, cudaLaunchKernelExC(&cfg, (const void *)count, NULL));
+    assert_rt(cudaErrorInvalidConfiguration, cudaGetLastError());
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chevron_launch_adds),
         cmocka_unit_test(test_cuda_launch_kernel_adds),
         cmocka_unit_test(test_symbols_copy_both_ways),
         cmocka_unit_test(test_bad_launch_is_refused_naming_the_kernel),
+        cmocka_unit_test(test_attributes_and_occupancy),
+        cmocka_unit_test(test_cooperative_and_attribute_launches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
