@@ -88,6 +88,15 @@ static void test_device_flags_peers_and_versions(void **state) {
     assert_int_equal(v, 13000);
     assert_rt_ok(cudaProfilerStart());
     assert_rt_ok(cudaProfilerStop());
+    /* The driver's own entry point, from the driver cushim loaded (the mock here). */
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    assert_rt_ok(cudaGetDriverEntryPointByVersion("cuDriverGetVersion", &fn, 12000,
+                                                  cudaEnableDefault, &found));
+    assert_int_equal(found, cudaDriverEntryPointSuccess);
+    int driver = 0;
+    assert_int_equal(((int (*)(int *))fn)(&driver), 0);
+    assert_int_equal(driver, 13000);
     /* The refused cudaInitDevice is still this thread's last error. */
     assert_rt(cudaErrorInvalidValue, cudaGetLastError());
 }
