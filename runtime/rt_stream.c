@@ -229,6 +229,44 @@ cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority) {
     return get_priority(hStream, priority, true, __func__);
 }
 
+static cudaError_t get_device(cudaStream_t stream, int *device, bool pt, const char *fn) {
+    if (device == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: device is NULL", fn);
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, fn);
+    if (e != cudaSuccess) return e;
+    CUdevice dev;
+    CUresult r = TABLE(pt)->cuStreamGetDevice(cushim__rt_stream(stream, pt), &dev);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamGetDevice");
+    *device = (int)dev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) {
+    return get_device(hStream, device, false, __func__);
+}
+
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device) {
+    return get_device(hStream, device, true, __func__);
+}
+
+static cudaError_t get_id(cudaStream_t stream, unsigned long long *id, bool pt, const char *fn) {
+    if (id == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: streamId is NULL", fn);
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, fn);
+    if (e != cudaSuccess) return e;
+    CUresult r = TABLE(pt)->cuStreamGetId(cushim__rt_stream(stream, pt), id);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamGetId");
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId) {
+    return get_id(hStream, streamId, false, __func__);
+}
+
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId) {
+    return get_id(hStream, streamId, true, __func__);
+}
+
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, __func__);

@@ -101,11 +101,64 @@ static void test_device_flags_peers_and_versions(void **state) {
     assert_rt(cudaErrorInvalidValue, cudaGetLastError());
 }
 
+static void test_peers_pointers_and_bus_ids(void **state) {
+    (void)state;
+    int *d0 = NULL, *d1 = NULL, host[16], back[16];
+    for (int i = 0; i < 16; i++) host[i] = 100 + i;
+    assert_rt_ok(cudaSetDevice(1));
+    assert_rt_ok(cudaMalloc((void **)&d1, sizeof host));
+    assert_rt_ok(cudaSetDevice(0));
+    assert_rt_ok(cudaMalloc((void **)&d0, sizeof host));
+    int can = 0;
+    assert_rt_ok(cudaDeviceCanAccessPeer(&can, 0, 1));
+    if (can) assert_rt_ok(cudaDeviceEnablePeerAccess(1, 0));
+    assert_rt_ok(cudaMemcpy(d0, host, sizeof host, cudaMemcpyHostToDevice));
+    assert_rt_ok(cudaMemcpyPeer(d1, 1, d0, 0, sizeof host));
+    assert_rt_ok(cudaMemcpy(back, d1, sizeof back, cudaMemcpyDefault));
+    assert_memory_equal(back, host, sizeof host);
+    if (can) assert_rt_ok(cudaDeviceDisablePeerAccess(1));
+
+    cudaPointerAttributes a;
+    assert_rt_ok(cudaPointerGetAttributes(&a, d1));
+    assert_int_equal(a.type, cudaMemoryTypeDevice);
+    assert_int_equal(a.device, 1);
+    assert_ptr_equal(a.devicePointer, d1);
+    assert_rt_ok(cudaPointerGetAttributes(&a, host));
+    assert_int_equal(a.type, cudaMemoryTypeUnregistered);
+    assert_ptr_equal(a.hostPointer, host);
+    void *pinned = NULL;
+    assert_rt_ok(cudaMallocHost(&pinned, 64));
+    assert_rt_ok(cudaPointerGetAttributes(&a, pinned));
+    assert_int_equal(a.type, cudaMemoryTypeHost);
+    assert_ptr_equal(a.hostPointer, pinned);
+    assert_rt_ok(cudaFreeHost(pinned));
+
+    char bus[32];
+    int back_device = -1;
+    assert_rt_ok(cudaDeviceGetPCIBusId(bus, sizeof bus, 1));
+    assert_rt_ok(cudaDeviceGetByPCIBusId(&back_device, bus));
+    assert_int_equal(back_device, 1);
+
+    cudaStream_t s;
+    int device = -1;
+    unsigned long long id = 0;
+    assert_rt_ok(cudaStreamCreate(&s));
+    assert_rt_ok(cudaStreamGetDevice(s, &device));
+    assert_int_equal(device, 0);
+    assert_rt_ok(cudaStreamGetId(s, &id));
+    assert_rt_ok(cudaStreamDestroy(s));
+    assert_rt_ok(cudaFree(d0));
+    assert_rt_ok(cudaSetDevice(1));
+    assert_rt_ok(cudaFree(d1));
+    assert_rt_ok(cudaSetDevice(0));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_allocations_and_their_refusals),
         cmocka_unit_test(test_copies_of_every_kind),
         cmocka_unit_test(test_device_flags_peers_and_versions),
+        cmocka_unit_test(test_peers_pointers_and_bus_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
