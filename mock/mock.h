@@ -73,6 +73,8 @@
       PFN_cuDevicePrimaryCtxGetState_v7000)                                                        \
     X(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags", 11000,                             \
       PFN_cuDevicePrimaryCtxSetFlags_v11000)                                                       \
+    X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 11000,                                   \
+      PFN_cuDevicePrimaryCtxReset_v11000)                                                          \
     X(cuCtxCreate, "cuCtxCreate", 12050, PFN_cuCtxCreate_v12050)                                   \
     X(cuCtxDestroy, "cuCtxDestroy", 4000, PFN_cuCtxDestroy_v4000)                                  \
     X(cuCtxGetCurrent, "cuCtxGetCurrent", 4000, PFN_cuCtxGetCurrent_v4000)                         \
@@ -115,6 +117,7 @@
     X(cuModuleGetFunction, "cuModuleGetFunction", 2000, PFN_cuModuleGetFunction_v2000)             \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)                \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)                \
+    X(cuFuncSetCacheConfig, "cuFuncSetCacheConfig", 3000, PFN_cuFuncSetCacheConfig_v3000)          \
     X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                             \
     X(cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040, PFN_cuFuncGetParamInfo_v12040)              \
     X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                       \
@@ -191,6 +194,7 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     unsigned long long submitted, completed;
+    unsigned polls; /* queries answered NOT_READY in a row (mock_stream.c: a poll loop ends) */
     mock_queue q;
     /* An operation of the queue is running (a kernel, perhaps without the lock) on busy_owner:
      * other threads that drain the stream wait for it. */
