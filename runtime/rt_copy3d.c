@@ -1,5 +1,5 @@
-/* 3D copies and copies between devices: cudaMemcpy3D and cudaMemcpy3DPeer (and their Async
- * forms) as the driver's CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER, and cudaMemcpyPeer.
+/* 3D copies, also between devices: cudaMemcpy3D and cudaMemcpy3DPeer (and their Async forms)
+ * as the driver's CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER.
  *
  * The runtime's description differs from the driver's in units: where an array takes part, the
  * extent's width and the array's x position are in the array's elements, which the driver wants
@@ -223,30 +223,4 @@ cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStr
 
 cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream) {
     return copy3d_peer(p, true, stream, true, __func__);
-}
-
-static cudaError_t copy_peer(void *dst, int dst_device, const void *src, int src_device,
-                             size_t count, bool async, cudaStream_t stream, const char *fn) {
-    cudaError_t e = cushim__rt_ready(fn);
-    if (e != cudaSuccess) return e;
-    CUcontext dctx, sctx;
-    e = contexts(&dctx, dst_device, &sctx, src_device, fn);
-    if (e != cudaSuccess || count == 0) return e;
-    if (async) {
-        return cushim__rt_checked(cushim__table.cuMemcpyPeerAsync(DPTR(dst), dctx, DPTR(src), sctx,
-                                                                  count,
-                                                                  cushim__rt_stream(stream, false)),
-                                  fn, "cuMemcpyPeerAsync");
-    }
-    return cushim__rt_checked(cushim__table.cuMemcpyPeer(DPTR(dst), dctx, DPTR(src), sctx, count),
-                              fn, "cuMemcpyPeer");
-}
-
-cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
-    return copy_peer(dst, dstDevice, src, srcDevice, count, false, NULL, __func__);
-}
-
-cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
-                                size_t count, cudaStream_t stream) {
-    return copy_peer(dst, dstDevice, src, srcDevice, count, true, stream, __func__);
 }

@@ -30,6 +30,18 @@ static inline cudaError_t cushim__rt_checked(CUresult r, const char *fn, const c
         return cushim__rt_checked((call), fn, name);                                               \
     } while (0)
 
+/* The same, then `convert` (a statement that gives the driver's answer to the caller in the
+ * runtime's form) once the call succeeded. */
+#define CUSHIM__RT_FORWARD_THEN(fn, name, call, convert)                                           \
+    do {                                                                                           \
+        cudaError_t ready_ = cushim__rt_ready(fn);                                                 \
+        if (ready_ != cudaSuccess) return ready_;                                                  \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) return cushim__rt_driver_failed(r_, fn, name);                     \
+        convert;                                                                                   \
+        return cudaSuccess;                                                                        \
+    } while (0)
+
 /* Refuses a NULL argument (an out-pointer, a handle) with cudaErrorInvalidValue and a sentence
  * naming it. */
 #define CUSHIM__RT_NONNULL(fn, ptr)                                                                \
