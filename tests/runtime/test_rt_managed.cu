@@ -173,6 +173,19 @@ static void test_hints_are_forwarded(void **state) {
     assert_rt(cudaErrorInvalidValue,
               cudaMemRangeGetAttribute(NULL, 4, cudaMemRangeAttributeReadMostly, p, 4096));
     assert_rt(cudaErrorInvalidValue, cudaMemRangeGetAttributes(NULL, NULL, NULL, 1, p, 4096));
+    /* Batches: the mock has none of them; empty arrays for a count are refused first. */
+    void *ranges[2] = {p, p + 512};
+    size_t sizes[2] = {256, 256}, loc_at[1] = {0};
+    assert_rt(cudaErrorNotSupported,
+              cudaMemPrefetchBatchAsync(ranges, sizes, 2, &dev0, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorNotSupported, cudaMemDiscardBatchAsync(ranges, sizes, 2, 0, 0));
+    assert_rt(cudaErrorNotSupported,
+              cudaMemDiscardAndPrefetchBatchAsync(ranges, sizes, 2, &host, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorInvalidValue,
+              cudaMemPrefetchBatchAsync(ranges, NULL, 2, &dev0, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorInvalidValue,
+              cudaMemDiscardAndPrefetchBatchAsync(ranges, sizes, 2, NULL, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorInvalidValue, cudaMemDiscardBatchAsync(NULL, sizes, 1, 0, 0));
     cudaStream_t s;
     assert_rt_ok(cudaStreamCreate(&s));
     assert_rt(cudaErrorNotSupported, cudaStreamAttachMemAsync(s, p, 0, cudaMemAttachSingle));

@@ -231,6 +231,27 @@ static void test_3d_copies(void **state) {
     p.srcArray = (cudaArray_t)d.ptr;
     assert_rt(cudaErrorNotSupported, cudaMemcpy3D(&p));
     assert_rt(cudaErrorNotSupported, cudaGetLastError());
+
+    /* Batches: the mock has neither; a count without arrays is refused first. */
+    void *dsts[1] = {back}, *srcs[1] = {d.ptr};
+    size_t sizes[1] = {16}, at[1] = {0};
+    cudaMemcpyAttributes attr;
+    memset(&attr, 0, sizeof attr);
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    assert_rt(cudaErrorNotSupported,
+              cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, at, 1, (cudaStream_t)0x0));
+    assert_rt(cudaErrorInvalidValue, cudaMemcpyBatchAsync(dsts, NULL, sizes, 1, &attr, at, 1, 0));
+    cudaMemcpy3DBatchOp op;
+    memset(&op, 0, sizeof op);
+    op.src.type = cudaMemcpyOperandTypePointer;
+    op.src.op.ptr.ptr = d.ptr;
+    op.dst.type = cudaMemcpyOperandTypePointer;
+    op.dst.op.ptr.ptr = back;
+    op.extent = make_cudaExtent(16, 1, 1);
+    op.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    assert_rt(cudaErrorNotSupported, cudaMemcpy3DBatchAsync(1, &op, 0, 0));
+    assert_rt(cudaErrorInvalidValue, cudaMemcpy3DBatchAsync(1, NULL, 0, 0));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
     assert_rt_ok(cudaFree(d.ptr));
 }
 
