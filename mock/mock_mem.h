@@ -43,6 +43,7 @@
     X(cuMemHostGetFlags, "cuMemHostGetFlags", 2030, PFN_cuMemHostGetFlags_v2030)                   \
     X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 12020, PFN_cuMemPrefetchAsync_v12020)           \
     X(cuMemAdvise_v2, "cuMemAdvise", 12020, PFN_cuMemAdvise_v12020)                                \
+    X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 6000, PFN_cuStreamAttachMemAsync_v6000)    \
     X(cuMemsetD8, "cuMemsetD8", 3020, PFN_cuMemsetD8_v3020)                                        \
     X(cuMemsetD16, "cuMemsetD16", 3020, PFN_cuMemsetD16_v3020)                                     \
     X(cuMemsetD32, "cuMemsetD32", 3020, PFN_cuMemsetD32_v3020)                                     \
