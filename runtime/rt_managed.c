@@ -1,8 +1,9 @@
-/* Managed memory: cudaMallocManaged, prefetches, advice and range attributes (accepted and
- * forwarded: where the driver has no use for advice it still answers), stream attachment; and
- * cudaHostGetFlags. Locations, advice and range attributes have the driver's layouts and numbers
- * (checked below). */
+/* Managed memory and what the runtime tells of pointers: cudaMallocManaged, prefetches, advice
+ * and range attributes (accepted and forwarded: where the driver has no use for advice it still
+ * answers), stream attachment and cudaHostGetFlags. Locations, advice
+ * and range attributes have the driver's layouts and numbers (checked below). */
 #include <stdint.h>
+#include <string.h>
 
 #include "cudart_ptds.h"
 #include "runtime/rt_forward.h"
@@ -117,8 +118,10 @@ cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, siz
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Pinned host memory                                                                         */
+/* Pointers                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
+
+/* cudaPointerGetAttributes is rt_pointer.c's (both branches wrote one; the merge kept one). */
 
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
     CUSHIM__RT_NONNULL(__func__, pFlags);
