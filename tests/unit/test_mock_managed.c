@@ -69,6 +69,15 @@ static void test_3d_copy_slices_and_positions(void **state) {
     down.srcZ = 3;
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy3D(&down));
     assert_int_equal(out[0][1][2], 0);
+    /* Between contexts: the same copy with both named, which must be live. */
+    CUDA_MEMCPY3D_PEER peer;
+    memcpy(&peer, &up, sizeof peer);
+    peer.srcContext = ctx;
+    peer.dstContext = ctx;
+    assert_ok(D->cuMemcpy3DPeer(&peer));
+    assert_ok(D->cuMemcpy3DPeerAsync(&peer, s));
+    peer.srcContext = NULL;
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, D->cuMemcpy3DPeer(&peer));
     assert_ok(D->cuStreamDestroy(s));
     assert_ok(D->cuMemFree(d));
 }
