@@ -158,16 +158,20 @@ void cushim__rt_copy_offset(CUDA_MEMCPY3D *c, bool dst, size_t x_bytes, size_t y
     }
 }
 
-/* One side of p: its array or pointer, and its position scaled by elem (1 without an array). */
-static cudaError_t side(CUDA_MEMCPY3D *c, bool dst, cudaArray_t a, struct cudaPos pos,
-                        struct cudaPitchedPtr ptr, enum cudaMemcpyKind kind, size_t elem,
-                        const char *fn) {
+/* A side names exactly one of an array and a pointer. */
+static cudaError_t check_side(cudaArray_t a, struct cudaPitchedPtr ptr, bool dst, const char *fn) {
     if ((a == NULL) == (ptr.ptr == NULL)) {
         return cushim__rt_fail(cudaErrorInvalidValue,
                                "%s: the %s of the copy needs exactly one of %sArray and %sPtr.ptr",
                                fn, dst ? "destination" : "source", dst ? "dst" : "src",
                                dst ? "dst" : "src");
     }
+    return cudaSuccess;
+}
+
+/* One side of p: its array or pointer, and its position scaled by elem (1 without an array). */
+static void side(CUDA_MEMCPY3D *c, bool dst, cudaArray_t a, struct cudaPos pos,
+                 struct cudaPitchedPtr ptr, enum cudaMemcpyKind kind, size_t elem) {
     if (a != NULL) {
         cushim__rt_copy_array(c, dst, (CUarray)a);
         cushim__rt_copy_offset(c, dst, pos.x * elem, pos.y, pos.z);
@@ -175,12 +179,13 @@ static cudaError_t side(CUDA_MEMCPY3D *c, bool dst, cudaArray_t a, struct cudaPo
         cushim__rt_copy_ptr(c, dst, ptr.ptr, ptr.pitch, ptr.ysize, kind);
         cushim__rt_copy_offset(c, dst, pos.x, pos.y, pos.z);
     }
-    return cudaSuccess;
 }
 
 cudaError_t cushim__rt_copy3d_of(CUDA_MEMCPY3D *c, const struct cudaMemcpy3DParms *p,
                                  const char *fn) {
     cudaError_t e = cushim__rt_check_kind(p->kind, fn);
+    if (e == cudaSuccess) e = check_side(p->srcArray, p->srcPtr, false, fn);
+    if (e == cudaSuccess) e = check_side(p->dstArray, p->dstPtr, true, fn);
     if (e != cudaSuccess) return e;
     memset(c, 0, sizeof *c);
     size_t elem = 1;
@@ -190,9 +195,8 @@ cudaError_t cushim__rt_copy3d_of(CUDA_MEMCPY3D *c, const struct cudaMemcpy3DParm
         e = cushim__rt_array_element(&d, &elem, (CUarray)a, fn);
         if (e != cudaSuccess) return e;
     }
-    e = side(c, false, p->srcArray, p->srcPos, p->srcPtr, p->kind, elem, fn);
-    if (e == cudaSuccess) e = side(c, true, p->dstArray, p->dstPos, p->dstPtr, p->kind, elem, fn);
-    if (e != cudaSuccess) return e;
+    side(c, false, p->srcArray, p->srcPos, p->srcPtr, p->kind, elem);
+    side(c, true, p->dstArray, p->dstPos, p->dstPtr, p->kind, elem);
     c->WidthInBytes = p->extent.width * elem;
     c->Height = p->extent.height;
     c->Depth = p->extent.depth;
