@@ -1,7 +1,8 @@
 /* Graphs through cushim's runtime on the mock: stream capture of launches, copies, sets and host
  * functions, instantiate (with flags and with params), launch, upload, update with its result
- * info, in both default-stream modes; the explicit node API's own checks (the host function of
- * a kernel node, parameters, dependencies, symbols), and what the driver answers past them. */
+ * info, in both default-stream modes; graphs built by hand (set, kernel, copy, host and empty
+ * nodes, clone), the explicit node API's own checks (the host function of a kernel node,
+ * parameters, dependencies, symbols), and what the driver answers past them. */
 #include "rt_test.h"
 
 /* The per-thread variants, as a program built with --default-stream per-thread reaches them. */
@@ -188,24 +189,95 @@ static void test_capture_per_thread_stream(void **state) {
     assert_rt_ok(cudaFree(d));
 }
 
-static void test_explicit_nodes(void **state) {
+/* A graph built by hand: set, two kernels, a copy back and a host function, in dependency
+ * order; instantiated, launched, cloned. */
+static void test_explicit_graph(void **state) {
+    (void)state;
+    int *d = NULL, *h = NULL, one = 1;
+    assert_rt_ok(cudaMalloc((void **)&d, N * sizeof(int)));
+    assert_rt_ok(cudaMallocHost((void **)&h, N * sizeof(int)));
+    cudaGraph_t g = NULL;
+    assert_rt_ok(cudaGraphCreate(&g, 0));
+    cudaMemsetParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.dst = d;
+    mp.value = 3;
+    mp.elementSize = sizeof(int);
+    mp.width = N;
+    mp.height = 1;
+    cudaGraphNode_t set = NULL, k1 = NULL, k2 = NULL, copy = NULL, host = NULL, empty = NULL;
+    assert_rt_ok(cudaGraphAddMemsetNode(&set, g, NULL, 0, &mp));
+    int n = N, k = 10;
+    void *args[] = {&d, &k, &n};
+    cudaKernelNodeParams kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = (void *)add;
+    kp.gridDim = dim3(N / 64);
+    kp.blockDim = dim3(64);
+    kp.kernelParams = args;
+    assert_rt_ok(cudaGraphAddKernelNode(&k1, g, &set, 1, &kp));
+    k = 100; /* the node keeps the arguments' values as they were when added */
+    assert_rt_ok(cudaGraphAddKernelNode(&k2, g, &k1, 1, &kp));
+    cudaMemcpy3DParms cp;
+    memset(&cp, 0, sizeof cp);
+    cp.srcPtr = make_cudaPitchedPtr(d, N * sizeof(int), N, 1);
+    cp.dstPtr = make_cudaPitchedPtr(h, N * sizeof(int), N, 1);
+    cp.extent = make_cudaExtent(N * sizeof(int), 1, 1);
+    cp.kind = cudaMemcpyDeviceToHost;
+    assert_rt_ok(cudaGraphAddMemcpyNode(&copy, g, &k2, 1, &cp));
+    cudaHostNodeParams hp = {on_host, &one};
+    assert_rt_ok(cudaGraphAddHostNode(&host, g, &copy, 1, &hp));
+    assert_rt_ok(cudaGraphAddEmptyNode(&empty, g, &host, 1));
+    size_t count = 0;
+    assert_rt_ok(cudaGraphGetNodes(g, NULL, &count));
+    assert_int_equal(count, 6);
+    cudaGraphNode_t nodes[6];
+    assert_rt_ok(cudaGraphGetNodes(g, nodes, &count));
+    assert_ptr_equal(nodes[1], k1);
+    enum cudaGraphNodeType type = cudaGraphNodeTypeCount;
+    assert_rt_ok(cudaGraphNodeGetType(copy, &type));
+    assert_int_equal(type, cudaGraphNodeTypeMemcpy);
+    assert_rt_ok(cudaGraphNodeGetType(empty, &type));
+    assert_int_equal(type, cudaGraphNodeTypeEmpty);
+
+    cudaStream_t s;
+    assert_rt_ok(cudaStreamCreate(&s));
+    cudaGraphExec_t x = NULL;
+    host_calls = 0;
+    assert_rt_ok(cudaGraphInstantiate(&x, g, 0));
+    assert_rt_ok(cudaGraphLaunch(x, s));
+    assert_rt_ok(cudaStreamSynchronize(s));
+    assert_int_equal(host_calls, 1);
+    for (int i = 0; i < N; i++) assert_int_equal(h[i], 3 + 110);
+
+    /* A clone runs the same work. */
+    cudaGraph_t c = NULL;
+    cudaGraphExec_t cx = NULL;
+    assert_rt_ok(cudaGraphClone(&c, g));
+    assert_rt_ok(cudaGraphDestroy(g));
+    memset(h, 0, N * sizeof(int));
+    assert_rt_ok(cudaGraphInstantiate(&cx, c, 0));
+    assert_rt_ok(cudaGraphLaunch(cx, s));
+    assert_rt_ok(cudaStreamSynchronize(s));
+    assert_int_equal(host_calls, 2);
+    assert_int_equal(h[N - 1], 3 + 110);
+    assert_rt_ok(cudaGraphExecDestroy(cx));
+    assert_rt_ok(cudaGraphExecDestroy(x));
+    assert_rt_ok(cudaGraphDestroy(c));
+    assert_rt_ok(cudaStreamDestroy(s));
+    assert_rt_ok(cudaFreeHost(h));
+    assert_rt_ok(cudaFree(d));
+}
+
+/* What the runtime refuses itself before the driver, and the driver's answer past it. */
+static void test_explicit_node_errors(void **state) {
     (void)state;
     int *d = NULL;
     assert_rt_ok(cudaMalloc((void **)&d, N * sizeof(int)));
     cudaGraph_t g = NULL;
     assert_rt(cudaErrorInvalidValue, cudaGraphCreate(&g, 1));
     assert_rt(cudaErrorInvalidValue, cudaGraphCreate(NULL, 0));
-    cudaError_t made = cudaGraphCreate(&g, 0);
-    /* The mock builds graphs by capture only: it answers cudaErrorNotSupported for cuGraphCreate,
-     * and a captured graph then takes the nodes' checks. */
-    if (made != cudaSuccess) {
-        assert_rt(cudaErrorNotSupported, made);
-        cudaStream_t s;
-        assert_rt_ok(cudaStreamCreate(&s));
-        assert_rt_ok(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-        assert_rt_ok(cudaStreamEndCapture(s, &g));
-        assert_rt_ok(cudaStreamDestroy(s));
-    }
+    assert_rt_ok(cudaGraphCreate(&g, 0));
     cudaGraphNode_t node = NULL;
     int n = N, k = 2;
     void *args[] = {&d, &k, &n};
@@ -215,7 +287,6 @@ static void test_explicit_nodes(void **state) {
     kp.gridDim = dim3(N / 64);
     kp.blockDim = dim3(64);
     kp.kernelParams = args;
-    /* Arguments the runtime checks itself. */
     assert_rt(cudaErrorInvalidValue, cudaGraphAddKernelNode(NULL, g, NULL, 0, &kp));
     assert_rt(cudaErrorInvalidValue, cudaGraphAddKernelNode(&node, NULL, NULL, 0, &kp));
     assert_rt(cudaErrorInvalidValue, cudaGraphAddKernelNode(&node, g, NULL, 1, &kp));
@@ -259,12 +330,18 @@ static void test_explicit_nodes(void **state) {
     assert_rt(cudaErrorInvalidValue, cudaGraphAddDependencies(g, &from, NULL, NULL, 1));
     assert_rt(cudaErrorInvalidValue, cudaGraphKernelNodeGetParams(node, NULL));
     assert_rt(cudaErrorInvalidValue, cudaGraphDebugDotPrint(g, NULL, 0));
+    /* Nothing was added by the refusals. */
+    assert_rt_ok(cudaGraphGetNodes(g, NULL, &count));
+    assert_int_equal(count, 0);
 
-    /* Past the runtime's checks, the node is the driver's to make. */
-    cudaError_t e = cudaGraphAddKernelNode(&node, g, NULL, 0, &kp);
+    /* A copy to a symbol, and a kernel node whose parameters are read back where the driver
+     * keeps them (the mock does not: cudaErrorNotSupported). */
+    assert_rt_ok(cudaGraphAddMemcpyNodeToSymbol(&node, g, NULL, 0, table, src, 8, 4,
+                                                cudaMemcpyHostToDevice));
+    assert_rt_ok(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp));
+    cudaKernelNodeParams back;
+    cudaError_t e = cudaGraphKernelNodeGetParams(node, &back);
     if (e == cudaSuccess) {
-        cudaKernelNodeParams back;
-        assert_rt_ok(cudaGraphKernelNodeGetParams(node, &back));
         /* The host function comes back, not the driver's CUfunction. */
         assert_ptr_equal(back.func, (void *)add);
         assert_int_equal(back.gridDim.x, N / 64);
@@ -278,10 +355,9 @@ static void test_explicit_nodes(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_capture_instantiate_launch),
-        cmocka_unit_test(test_capture_errors),
-        cmocka_unit_test(test_capture_per_thread_stream),
-        cmocka_unit_test(test_explicit_nodes),
+        cmocka_unit_test(test_capture_instantiate_launch), cmocka_unit_test(test_capture_errors),
+        cmocka_unit_test(test_capture_per_thread_stream),  cmocka_unit_test(test_explicit_graph),
+        cmocka_unit_test(test_explicit_node_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
