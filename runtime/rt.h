@@ -141,6 +141,9 @@ cushim__rt_var *cushim__rt_var_of(const void *symbol);
  * use): cudaErrorInvalidDeviceFunction with a sentence for an unregistered function; the
  * driver's code, mapped, when its module does not load. The primary context is current. */
 cudaError_t cushim__rt_function(cushim_function **out, const void *fn_or_kernel, const char *fn);
+/* The same for a kernel already found: a cudaKernel_t that __cudaGetKernel handed out (a chevron
+ * launch passes it back without a look-up); one that is not a live kernel is refused. */
+cudaError_t cushim__rt_kernel_function(cushim_function **out, cushim__rt_kernel *k, const char *fn);
 /* The device address (and size) of a registered variable on the current device:
  * cudaErrorInvalidSymbol for an unregistered symbol. */
 cudaError_t cushim__rt_symbol(CUdeviceptr *ptr, size_t *size, const void *symbol, const char *fn);

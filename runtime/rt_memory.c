@@ -1,8 +1,8 @@
 /* Memory basics: device and pinned host allocations, linear copies and sets in both
  * default-stream modes, and the copies to and from registered variables (symbols).
  *
- * Copies go through cuMemcpy and cuMemcpyAsync, which take any two addresses under unified
- * addressing, so every cudaMemcpyKind (cudaMemcpyDefault included) reaches the same call. The
+ * Copies go to the driver's copy of their direction (cuMemcpyHtoD, ...), and cudaMemcpyDefault
+ * to cuMemcpy, which takes any two addresses under unified addressing. The
  * synchronisation rules NVIDIA documents for cudaMemcpy (pageable host memory staged and waited
  * for, a copy to the host complete on return, a device-to-device copy asynchronous) are the
  * driver's own for cuMemcpy: the runtime adds nothing to them. */
@@ -143,6 +143,30 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
 /* Copies and sets                                                                            */
 /* ------------------------------------------------------------------------------------------ */
 
+/* The driver's copy for a kind: the direction when the caller names it (a driver then knows
+ * which side is host memory without looking the addresses up), cuMemcpy for cudaMemcpyDefault
+ * and host to host, which unified addressing resolves. */
+static CUresult copy_sync(const cushim_driver_table *t, CUdeviceptr d, CUdeviceptr s, size_t n,
+                          enum cudaMemcpyKind kind) {
+    switch (kind) {
+    case cudaMemcpyHostToDevice: return t->cuMemcpyHtoD(d, (const void *)(uintptr_t)s, n);
+    case cudaMemcpyDeviceToHost: return t->cuMemcpyDtoH((void *)(uintptr_t)d, s, n);
+    case cudaMemcpyDeviceToDevice: return t->cuMemcpyDtoD(d, s, n);
+    default: return t->cuMemcpy(d, s, n);
+    }
+}
+
+static CUresult copy_async(const cushim_driver_table *t, CUdeviceptr d, CUdeviceptr s, size_t n,
+                           enum cudaMemcpyKind kind, CUstream stream) {
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return t->cuMemcpyHtoDAsync(d, (const void *)(uintptr_t)s, n, stream);
+    case cudaMemcpyDeviceToHost: return t->cuMemcpyDtoHAsync((void *)(uintptr_t)d, s, n, stream);
+    case cudaMemcpyDeviceToDevice: return t->cuMemcpyDtoDAsync(d, s, n, stream);
+    default: return t->cuMemcpyAsync(d, s, n, stream);
+    }
+}
+
 static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                         bool async, cudaStream_t stream, bool pt, const char *fn) {
     cudaError_t e = check_kind(kind, fn);
@@ -151,10 +175,11 @@ static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcp
     e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess || count == 0) return e;
     const CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, s = (CUdeviceptr)(uintptr_t)src;
-    CUresult r = async ? TABLE(pt)->cuMemcpyAsync(d, s, count, cushim__rt_stream(stream, pt))
-                       : TABLE(pt)->cuMemcpy(d, s, count);
-    if (r != CUDA_SUCCESS)
+    CUresult r = async ? copy_async(TABLE(pt), d, s, count, kind, cushim__rt_stream(stream, pt))
+                       : copy_sync(TABLE(pt), d, s, count, kind);
+    if (r != CUDA_SUCCESS) {
         return cushim__rt_driver_failed(r, fn, async ? "cuMemcpyAsync" : "cuMemcpy");
+    }
     return cudaSuccess;
 }
 

@@ -39,12 +39,14 @@ static CUSHIM__COLD cudaError_t not_registered(const void *p, const char *fn) {
                            fn, p);
 }
 
-cudaError_t cushim__rt_function(cushim_function **out, const void *p, const char *fn) {
+cudaError_t cushim__rt_kernel_function(cushim_function **out, cushim__rt_kernel *k,
+                                       const char *fn) {
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
-    cushim__rt_kernel *k = cushim__rt_kernel_of(p);
-    if (CUSHIM__UNLIKELY(k == NULL)) return not_registered(p, fn);
+    if (CUSHIM__UNLIKELY(k == NULL || k->tag != CUSHIM__RT_KERNEL_TAG)) {
+        return not_registered(k, fn);
+    }
     int device = cushim__rt_device();
     cushim_function *f = atomic_load_explicit(&k->fn[device], memory_order_acquire);
     if (CUSHIM__LIKELY(f != NULL)) {
@@ -65,6 +67,18 @@ cudaError_t cushim__rt_function(cushim_function **out, const void *p, const char
     atomic_store_explicit(&k->fn[device], f, memory_order_release);
     *out = f;
     return cudaSuccess;
+}
+
+cudaError_t cushim__rt_function(cushim_function **out, const void *p, const char *fn) {
+    cushim__rt_kernel *k = cushim__rt_kernel_of(p);
+    if (CUSHIM__UNLIKELY(k == NULL)) {
+        /* The context first: without a driver, that is the error to give. */
+        cushim_context *ctx;
+        cudaError_t e = cushim__rt_context(&ctx, fn);
+        if (e != cudaSuccess) return e;
+        return not_registered(p, fn);
+    }
+    return cushim__rt_kernel_function(out, k, fn);
 }
 
 static cudaError_t var_address(CUdeviceptr *ptr, size_t *size, cushim__rt_var *v,
