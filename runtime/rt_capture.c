@@ -136,3 +136,38 @@ cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode
         __func__, "cuThreadExchangeStreamCaptureMode",
         cushim__table.cuThreadExchangeStreamCaptureMode((CUstreamCaptureMode *)mode));
 }
+
+static cudaError_t update_deps(cudaStream_t stream, cudaGraphNode_t *deps,
+                               const cudaGraphEdgeData *data, size_t n, unsigned flags, bool pt,
+                               const char *fn) {
+    if (n > 0 && deps == NULL) {
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: dependencies is NULL with %zu of them",
+                               fn, n);
+    }
+    if (flags > cudaStreamSetCaptureDependencies) {
+        return cushim__rt_fail(cudaErrorInvalidValue,
+                               "%s: flags %u: cudaStreamAddCaptureDependencies or "
+                               "cudaStreamSetCaptureDependencies",
+                               fn, flags);
+    }
+    /* The flags have the numbers of CU_STREAM_ADD/SET_CAPTURE_DEPENDENCIES. */
+    CUSHIM__RT_FORWARD(fn, "cuStreamUpdateCaptureDependencies",
+                       CUSHIM__RT_TABLE(pt)->cuStreamUpdateCaptureDependencies(
+                           cushim__rt_stream(stream, pt), (CUgraphNode *)deps,
+                           (const CUgraphEdgeData *)data, n, flags));
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies,
+                                                const cudaGraphEdgeData *dependencyData,
+                                                size_t numDependencies, unsigned int flags) {
+    return update_deps(stream, dependencies, dependencyData, numDependencies, flags, false,
+                       __func__);
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream,
+                                                     cudaGraphNode_t *dependencies,
+                                                     const cudaGraphEdgeData *dependencyData,
+                                                     size_t numDependencies, unsigned int flags) {
+    return update_deps(stream, dependencies, dependencyData, numDependencies, flags, true,
+                       __func__);
+}

@@ -139,6 +139,13 @@ static void test_capture_errors(void **state) {
     assert_rt_ok(cudaStreamEndCapture(s, &g));
     assert_rt_ok(cudaGraphDestroy(g));
 
+    /* Dependencies of a capture: checked by the runtime, then the driver's (the mock keeps
+     * none to update). */
+    assert_rt(cudaErrorInvalidValue, cudaStreamUpdateCaptureDependencies(s, NULL, NULL, 1, 0));
+    assert_rt(cudaErrorInvalidValue, cudaStreamUpdateCaptureDependencies(s, NULL, NULL, 0, 5));
+    assert_rt(cudaErrorNotSupported, cudaStreamUpdateCaptureDependencies(
+                                         s, NULL, NULL, 0, cudaStreamSetCaptureDependencies));
+
     /* The thread's mode is exchanged, and a bad one refused. */
     enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
     assert_rt_ok(cudaThreadExchangeStreamCaptureMode(&m));
