@@ -47,7 +47,9 @@ static void run_queued(void *arg) { mock__run_op(arg); }
 
 /* Copies and sets take their place in the stream's queue (mock_queue.h), so they run in stream
  * order and are captured into graphs; the operation is copied, since the queue outlives the
- * call and a graph may run it again. A free runs at the call: replaying it would free twice. */
+ * call and a graph may run it again. A free takes its place too (a kernel queued before it still
+ * sees the memory, as cudaMallocAsync, launch, cudaFreeAsync on one stream has it), except in a
+ * capture, where it runs at the call: replaying it would free twice. */
 CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sync) {
     if (sync) {
         /* A synchronous call waits for the stream's earlier work, then does its own. */
@@ -55,7 +57,7 @@ CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sy
         mock__run_op(op);
         return CUDA_SUCCESS;
     }
-    if (op->kind == MOCK_OP_FREE) {
+    if (op->kind == MOCK_OP_FREE && s->cap != NULL) {
         mock__run_op(op);
         mock__submit(s);
         return CUDA_SUCCESS;

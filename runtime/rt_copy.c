@@ -102,24 +102,9 @@ cudaError_t cushim__rt_array_element(CUDA_ARRAY3D_DESCRIPTOR *desc, size_t *byte
 /* Copies                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-cudaError_t cushim__rt_check_kind(enum cudaMemcpyKind kind, const char *fn) {
-    if ((unsigned)kind > (unsigned)cudaMemcpyDefault) {
-        return cushim__rt_fail(cudaErrorInvalidMemcpyDirection,
-                               "%s: kind %d is not a cudaMemcpyKind", fn, (int)kind);
-    }
-    return cudaSuccess;
-}
-
-static bool host_side(enum cudaMemcpyKind kind, bool dst) {
-    if (kind == cudaMemcpyHostToHost) return true;
-    return dst ? kind == cudaMemcpyDeviceToHost : kind == cudaMemcpyHostToDevice;
-}
-
 void cushim__rt_copy_ptr(CUDA_MEMCPY3D *c, bool dst, const void *ptr, size_t pitch, size_t height,
                          enum cudaMemcpyKind kind) {
-    CUmemorytype t = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED
-                     : host_side(kind, dst)    ? CU_MEMORYTYPE_HOST
-                                               : CU_MEMORYTYPE_DEVICE;
+    CUmemorytype t = cushim__rt_memory_type(kind, dst);
     CUdeviceptr dev = (CUdeviceptr)(uintptr_t)ptr;
     if (dst) {
         c->dstMemoryType = t;

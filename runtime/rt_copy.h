@@ -5,6 +5,8 @@
 #define CUSHIM_RUNTIME_RT_COPY_H
 
 #include "runtime/rt.h"
+/* cushim__rt_check_kind and cushim__rt_memory_type, shared with the pitched copies. */
+#include "runtime/rt_pitched.h"
 
 /* The bytes of one element of a driver array format with n channels, or 0 for a format whose
  * elements are not whole bytes (block-compressed, planar video). */
@@ -19,9 +21,6 @@ struct cudaChannelFormatDesc cushim__rt_channel_of_format(CUarray_format format,
  * for an array it does not know. The context is current. */
 cudaError_t cushim__rt_array_element(CUDA_ARRAY3D_DESCRIPTOR *desc, size_t *bytes, CUarray a,
                                      const char *fn);
-
-/* cudaErrorInvalidMemcpyDirection, with a sentence, for a kind that is not a cudaMemcpyKind. */
-cudaError_t cushim__rt_check_kind(enum cudaMemcpyKind kind, const char *fn);
 
 /* One side of a copy: a pointer of pitch `pitch` and `height` rows per slice (where kind says,
  * host, device or, for cudaMemcpyDefault, unified), or an array; its offset in bytes, rows and
