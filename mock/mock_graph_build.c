@@ -29,27 +29,46 @@ static CUresult check_args(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps
 
 typedef CUresult (*submit_fn)(CUstream s, const void *arg);
 
-/* One node of the work submit makes on a scratch stream, appended to hg. */
-static CUresult build(mock_entry id, CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
-                      size_t n, submit_fn submit, const void *arg) {
-    const char *entry = mock__rows[id].base;
-    CUresult r = check_args(out, hg, deps, n, entry);
-    if (r != CUDA_SUCCESS) return r;
+/* A scratch graph of the one node that submit's work on a scratch stream makes. Called without
+ * the lock (it makes its calls through the mock's entries). */
+static CUresult scratch_node(CUgraph *scratch, submit_fn submit, const void *arg) {
     CUstream s = NULL;
-    CUgraph scratch = NULL;
-    r = mock_cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    *scratch = NULL;
+    CUresult r = mock_cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
     if (r != CUDA_SUCCESS) return r;
     r = mock_cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED);
     if (r == CUDA_SUCCESS) {
         CUresult made = submit(s, arg);
-        r = mock_cuStreamEndCapture(s, &scratch);
+        r = mock_cuStreamEndCapture(s, scratch);
         if (made != CUDA_SUCCESS) r = made;
     }
     (void)mock_cuStreamDestroy(s);
-    if (r != CUDA_SUCCESS) {
-        if (scratch != NULL) (void)mock_cuGraphDestroy(scratch);
-        return r;
+    if (r == CUDA_SUCCESS && (*scratch)->nodes.n != 1) r = CUDA_ERROR_UNKNOWN;
+    if (r != CUDA_SUCCESS && *scratch != NULL) {
+        (void)mock_cuGraphDestroy(*scratch);
+        *scratch = NULL;
     }
+    return r;
+}
+
+/* A copy of a kernel node's parameters, kept with the node for cuGraphKernelNodeGetParams. */
+static CUDA_KERNEL_NODE_PARAMS *keep_params(const CUDA_KERNEL_NODE_PARAMS *p) {
+    if (p == NULL) return NULL;
+    CUDA_KERNEL_NODE_PARAMS *k = malloc(sizeof *k);
+    if (k != NULL) *k = *p;
+    return k;
+}
+
+/* One node of the work submit makes on a scratch stream, appended to hg; a kernel node keeps
+ * its parameters (kernel, else NULL). */
+static CUresult build(mock_entry id, CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
+                      size_t n, submit_fn submit, const void *arg,
+                      const CUDA_KERNEL_NODE_PARAMS *kernel) {
+    const char *entry = mock__rows[id].base;
+    CUresult r = check_args(out, hg, deps, n, entry);
+    CUgraph scratch = NULL;
+    if (r == CUDA_SUCCESS) r = scratch_node(&scratch, submit, arg);
+    if (r != CUDA_SUCCESS) return r;
     r = mock__enter(id, false);
     if (r != CUDA_SUCCESS) {
         (void)mock_cuGraphDestroy(scratch);
@@ -57,9 +76,13 @@ static CUresult build(mock_entry id, CUgraphNode *out, CUgraph hg, const CUgraph
     }
     struct CUgraph_st *g = mock__expect(hg, CUSHIM_MOCK_GRAPH, entry);
     mock_nodes *from = &scratch->nodes, *to = &g->nodes;
-    if (from->n != 1 || !mock__grow(&to->v, &to->cap, to->n + 1, sizeof *to->v)) {
-        r = from->n != 1 ? CUDA_ERROR_UNKNOWN : CUDA_ERROR_OUT_OF_MEMORY;
+    CUDA_KERNEL_NODE_PARAMS *kept = keep_params(kernel);
+    if ((kernel != NULL && kept == NULL) ||
+        !mock__grow(&to->v, &to->cap, to->n + 1, sizeof *to->v)) {
+        free(kept);
+        r = CUDA_ERROR_OUT_OF_MEMORY;
     } else {
+        from->v[0]->kernel = kept;
         to->v[to->n++] = from->v[0];
         *out = from->v[0];
         from->n = 0; /* the node is the graph's now */
@@ -150,14 +173,14 @@ CUresult CUDAAPI mock_cuGraphCreate(CUgraph *pg, unsigned int flags) {
 CUresult CUDAAPI mock_cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
                                               size_t n, const CUDA_KERNEL_NODE_PARAMS *p) {
     if (p == NULL) return CUDA_ERROR_INVALID_VALUE;
-    return build(MOCK_E_cuGraphAddKernelNode_v2, out, hg, deps, n, submit_kernel, p);
+    return build(MOCK_E_cuGraphAddKernelNode_v2, out, hg, deps, n, submit_kernel, p, p);
 }
 
 CUresult CUDAAPI mock_cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
                                            size_t n, const CUDA_MEMCPY3D *c, CUcontext ctx) {
     (void)ctx; /* the scratch stream is in the current context */
     if (c == NULL) return CUDA_ERROR_INVALID_VALUE;
-    return build(MOCK_E_cuGraphAddMemcpyNode, out, hg, deps, n, submit_copy, c);
+    return build(MOCK_E_cuGraphAddMemcpyNode, out, hg, deps, n, submit_copy, c, NULL);
 }
 
 CUresult CUDAAPI mock_cuGraphAddMemsetNode(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
@@ -165,13 +188,13 @@ CUresult CUDAAPI mock_cuGraphAddMemsetNode(CUgraphNode *out, CUgraph hg, const C
                                            CUcontext ctx) {
     (void)ctx;
     if (m == NULL) return CUDA_ERROR_INVALID_VALUE;
-    return build(MOCK_E_cuGraphAddMemsetNode, out, hg, deps, n, submit_memset, m);
+    return build(MOCK_E_cuGraphAddMemsetNode, out, hg, deps, n, submit_memset, m, NULL);
 }
 
 CUresult CUDAAPI mock_cuGraphAddHostNode(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
                                          size_t n, const CUDA_HOST_NODE_PARAMS *h) {
     if (h == NULL) return CUDA_ERROR_INVALID_VALUE;
-    return build(MOCK_E_cuGraphAddHostNode, out, hg, deps, n, submit_host, h);
+    return build(MOCK_E_cuGraphAddHostNode, out, hg, deps, n, submit_host, h, NULL);
 }
 
 CUresult CUDAAPI mock_cuGraphAddEmptyNode(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps,
@@ -213,11 +236,56 @@ CUresult CUDAAPI mock_cuGraphClone(CUgraph *pclone, CUgraph hg) {
     /* The clone's nodes share the original's work, as an executable's do. */
     for (size_t i = 0; i < g->nodes.n; i++) {
         const struct CUgraphNode_st *n = g->nodes.v[i];
-        if (!mock__nodes_add(&c->nodes, n->kind, n->work, n->event)) {
+        if (!mock__nodes_add(&c->nodes, n->kind, n->work, n->event) ||
+            (n->kernel != NULL && (c->nodes.v[i]->kernel = keep_params(n->kernel)) == NULL)) {
             mock__kill(&c->h);
             return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
     }
     *pclone = c;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A kernel node's parameters                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A kernel node added by hand: CUDA_ERROR_INVALID_VALUE for NULL or another kind of node,
+ * CUDA_ERROR_NOT_SUPPORTED for a captured kernel (its parameters are not kept). */
+static CUresult kernel_node(CUgraphNode hn) {
+    if (hn == NULL || hn->kind != MOCK_NODE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
+    return hn->kernel != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI mock_cuGraphKernelNodeGetParams_v2(CUgraphNode hn, CUDA_KERNEL_NODE_PARAMS *p) {
+    MOCK_ENTER(cuGraphKernelNodeGetParams_v2);
+    if (p == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    CUresult r = kernel_node(hn);
+    if (r == CUDA_SUCCESS) *p = *hn->kernel;
+    return mock__leave(r);
+}
+
+/* The node's work is replaced by that of a node made with the new parameters; executables
+ * already made keep the work they had, as the driver's do. */
+CUresult CUDAAPI mock_cuGraphKernelNodeSetParams_v2(CUgraphNode hn,
+                                                    const CUDA_KERNEL_NODE_PARAMS *p) {
+    if (p == NULL) return CUDA_ERROR_INVALID_VALUE;
+    mock__lock();
+    CUresult r = kernel_node(hn);
+    mock__unlock();
+    CUgraph scratch = NULL;
+    if (r == CUDA_SUCCESS) r = scratch_node(&scratch, submit_kernel, p);
+    if (r != CUDA_SUCCESS) return r;
+    r = mock__enter(MOCK_E_cuGraphKernelNodeSetParams_v2, false);
+    if (r != CUDA_SUCCESS) {
+        (void)mock_cuGraphDestroy(scratch);
+        return r;
+    }
+    struct CUgraphNode_st *made = scratch->nodes.v[0];
+    mock_work *old = hn->work;
+    hn->work = made->work;
+    made->work = old; /* released with the scratch graph */
+    *hn->kernel = *p;
+    mock__kill(&scratch->h);
     return mock__leave(CUDA_SUCCESS);
 }

@@ -11,6 +11,10 @@
     X(cuGraphAddHostNode, "cuGraphAddHostNode", 10000, PFN_cuGraphAddHostNode_v10000)              \
     X(cuGraphAddEmptyNode, "cuGraphAddEmptyNode", 10000, PFN_cuGraphAddEmptyNode_v10000)           \
     X(cuGraphGetNodes, "cuGraphGetNodes", 10000, PFN_cuGraphGetNodes_v10000)                       \
-    X(cuGraphClone, "cuGraphClone", 10000, PFN_cuGraphClone_v10000)
+    X(cuGraphClone, "cuGraphClone", 10000, PFN_cuGraphClone_v10000)                                \
+    X(cuGraphKernelNodeGetParams_v2, "cuGraphKernelNodeGetParams", 12000,                          \
+      PFN_cuGraphKernelNodeGetParams_v12000)                                                       \
+    X(cuGraphKernelNodeSetParams_v2, "cuGraphKernelNodeSetParams", 12000,                          \
+      PFN_cuGraphKernelNodeSetParams_v12000)
 
 #endif

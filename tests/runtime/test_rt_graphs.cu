@@ -257,7 +257,25 @@ static void test_explicit_graph(void **state) {
     assert_int_equal(host_calls, 1);
     for (int i = 0; i < N; i++) assert_int_equal(h[i], 3 + 110);
 
-    /* A clone runs the same work. */
+    /* A kernel node's parameters come back with its host function, and change. */
+    cudaKernelNodeParams back;
+    memset(&back, 0, sizeof back);
+    assert_rt_ok(cudaGraphKernelNodeGetParams(k2, &back));
+    assert_ptr_equal(back.func, (void *)add);
+    assert_int_equal(back.gridDim.x, N / 64);
+    assert_int_equal(back.blockDim.x, 64);
+    k = 1000;
+    assert_rt_ok(cudaGraphKernelNodeSetParams(k2, &kp));
+    kp.func = (void *)on_host;
+    assert_rt(cudaErrorInvalidDeviceFunction, cudaGraphKernelNodeSetParams(k2, &kp));
+    kp.func = (void *)add;
+    assert_rt(cudaErrorInvalidValue, cudaGraphKernelNodeGetParams(host, &back));
+    /* The executable made before keeps what it had. */
+    assert_rt_ok(cudaGraphLaunch(x, s));
+    assert_rt_ok(cudaStreamSynchronize(s));
+    assert_int_equal(h[0], 3 + 110);
+
+    /* A clone runs the graph as it is now. */
     cudaGraph_t c = NULL;
     cudaGraphExec_t cx = NULL;
     assert_rt_ok(cudaGraphClone(&c, g));
@@ -266,8 +284,8 @@ static void test_explicit_graph(void **state) {
     assert_rt_ok(cudaGraphInstantiate(&cx, c, 0));
     assert_rt_ok(cudaGraphLaunch(cx, s));
     assert_rt_ok(cudaStreamSynchronize(s));
-    assert_int_equal(host_calls, 2);
-    assert_int_equal(h[N - 1], 3 + 110);
+    assert_int_equal(host_calls, 3);
+    assert_int_equal(h[N - 1], 3 + 1010);
     assert_rt_ok(cudaGraphExecDestroy(cx));
     assert_rt_ok(cudaGraphExecDestroy(x));
     assert_rt_ok(cudaGraphDestroy(c));
@@ -341,21 +359,19 @@ static void test_explicit_node_errors(void **state) {
     assert_rt_ok(cudaGraphGetNodes(g, NULL, &count));
     assert_int_equal(count, 0);
 
-    /* A copy to a symbol, and a kernel node whose parameters are read back where the driver
-     * keeps them (the mock does not: cudaErrorNotSupported). */
+    /* A copy to a symbol, and a kernel node whose parameters are read back. */
     assert_rt_ok(cudaGraphAddMemcpyNodeToSymbol(&node, g, NULL, 0, table, src, 8, 4,
                                                 cudaMemcpyHostToDevice));
     assert_rt_ok(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp));
     cudaKernelNodeParams back;
-    cudaError_t e = cudaGraphKernelNodeGetParams(node, &back);
-    if (e == cudaSuccess) {
-        /* The host function comes back, not the driver's CUfunction. */
-        assert_ptr_equal(back.func, (void *)add);
-        assert_int_equal(back.gridDim.x, N / 64);
-        assert_int_equal(back.blockDim.x, 64);
-    } else {
-        assert_rt(cudaErrorNotSupported, e);
-    }
+    assert_rt_ok(cudaGraphKernelNodeGetParams(node, &back));
+    /* The host function comes back, not the driver's CUfunction. */
+    assert_ptr_equal(back.func, (void *)add);
+    /* An executable's copy of a node: the mock keeps none to change. */
+    cudaGraphExec_t x = NULL;
+    assert_rt_ok(cudaGraphInstantiate(&x, g, 0));
+    assert_rt(cudaErrorNotSupported, cudaGraphExecKernelNodeSetParams(x, node, &kp));
+    assert_rt_ok(cudaGraphExecDestroy(x));
     assert_rt_ok(cudaGraphDestroy(g));
     assert_rt_ok(cudaFree(d));
 }

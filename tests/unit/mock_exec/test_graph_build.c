@@ -1,6 +1,6 @@
 /* Graphs built by hand on the mock: kernel, copy, set, host and empty nodes run in the order
- * they were added, at each launch of an executable; nodes listed, graphs cloned; bad arguments
- * refused without a node, and nothing leaked. */
+ * they were added, at each launch of an executable; nodes listed, graphs cloned, a kernel node's
+ * parameters read and changed; bad arguments refused without a node, and nothing leaked. */
 #include "exec_util.h"
 
 static CUmodule m;
@@ -97,6 +97,65 @@ static void test_nodes_run_in_the_order_added(void **state) {
     assert_int_equal(mock.live(CUSHIM_MOCK_STREAM), 1);
 }
 
+static void test_kernel_node_parameters(void **state) {
+    (void)state;
+    CUgraph g = NULL;
+    assert_ok(t->cuGraphCreate(&g, 0));
+    CUdeviceptr unused = 0;
+    unsigned tag = 5;
+    void *params[] = {&unused, &tag};
+    CUDA_KERNEL_NODE_PARAMS kp = step_params(params);
+    kp.gridDimX = 3;
+    CUgraphNode k = NULL, h = NULL;
+    assert_ok(t->cuGraphAddKernelNode(&k, g, NULL, 0, &kp));
+    CUDA_KERNEL_NODE_PARAMS back;
+    memset(&back, 0, sizeof back);
+    assert_ok(t->cuGraphKernelNodeGetParams(k, &back));
+    assert_ptr_equal(back.func, f);
+    assert_int_equal(back.gridDimX, 3);
+    assert_ptr_equal(back.kernelParams, params);
+    /* New parameters: the graph's next executable runs them; one made before keeps the old. */
+    CUgraphExec before = NULL, after = NULL;
+    assert_ok(t->cuGraphInstantiate(&before, g, 0));
+    tag = 8;
+    kp.gridDimX = 1;
+    assert_ok(t->cuGraphKernelNodeSetParams(k, &kp));
+    assert_ok(t->cuGraphKernelNodeGetParams(k, &back));
+    assert_int_equal(back.gridDimX, 1);
+    assert_ok(t->cuGraphInstantiate(&after, g, 0));
+    assert_ok(t->cuGraphLaunch(before, s));
+    assert_ok(t->cuGraphLaunch(after, s));
+    assert_ok(t->cuStreamSynchronize(s));
+    ASSERT_ORDER(5, 8);
+    /* A clone keeps the parameters; other nodes have none to give. */
+    CUgraph c = NULL;
+    assert_ok(t->cuGraphClone(&c, g));
+    CUDA_HOST_NODE_PARAMS hp = {host_note, (void *)1};
+    assert_ok(t->cuGraphAddHostNode(&h, g, NULL, 0, &hp));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphKernelNodeGetParams(h, &back));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphKernelNodeGetParams(k, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphKernelNodeSetParams(h, &kp));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphKernelNodeSetParams(k, NULL));
+    size_t n = 1;
+    CUgraphNode ck = NULL;
+    assert_ok(t->cuGraphGetNodes(c, &ck, &n));
+    assert_ok(t->cuGraphKernelNodeGetParams(ck, &back));
+    assert_int_equal(back.gridDimX, 1);
+    /* A captured kernel's parameters are not kept. */
+    CUgraph cap = NULL;
+    assert_ok(t->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    launch_step(f, s, 9);
+    assert_ok(t->cuStreamEndCapture(s, &cap));
+    n = 1;
+    assert_ok(t->cuGraphGetNodes(cap, &ck, &n));
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuGraphKernelNodeGetParams(ck, &back));
+    assert_ok(t->cuGraphDestroy(cap));
+    assert_ok(t->cuGraphExecDestroy(before));
+    assert_ok(t->cuGraphExecDestroy(after));
+    assert_ok(t->cuGraphDestroy(c));
+    assert_ok(t->cuGraphDestroy(g));
+}
+
 static void test_bad_arguments_add_nothing(void **state) {
     (void)state;
     CUgraph g = NULL;
@@ -144,6 +203,7 @@ static void test_bad_arguments_add_nothing(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_nodes_run_in_the_order_added, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_node_parameters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments_add_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
