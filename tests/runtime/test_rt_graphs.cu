@@ -10,6 +10,13 @@ extern "C" cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t, enum cudaStream
 extern "C" cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t, cudaGraph_t *);
 extern "C" cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t, enum cudaStreamCaptureStatus *);
 extern "C" cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t, cudaStream_t);
+extern "C" cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t, cudaStream_t);
+extern "C" cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *, cudaGraph_t,
+                                                           cudaGraphInstantiateParams *);
+extern "C" cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t, enum cudaStreamCaptureStatus *,
+                                                     unsigned long long *, cudaGraph_t *,
+                                                     const cudaGraphNode_t **,
+                                                     const cudaGraphEdgeData **, size_t *);
 
 __global__ void add(int *p, int k, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -182,10 +189,22 @@ static void test_capture_per_thread_stream(void **state) {
     assert_int_equal(st, cudaStreamCaptureStatusActive);
     assert_rt_ok(cudaMemsetAsync(d, 0, sizeof(int), cudaStreamPerThread));
     add<<<1, 1, 0, cudaStreamPerThread>>>(d, 7, 1);
+    size_t ndeps = 0;
+    cudaGraph_t during = NULL;
+    assert_rt_ok(cudaStreamGetCaptureInfo_ptsz(0, &st, NULL, &during, NULL, NULL, &ndeps));
+    assert_int_equal(ndeps, 1);
+    assert_non_null(during);
     cudaGraph_t g = NULL;
     assert_rt_ok(cudaStreamEndCapture_ptsz(0, &g));
+    assert_ptr_equal(g, during);
     cudaGraphExec_t x = NULL;
-    assert_rt_ok(cudaGraphInstantiateWithFlags(&x, g, 0));
+    /* The upload stream NULL is the thread's own stream in this mode. */
+    cudaGraphInstantiateParams p;
+    memset(&p, 0, sizeof p);
+    p.flags = cudaGraphInstantiateFlagUpload;
+    assert_rt_ok(cudaGraphInstantiateWithParams_ptsz(&x, g, &p));
+    assert_int_equal(p.result_out, cudaGraphInstantiateSuccess);
+    assert_rt_ok(cudaGraphUpload_ptsz(x, 0));
     assert_rt_ok(cudaGraphLaunch_ptsz(x, 0));
     assert_rt_ok(cudaStreamSynchronize(cudaStreamPerThread));
     int v = 0;
