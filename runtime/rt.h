@@ -32,6 +32,11 @@
  * ones are cushim__table). */
 extern cushim_driver_table cushim__table_per_thread;
 
+/* The driver's table of a default-stream mode: per-thread for the _ptds and _ptsz functions. */
+static inline const cushim_driver_table *cushim__rt_table(bool per_thread) {
+    return per_thread ? &cushim__table_per_thread : &cushim__table;
+}
+
 /* Devices the runtime keeps state for; a process with more sees the first this many. */
 #define CUSHIM__RT_MAX_DEVICES 64
 
@@ -101,6 +106,13 @@ static inline CUstream cushim__rt_stream(cudaStream_t s, bool per_thread) {
     if (s == NULL) return per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
     return (CUstream)s;
 }
+
+/* A linear copy of count bytes in the calling thread's current context, by kind: the driver's
+ * copy of that direction (cudaMemcpyDefault and host to host: cuMemcpy), synchronous or on
+ * stream, in the per-thread mode (pt) or not; a kind that is none is
+ * cudaErrorInvalidMemcpyDirection. Records the error, naming fn. */
+cudaError_t cushim__rt_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            bool async, cudaStream_t stream, bool pt, const char *fn);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Registration and modules (rt_register.c, rt_module.c)                                      */

@@ -1,6 +1,6 @@
 /* Managed memory and what the runtime tells of pointers: cudaMallocManaged, prefetches, advice
  * and range attributes (accepted and forwarded: where the driver has no use for advice it still
- * answers), stream attachment, cudaPointerGetAttributes and cudaHostGetFlags. Locations, advice
+ * answers), stream attachment and cudaHostGetFlags. Locations, advice
  * and range attributes have the driver's layouts and numbers (checked below). */
 #include <stdint.h>
 #include <string.h>
@@ -121,36 +121,7 @@ cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, siz
 /* Pointers                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Asked of the driver in one call, which (unlike the singular form) answers a pointer it does
- * not know with empty values: the runtime then says cudaMemoryTypeUnregistered. */
-cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr) {
-    CUSHIM__RT_NONNULL(__func__, attributes);
-    cudaError_t e = cushim__rt_ready(__func__);
-    if (e != cudaSuccess) return e;
-    unsigned type = 0;
-    bool managed = false;
-    int device = -2;
-    CUdeviceptr dev = 0;
-    void *host = NULL;
-    CUpointer_attribute which[] = {
-        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-        CU_POINTER_ATTRIBUTE_HOST_POINTER};
-    void *data[] = {&type, &managed, &device, &dev, &host};
-    CUresult r = cushim__table.cuPointerGetAttributes(sizeof which / sizeof which[0], which, data,
-                                                      DPTR(ptr));
-    e = cushim__rt_checked(r, __func__, "cuPointerGetAttributes");
-    if (e != cudaSuccess) return e;
-    memset(attributes, 0, sizeof *attributes);
-    attributes->type = managed                        ? cudaMemoryTypeManaged
-                       : type == CU_MEMORYTYPE_HOST   ? cudaMemoryTypeHost
-                       : type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice
-                                                      : cudaMemoryTypeUnregistered;
-    attributes->device = device;
-    attributes->devicePointer = (void *)(uintptr_t)dev;
-    attributes->hostPointer = host;
-    return cudaSuccess;
-}
+/* cudaPointerGetAttributes is rt_pointer.c's (both branches wrote one; the merge kept one). */
 
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
     CUSHIM__RT_NONNULL(__func__, pFlags);

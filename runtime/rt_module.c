@@ -13,20 +13,19 @@ cudaError_t cushim__rt_fatbin_module(cushim_module **out, cushim__rt_fatbin *fb,
         *out = m;
         return cudaSuccess;
     }
-    /* One thread loads; the others wait for it rather than load the same image twice. */
-    pthread_mutex_lock(&fb->load_lock);
-    m = atomic_load(&fb->module[device]);
-    CUresult r = CUDA_SUCCESS;
-    if (m == NULL) {
-        r = cushim_module_load_data(&m, ctx, fb->image);
-        if (r == CUDA_SUCCESS) atomic_store_explicit(&fb->module[device], m, memory_order_release);
-    }
-    pthread_mutex_unlock(&fb->load_lock);
+    /* No lock is held across the driver's load (it may JIT for seconds): two threads that race
+     * here both load, and the one that loses the exchange unloads its copy. */
+    CUresult r = cushim_module_load_data(&m, ctx, fb->image);
     if (r != CUDA_SUCCESS) {
         return cushim__rt_fail(cushim__rt_from_cu(r),
                                "%s: the device code registered by this program could not be "
                                "loaded on device %d: %s",
                                fn, device, cushim_last_error());
+    }
+    cushim_module *none = NULL;
+    if (!atomic_compare_exchange_strong(&fb->module[device], &none, m)) {
+        cushim_module_release(m);
+        m = none;
     }
     *out = m;
     return cudaSuccess;

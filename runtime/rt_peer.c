@@ -1,6 +1,6 @@
 /* Peer access between devices: enabling and disabling the current device's access to a peer's
- * memory (the driver's access between the two primary contexts), and copies between devices.
- * cudaDeviceCanAccessPeer is in rt_device.c. */
+ * memory (the driver's access between the two primary contexts), copies between devices, and
+ * the links' attributes. cudaDeviceCanAccessPeer is in rt_device.c. */
 #include <stdint.h>
 
 #include "runtime/rt_forward.h"
@@ -69,4 +69,27 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
                                 size_t count, cudaStream_t stream) {
     return copy_peer(dst, dstDevice, src, srcDevice, count, true, stream, __func__);
+}
+
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice,
+                                      int dstDevice) {
+    if (value == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: value is NULL", __func__);
+    int n;
+    cudaError_t e = cushim__rt_devices(&n, __func__);
+    if (e != cudaSuccess) return e;
+    if (srcDevice < 0 || srcDevice >= n || dstDevice < 0 || dstDevice >= n ||
+        srcDevice == dstDevice) {
+        return cushim__rt_fail(cudaErrorInvalidDevice,
+                               "%s: devices %d and %d are not two devices of the %d", __func__,
+                               srcDevice, dstDevice, n);
+    }
+    CUdevice a, b;
+    CUresult r = cushim__table.cuDeviceGet(&a, srcDevice);
+    if (r == CUDA_SUCCESS) r = cushim__table.cuDeviceGet(&b, dstDevice);
+    /* cudaDeviceP2PAttr has the numbers of CUdevice_P2PAttribute. */
+    if (r == CUDA_SUCCESS) {
+        r = cushim__table.cuDeviceGetP2PAttribute(value, (CUdevice_P2PAttribute)attr, a, b);
+    }
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuDeviceGetP2PAttribute");
+    return cudaSuccess;
 }
