@@ -235,6 +235,65 @@ CUresult CUDAAPI mock_cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream hs) {
     return mock__leave(copy_desc(c, hs, true));
 }
 
+/* A 3D copy: one 2D copy per slice, slice z of a side starting (its z + z) times its rows per
+ * slice after its first row; every slice is checked before the first is copied. No arrays, no
+ * mipmap levels. */
+static CUresult slice_row(size_t y, size_t z, size_t height, size_t *row) {
+    if (height != 0 && z > (SIZE_MAX - y) / height) return CUDA_ERROR_INVALID_VALUE;
+    *row = y + z * height;
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy_desc3d(const CUDA_MEMCPY3D *c, CUstream hs, bool async) {
+    if (c == NULL || c->srcLOD != 0 || c->dstLOD != 0 || c->reserved0 != NULL ||
+        c->reserved1 != NULL) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct CUstream_st *st;
+    CUresult r = stream_of(hs, async, &st);
+    enum side dk, sk;
+    uintptr_t d, s;
+    if (r == CUDA_SUCCESS) r = kind_of(c->dstMemoryType, c->dstHost, c->dstDevice, &dk, &d);
+    if (r == CUDA_SUCCESS) r = kind_of(c->srcMemoryType, c->srcHost, c->srcDevice, &sk, &s);
+    if (r != CUDA_SUCCESS) return r;
+    if (c->Depth > 1 && (c->srcHeight < c->Height || c->dstHeight < c->Height)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (c->Depth > SIZE_MAX - c->srcZ || c->Depth > SIZE_MAX - c->dstZ) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t z = 0; z < c->Depth && r == CUDA_SUCCESS; z++) {
+            size_t sy, dy;
+            uintptr_t at;
+            r = slice_row(c->srcY, c->srcZ + z, c->srcHeight, &sy);
+            if (r == CUDA_SUCCESS) r = slice_row(c->dstY, c->dstZ + z, c->dstHeight, &dy);
+            if (r != CUDA_SUCCESS) break;
+            if (pass == 0) {
+                r = side("destination", dk, d, c->dstXInBytes, dy, c->dstPitch, c->WidthInBytes,
+                         c->Height, &at);
+                if (r == CUDA_SUCCESS) {
+                    r = side("source", sk, s, c->srcXInBytes, sy, c->srcPitch, c->WidthInBytes,
+                             c->Height, &at);
+                }
+            } else {
+                r = copy2d(hs, async, dk, d, c->dstXInBytes, dy, c->dstPitch, sk, s, c->srcXInBytes,
+                           sy, c->srcPitch, c->WidthInBytes, c->Height);
+            }
+        }
+    }
+    return r;
+}
+
+CUresult CUDAAPI mock_cuMemcpy3D(const CUDA_MEMCPY3D *c) {
+    MOCK_ENTER(cuMemcpy3D);
+    return mock__leave(copy_desc3d(c, NULL, false));
+}
+CUresult CUDAAPI mock_cuMemcpy3DAsync(const CUDA_MEMCPY3D *c, CUstream hs) {
+    MOCK_ENTER(cuMemcpy3DAsync);
+    return mock__leave(copy_desc3d(c, hs, true));
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Sets (names without "cu": cuda.h renames cuMemsetD8 to cuMemsetD8_v2 where it is expanded) */
 /* ------------------------------------------------------------------------------------------ */

@@ -216,3 +216,48 @@ cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllo
                        cushim__table.cuMemSetMemPool((CUmemLocation *)location,
                                                      (CUmemAllocationType)type, memPool));
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sharing pools between processes                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+_Static_assert(sizeof(struct cudaMemPoolPtrExportData) == sizeof(CUmemPoolPtrExportData),
+               "pool pointer export data");
+
+cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool,
+                                               enum cudaMemAllocationHandleType handleType,
+                                               unsigned int flags) {
+    CUSHIM__RT_NONNULL(__func__, shareableHandle);
+    CUSHIM__RT_NONNULL(__func__, memPool);
+    CUSHIM__RT_FORWARD(__func__, "cuMemPoolExportToShareableHandle",
+                       cushim__table.cuMemPoolExportToShareableHandle(
+                           shareableHandle, memPool, (CUmemAllocationHandleType)handleType, flags));
+}
+
+cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle,
+                                                 enum cudaMemAllocationHandleType handleType,
+                                                 unsigned int flags) {
+    CUSHIM__RT_NONNULL(__func__, memPool);
+    CUSHIM__RT_FORWARD(__func__, "cuMemPoolImportFromShareableHandle",
+                       cushim__table.cuMemPoolImportFromShareableHandle(
+                           memPool, shareableHandle, (CUmemAllocationHandleType)handleType, flags));
+}
+
+cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr) {
+    CUSHIM__RT_NONNULL(__func__, exportData);
+    CUSHIM__RT_FORWARD(
+        __func__, "cuMemPoolExportPointer",
+        cushim__table.cuMemPoolExportPointer((CUmemPoolPtrExportData *)exportData, DPTR(ptr)));
+}
+
+cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
+                                     struct cudaMemPoolPtrExportData *exportData) {
+    CUSHIM__RT_NONNULL(__func__, ptr);
+    CUSHIM__RT_NONNULL(__func__, memPool);
+    CUSHIM__RT_NONNULL(__func__, exportData);
+    CUdeviceptr p = 0;
+    CUSHIM__RT_FORWARD_THEN(
+        __func__, "cuMemPoolImportPointer",
+        cushim__table.cuMemPoolImportPointer(&p, memPool, (CUmemPoolPtrExportData *)exportData),
+        *ptr = (void *)(uintptr_t)p);
+}

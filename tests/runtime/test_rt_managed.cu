@@ -1,9 +1,10 @@
 /* Managed, mapped and registered host memory, and pointer attributes, through cushim's runtime on
  * the mock: cudaMallocManaged used from the host and a kernel, a __managed__ variable read by the
  * host before any other runtime call, zero-copy through cudaHostAlloc and cudaHostRegister with
- * cudaHostGetDevicePointer, what cudaPointerGetAttributes says of each kind of pointer, and the
- * hints (prefetch, advice, range attributes, stream attachment) and cudaHostGetFlags, which reach
- * the driver and are answered cudaErrorNotSupported by the mock, which has none of them. */
+ * cudaHostGetDevicePointer and cudaHostGetFlags, what cudaPointerGetAttributes says of each kind
+ * of pointer, and the hints: prefetches and advice (checked by the mock), range attributes and
+ * stream attachment (which reach the driver and are answered cudaErrorNotSupported by the mock,
+ * which has neither). */
 #include <stdlib.h>
 
 #include "rt_test.h"
@@ -117,10 +118,14 @@ static void test_zero_copy(void **state) {
     add_one<<<n / 128, 128>>>(dev, n);
     assert_rt_ok(cudaDeviceSynchronize());
     for (int i = 0; i < n; i++) assert_int_equal(mapped[i], i + 1);
-    /* cuMemHostGetFlags is not in the mock. */
     unsigned flags = 0;
-    assert_rt(cudaErrorNotSupported, cudaHostGetFlags(&flags, mapped));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    assert_rt_ok(cudaHostGetFlags(&flags, mapped));
+    assert_int_equal(flags,
+                     cudaHostAllocMapped | cudaHostAllocPortable | cudaHostAllocWriteCombined);
+    /* Memory the runtime did not allocate: the driver's refusal. */
+    int local = 0;
+    assert_rt(cudaErrorInvalidValue, cudaHostGetFlags(&flags, &local));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
     assert_rt(cudaErrorInvalidValue, cudaHostGetFlags(NULL, mapped));
     assert_rt(cudaErrorInvalidValue, cudaHostGetFlags(&flags, NULL));
     assert_rt_ok(cudaFreeHost(mapped));
@@ -144,10 +149,23 @@ static void test_hints_are_forwarded(void **state) {
     (void)state;
     int *p = NULL;
     assert_rt_ok(cudaMallocManaged((void **)&p, 4096, cudaMemAttachGlobal));
-    cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0};
-    assert_rt(cudaErrorNotSupported, cudaMemPrefetchAsync(p, 4096, dev0, 0, 0));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
-    assert_rt(cudaErrorNotSupported, cudaMemAdvise(p, 4096, cudaMemAdviseSetReadMostly, dev0));
+    cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0}, dev5 = {cudaMemLocationTypeDevice, 5};
+    cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    assert_rt_ok(cudaMemPrefetchAsync(p, 4096, dev0, 0, 0));
+    assert_rt_ok(cudaMemPrefetchAsync(p + 16, 64, host, 0, cudaStreamPerThread));
+    assert_rt_ok(cudaMemAdvise(p, 4096, cudaMemAdviseSetReadMostly, dev0));
+    assert_rt_ok(cudaMemAdvise(p, 4096, cudaMemAdviseSetPreferredLocation, host));
+    assert_rt_ok(cudaMemAdvise(p, 4096, cudaMemAdviseSetAccessedBy, dev0));
+    /* The driver's refusals: no device 5, past the allocation, device memory, unknown advice. */
+    assert_rt(cudaErrorInvalidDevice, cudaMemPrefetchAsync(p, 4096, dev5, 0, 0));
+    assert_rt(cudaErrorInvalidDevice, cudaGetLastError());
+    assert_rt(cudaErrorInvalidValue, cudaMemPrefetchAsync(p, 8192, dev0, 0, 0));
+    void *d = NULL;
+    assert_rt_ok(cudaMalloc(&d, 64));
+    assert_rt(cudaErrorInvalidValue, cudaMemAdvise(d, 64, cudaMemAdviseSetReadMostly, dev0));
+    assert_rt_ok(cudaFree(d));
+    assert_rt(cudaErrorInvalidValue, cudaMemAdvise(p, 64, (cudaMemoryAdvise)99, dev0));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
     int mostly = -1;
     assert_rt(
         cudaErrorNotSupported,
@@ -155,6 +173,19 @@ static void test_hints_are_forwarded(void **state) {
     assert_rt(cudaErrorInvalidValue,
               cudaMemRangeGetAttribute(NULL, 4, cudaMemRangeAttributeReadMostly, p, 4096));
     assert_rt(cudaErrorInvalidValue, cudaMemRangeGetAttributes(NULL, NULL, NULL, 1, p, 4096));
+    /* Batches: the mock has none of them; empty arrays for a count are refused first. */
+    void *ranges[2] = {p, p + 512};
+    size_t sizes[2] = {256, 256}, loc_at[1] = {0};
+    assert_rt(cudaErrorNotSupported,
+              cudaMemPrefetchBatchAsync(ranges, sizes, 2, &dev0, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorNotSupported, cudaMemDiscardBatchAsync(ranges, sizes, 2, 0, 0));
+    assert_rt(cudaErrorNotSupported,
+              cudaMemDiscardAndPrefetchBatchAsync(ranges, sizes, 2, &host, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorInvalidValue,
+              cudaMemPrefetchBatchAsync(ranges, NULL, 2, &dev0, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorInvalidValue,
+              cudaMemDiscardAndPrefetchBatchAsync(ranges, sizes, 2, NULL, loc_at, 1, 0, 0));
+    assert_rt(cudaErrorInvalidValue, cudaMemDiscardBatchAsync(NULL, sizes, 1, 0, 0));
     cudaStream_t s;
     assert_rt_ok(cudaStreamCreate(&s));
     assert_rt(cudaErrorNotSupported, cudaStreamAttachMemAsync(s, p, 0, cudaMemAttachSingle));

@@ -1,8 +1,8 @@
 /* Pitched memory, 2D and 3D copies and sets, and copies between devices through cushim's runtime
  * on the mock (two H200s): a pitched allocation written by a kernel, copies with every pitch,
  * sets of a window of rows, 3D sets of some slices, cudaMemcpy3D of one slice (the driver's 2D
- * copy) and of several (the driver's 3D copy, which the mock lacks: cudaErrorNotSupported),
- * 3D copies between the devices, and the refusals of bad pitches, kinds and devices. */
+ * copy) and of several (the driver's 3D copy), 3D copies between the devices (which the mock
+ * lacks: cudaErrorNotSupported), and the refusals of bad pitches, kinds and devices. */
 #include "rt_test.h"
 
 extern "C" {
@@ -164,12 +164,10 @@ static void test_3d_copies(void **state) {
     p.dstPtr = d;
     p.extent = make_cudaExtent(16, 4, 1);
     p.kind = cudaMemcpyHostToDevice;
-    /* A position in z is no 2D copy: the driver's 3D copy, which the mock lacks. */
-    assert_rt(cudaErrorNotSupported, cudaMemcpy3D(&p));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    assert_rt_ok(cudaMemcpy3D(&p)); /* a position in z: the driver's 3D copy */
     p.srcPtr = make_cudaPitchedPtr(src[2], 16, 16, 4);
     p.srcPos = make_cudaPos(0, 0, 0);
-    assert_rt_ok(cudaMemcpy3D(&p));
+    assert_rt_ok(cudaMemcpy3D(&p)); /* the same slice, as a 2D copy */
     /* Rows 1 to 2, bytes 4 to 11, back to the host, at (4, 1) too. */
     memset(&p, 0, sizeof p);
     p.srcPtr = d;
@@ -188,9 +186,36 @@ static void test_3d_copies(void **state) {
             assert_int_equal(back[y][x], in ? src[2][y][x] : 0);
         }
     }
-    /* Several slices: the driver's 3D copy. */
-    p.extent = make_cudaExtent(8, 2, 2);
-    assert_rt(cudaErrorNotSupported, cudaMemcpy3D(&p));
+    /* Every slice back, into a host array of 3 slices of 5 rows of 20 bytes, at (2, 1, 0). */
+    cudaPitchedPtr whole = d;
+    static unsigned char all[3][5][20];
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_cudaPitchedPtr(src, 16, 16, 4);
+    p.dstPtr = whole;
+    p.extent = ext;
+    p.kind = cudaMemcpyHostToDevice;
+    assert_rt_ok(cudaMemcpy3D(&p));
+    memset(&p, 0, sizeof p);
+    p.srcPtr = whole;
+    p.dstPtr = make_cudaPitchedPtr(all, 20, 20, 5);
+    p.dstPos = make_cudaPos(2, 1, 0);
+    p.extent = ext;
+    p.kind = cudaMemcpyDeviceToHost;
+    memset(all, 0, sizeof all);
+    assert_rt_ok(cudaMemcpy3DAsync(&p, 0));
+    assert_rt_ok(cudaDeviceSynchronize());
+    for (int z = 0; z < 3; z++)
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 16; x++) assert_int_equal(all[z][y + 1][x + 2], src[z][y][x]);
+    assert_int_equal(all[1][0][2], 0);
+    assert_int_equal(all[2][1][0], 0);
+    /* More rows per slice than a side has. */
+    p.dstPtr.ysize = 3;
+    assert_rt(cudaErrorInvalidValue, cudaMemcpy3D(&p));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
+    p.dstPtr.ysize = 5;
+    p.srcPos = make_cudaPos(0, 0, 0);
+    p.dstPos = make_cudaPos(0, 0, 0);
     /* Both or neither of an array and a pointer on one side. */
     p.extent = make_cudaExtent(8, 2, 1);
     p.srcPtr.ptr = NULL;
@@ -206,6 +231,27 @@ static void test_3d_copies(void **state) {
     p.srcArray = (cudaArray_t)d.ptr;
     assert_rt(cudaErrorNotSupported, cudaMemcpy3D(&p));
     assert_rt(cudaErrorNotSupported, cudaGetLastError());
+
+    /* Batches: the mock has neither; a count without arrays is refused first. */
+    void *dsts[1] = {back}, *srcs[1] = {d.ptr};
+    size_t sizes[1] = {16}, at[1] = {0};
+    cudaMemcpyAttributes attr;
+    memset(&attr, 0, sizeof attr);
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    assert_rt(cudaErrorNotSupported,
+              cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, at, 1, (cudaStream_t)0x0));
+    assert_rt(cudaErrorInvalidValue, cudaMemcpyBatchAsync(dsts, NULL, sizes, 1, &attr, at, 1, 0));
+    cudaMemcpy3DBatchOp op;
+    memset(&op, 0, sizeof op);
+    op.src.type = cudaMemcpyOperandTypePointer;
+    op.src.op.ptr.ptr = d.ptr;
+    op.dst.type = cudaMemcpyOperandTypePointer;
+    op.dst.op.ptr.ptr = back;
+    op.extent = make_cudaExtent(16, 1, 1);
+    op.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    assert_rt(cudaErrorNotSupported, cudaMemcpy3DBatchAsync(1, &op, 0, 0));
+    assert_rt(cudaErrorInvalidValue, cudaMemcpy3DBatchAsync(1, NULL, 0, 0));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
     assert_rt_ok(cudaFree(d.ptr));
 }
 

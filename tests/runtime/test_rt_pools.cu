@@ -129,6 +129,26 @@ static void test_pool_functions_the_mock_lacks_are_forwarded(void **state) {
     cudaMemLocation where = {cudaMemLocationTypeDevice, 0};
     assert_rt(cudaErrorNotSupported, cudaMemGetMemPool(&pool, &where, cudaMemAllocationTypePinned));
     assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    /* Sharing between processes. */
+    int fd = -1;
+    assert_rt(cudaErrorNotSupported, cudaMemPoolExportToShareableHandle(
+                                         &fd, dflt, cudaMemHandleTypePosixFileDescriptor, 0));
+    assert_rt(cudaErrorNotSupported, cudaMemPoolImportFromShareableHandle(
+                                         &pool, &fd, cudaMemHandleTypePosixFileDescriptor, 0));
+    void *p = NULL;
+    assert_rt_ok(cudaMallocAsync(&p, 64, 0));
+    cudaMemPoolPtrExportData data;
+    assert_rt(cudaErrorNotSupported, cudaMemPoolExportPointer(&data, p));
+    void *q = (void *)1;
+    assert_rt(cudaErrorNotSupported, cudaMemPoolImportPointer(&q, dflt, &data));
+    assert_ptr_equal(q, (void *)1); /* untouched when the driver refuses */
+    assert_rt(cudaErrorInvalidValue, cudaMemPoolImportPointer(NULL, dflt, &data));
+    assert_rt(cudaErrorInvalidValue, cudaMemPoolExportPointer(NULL, p));
+    assert_rt(cudaErrorInvalidValue, cudaMemPoolExportToShareableHandle(
+                                         NULL, dflt, cudaMemHandleTypePosixFileDescriptor, 0));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
+    assert_rt_ok(cudaFreeAsync(p, 0));
+    assert_rt_ok(cudaDeviceSynchronize());
     assert_rt_ok(cudaGetLastError());
 }
 
