@@ -1,7 +1,7 @@
-/* Hints on managed memory and the flags of pinned host memory. The mock's managed memory is host
- * memory that the device reads in place, so a prefetch moves nothing and advice changes nothing:
- * each call checks its arguments as the driver does (a managed range, a location that exists)
- * and answers. */
+/* Hints on managed memory, its attachment to streams, and the flags of pinned host memory. The
+ * mock's managed memory is host memory that the device reads in place, so a prefetch moves nothing
+ * and advice changes nothing: each call checks its arguments as the driver does (a managed range, a
+ * location that exists) and answers. */
 #include "mock.h"
 
 /* [p, p + n) inside one managed allocation; CUDA_ERROR_INVALID_VALUE otherwise. */
@@ -51,6 +51,27 @@ CUresult CUDAAPI mock_cuMemAdvise_v2(CUdeviceptr p, size_t n, CUmem_advise advic
     default: r = CUDA_ERROR_INVALID_VALUE; break;
     }
     return mock__leave(r);
+}
+
+/* Which streams may touch a managed range: the mock's device reads managed memory in place from
+ * any stream, so an attachment changes nothing once its stream, range and flags are checked. A
+ * length of 0 is the whole allocation, which p must then start. */
+CUresult CUDAAPI mock_cuStreamAttachMemAsync(CUstream hs, CUdeviceptr p, size_t n,
+                                             unsigned int flags) {
+    MOCK_ENTER(cuStreamAttachMemAsync);
+    struct CUstream_st *s;
+    CUresult r = mock__stream(hs, mock__entry_name(), &s);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
+        flags != CU_MEM_ATTACH_SINGLE) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    if (n == 0) {
+        mock_range *rg = mock__range_at((uintptr_t)p, false);
+        bool whole = rg != NULL && rg->kind == MOCK_MEM_MANAGED && rg->base == (uintptr_t)p;
+        return mock__leave(whole ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+    }
+    return mock__leave(managed_range(p, n));
 }
 
 /* The flags cuMemHostAlloc was given (0 for cuMemAllocHost); other memory is refused, as the

@@ -1,5 +1,6 @@
 /* Copies and sets: every one is checked against the mock's memory when called, and goes to its
  * stream through mock__enqueue, the one place that decides when it runs. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,6 +293,32 @@ CUresult CUDAAPI mock_cuMemcpy3D(const CUDA_MEMCPY3D *c) {
 CUresult CUDAAPI mock_cuMemcpy3DAsync(const CUDA_MEMCPY3D *c, CUstream hs) {
     MOCK_ENTER(cuMemcpy3DAsync);
     return mock__leave(copy_desc3d(c, hs, true));
+}
+
+/* Between contexts: both live, then the copy as any 3D copy (the contexts in the driver's
+ * reserved fields of a CUDA_MEMCPY3D, which has the same layout, are taken out first). */
+static CUresult copy_peer3d(const CUDA_MEMCPY3D_PEER *c, CUstream hs, bool async) {
+    if (c == NULL) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = peer(c->dstContext, c->srcContext, mock__entry_name());
+    if (r != CUDA_SUCCESS) return r;
+    _Static_assert(
+        sizeof(CUDA_MEMCPY3D) == sizeof(CUDA_MEMCPY3D_PEER) &&
+            offsetof(CUDA_MEMCPY3D, reserved0) == offsetof(CUDA_MEMCPY3D_PEER, srcContext) &&
+            offsetof(CUDA_MEMCPY3D, reserved1) == offsetof(CUDA_MEMCPY3D_PEER, dstContext),
+        "a 3D peer copy is a 3D copy with contexts");
+    CUDA_MEMCPY3D plain;
+    memcpy(&plain, c, sizeof plain);
+    plain.reserved0 = plain.reserved1 = NULL;
+    return copy_desc3d(&plain, hs, async);
+}
+
+CUresult CUDAAPI mock_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *c) {
+    MOCK_ENTER(cuMemcpy3DPeer);
+    return mock__leave(copy_peer3d(c, NULL, false));
+}
+CUresult CUDAAPI mock_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *c, CUstream hs) {
+    MOCK_ENTER(cuMemcpy3DPeerAsync);
+    return mock__leave(copy_peer3d(c, hs, true));
 }
 
 /* ------------------------------------------------------------------------------------------ */

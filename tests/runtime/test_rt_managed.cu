@@ -2,12 +2,15 @@
  * the mock: cudaMallocManaged used from the host and a kernel, a __managed__ variable read by the
  * host before any other runtime call, zero-copy through cudaHostAlloc and cudaHostRegister with
  * cudaHostGetDevicePointer and cudaHostGetFlags, what cudaPointerGetAttributes says of each kind
- * of pointer, and the hints: prefetches and advice (checked by the mock), range attributes and
- * stream attachment (which reach the driver and are answered cudaErrorNotSupported by the mock,
- * which has neither). */
+ * of pointer, and the hints: prefetches, advice and stream attachment (checked by the mock), range
+ * attributes and batches (which reach the driver and are answered cudaErrorNotSupported by the
+ * mock, which has none of them). */
 #include <stdlib.h>
 
 #include "rt_test.h"
+
+extern "C" cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                                     size_t length, unsigned int flags);
 
 __managed__ int counter = 5;
 __managed__ float scale_by[4] = {1.0f, 2.0f, 3.0f, 4.0f};
@@ -188,9 +191,11 @@ static void test_hints_are_forwarded(void **state) {
     assert_rt(cudaErrorInvalidValue, cudaMemDiscardBatchAsync(NULL, sizes, 1, 0, 0));
     cudaStream_t s;
     assert_rt_ok(cudaStreamCreate(&s));
-    assert_rt(cudaErrorNotSupported, cudaStreamAttachMemAsync(s, p, 0, cudaMemAttachSingle));
+    assert_rt_ok(cudaStreamAttachMemAsync(s, p, 0, cudaMemAttachSingle));
+    assert_rt_ok(cudaStreamAttachMemAsync_ptsz(0, p, 0, cudaMemAttachGlobal));
+    assert_rt(cudaErrorInvalidValue, cudaStreamAttachMemAsync(s, p + 1, 0, cudaMemAttachHost));
+    assert_rt(cudaErrorInvalidValue, cudaGetLastError());
     assert_rt_ok(cudaStreamDestroy(s));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
     assert_rt_ok(cudaGetLastError());
     assert_rt_ok(cudaFree(p));
 }

@@ -1,8 +1,8 @@
 /* Pitched memory, 2D and 3D copies and sets, and copies between devices through cushim's runtime
  * on the mock (two H200s): a pitched allocation written by a kernel, copies with every pitch,
  * sets of a window of rows, 3D sets of some slices, cudaMemcpy3D of one slice (the driver's 2D
- * copy) and of several (the driver's 3D copy), 3D copies between the devices (which the mock
- * lacks: cudaErrorNotSupported), and the refusals of bad pitches, kinds and devices. */
+ * copy) and of several (the driver's 3D copy), 3D copies between the devices, and the refusals
+ * of bad pitches, kinds and devices. */
 #include "rt_test.h"
 
 extern "C" {
@@ -255,28 +255,46 @@ static void test_3d_copies(void **state) {
     assert_rt_ok(cudaFree(d.ptr));
 }
 
-/* A 3D copy between devices goes to the driver's, which the mock lacks; the devices are checked
- * first. */
+/* A 3D copy between devices: rows of device 1's pitched allocation into device 0's, then back
+ * to the host; the devices are checked first. */
 static void test_3d_copies_between_devices(void **state) {
     (void)state;
     int n = 0;
     assert_rt_ok(cudaGetDeviceCount(&n));
     assert_int_equal(n, 2);
-    int *a = NULL, *b = NULL;
-    assert_rt_ok(cudaMalloc((void **)&a, 256));
+    cudaPitchedPtr a, b;
+    cudaExtent ext = make_cudaExtent(32, 4, 2);
+    assert_rt_ok(cudaMalloc3D(&a, ext));
     assert_rt_ok(cudaSetDevice(1));
-    assert_rt_ok(cudaMalloc((void **)&b, 256));
+    assert_rt_ok(cudaMalloc3D(&b, ext));
+    static unsigned char host[2][4][32], back[2][4][32];
+    for (int i = 0; i < 256; i++) (&host[0][0][0])[i] = (unsigned char)(i * 5 + 3);
+    cudaMemcpy3DParms up;
+    memset(&up, 0, sizeof up);
+    up.srcPtr = make_cudaPitchedPtr(host, 32, 32, 4);
+    up.dstPtr = b;
+    up.extent = ext;
+    up.kind = cudaMemcpyHostToDevice;
+    assert_rt_ok(cudaMemcpy3D(&up));
     assert_rt_ok(cudaSetDevice(0));
     cudaMemcpy3DPeerParms p;
     memset(&p, 0, sizeof p);
-    p.srcPtr = make_cudaPitchedPtr(b, 64, 64, 1);
+    p.srcPtr = b;
     p.srcDevice = 1;
-    p.dstPtr = make_cudaPitchedPtr(a, 64, 64, 1);
+    p.dstPtr = a;
     p.dstDevice = 0;
-    p.extent = make_cudaExtent(64, 1, 1);
-    assert_rt(cudaErrorNotSupported, cudaMemcpy3DPeer(&p));
-    assert_rt(cudaErrorNotSupported, cudaMemcpy3DPeerAsync(&p, 0));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    p.extent = ext;
+    assert_rt_ok(cudaMemcpy3DPeer(&p));
+    assert_rt_ok(cudaMemcpy3DPeerAsync(&p, 0));
+    assert_rt_ok(cudaDeviceSynchronize());
+    cudaMemcpy3DParms down;
+    memset(&down, 0, sizeof down);
+    down.srcPtr = a;
+    down.dstPtr = make_cudaPitchedPtr(back, 32, 32, 4);
+    down.extent = ext;
+    down.kind = cudaMemcpyDeviceToHost;
+    assert_rt_ok(cudaMemcpy3D(&down));
+    assert_memory_equal(back, host, sizeof host);
     /* Nothing to copy, nothing asked of the driver. */
     p.extent = make_cudaExtent(0, 1, 1);
     assert_rt_ok(cudaMemcpy3DPeer(&p));
@@ -291,9 +309,9 @@ static void test_3d_copies_between_devices(void **state) {
     int cur = -1;
     assert_rt_ok(cudaGetDevice(&cur));
     assert_int_equal(cur, 0);
-    assert_rt_ok(cudaFree(a));
+    assert_rt_ok(cudaFree(a.ptr));
     assert_rt_ok(cudaSetDevice(1));
-    assert_rt_ok(cudaFree(b));
+    assert_rt_ok(cudaFree(b.ptr));
     assert_rt_ok(cudaSetDevice(0));
 }
 

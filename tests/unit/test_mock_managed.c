@@ -1,5 +1,6 @@
-/* The mock's 3D copies between pointers, its hints on managed memory, the flags of pinned host
- * memory, and a stream-ordered free that waits for the work queued before it. */
+/* The mock's 3D copies between pointers, its hints on managed memory and their attachment to
+ * streams, the flags of pinned host memory, and a stream-ordered free that waits for the work
+ * queued before it. */
 #include "mock_primary.h"
 
 static void test_3d_copy_slices_and_positions(void **state) {
@@ -68,6 +69,15 @@ static void test_3d_copy_slices_and_positions(void **state) {
     down.srcZ = 3;
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy3D(&down));
     assert_int_equal(out[0][1][2], 0);
+    /* Between contexts: the same copy with both named, which must be live. */
+    CUDA_MEMCPY3D_PEER peer;
+    memcpy(&peer, &up, sizeof peer);
+    peer.srcContext = ctx;
+    peer.dstContext = ctx;
+    assert_ok(D->cuMemcpy3DPeer(&peer));
+    assert_ok(D->cuMemcpy3DPeerAsync(&peer, s));
+    peer.srcContext = NULL;
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, D->cuMemcpy3DPeer(&peer));
     assert_ok(D->cuStreamDestroy(s));
     assert_ok(D->cuMemFree(d));
 }
@@ -92,6 +102,15 @@ static void test_hints_on_managed_memory(void **state) {
               D->cuMemAdvise(m, 64, CU_MEM_ADVISE_SET_ACCESSED_BY, dev9));
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemAdvise(m, 64, (CUmem_advise)42, dev0));
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemAdvise(d, 64, CU_MEM_ADVISE_SET_READ_MOSTLY, dev0));
+    CUstream s;
+    assert_ok(D->cuStreamCreate(&s, 0));
+    assert_ok(D->cuStreamAttachMemAsync(s, m, 0, CU_MEM_ATTACH_SINGLE));
+    assert_ok(D->cuStreamAttachMemAsync(s, m + 64, 64, CU_MEM_ATTACH_HOST));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuStreamAttachMemAsync(s, m + 64, 0, CU_MEM_ATTACH_HOST));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuStreamAttachMemAsync(s, m, 0, 8));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuStreamAttachMemAsync(s, d, 0, CU_MEM_ATTACH_GLOBAL));
+    assert_ok(D->cuStreamDestroy(s));
     assert_ok(D->cuMemFree(d));
     assert_ok(D->cuMemFree(m));
 }
