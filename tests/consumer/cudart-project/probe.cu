@@ -1,6 +1,7 @@
-// A CUDA runtime program for cushim-run's tests, built by nvcc in several ways (shared runtime
-// with a RUNPATH, static runtime, DT_RPATH). It prints which file holds the runtime it called,
-// then squares 256 numbers on the device and checks them: exit 0 only when all are right.
+// A CUDA runtime program for the consumer suite (built by nvcc with -cudart none and
+// cushim-cudart, and by CMake) and for cushim-run's tests (the shared runtime with a RUNPATH, the
+// static runtime, a DT_RPATH). It prints which file holds the runtime it called, then squares 256
+// numbers on the device and checks them: exit 0 only when all are right.
 #include <cstdio>
 #include <dlfcn.h>
 
