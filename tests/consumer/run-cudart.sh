@@ -29,25 +29,32 @@ root=$stage/root$prefix
 pc=$(find "$root" -name cushim-cudart.pc | head -n 1)
 [[ -n $pc ]] || { echo "cushim-cudart.pc was not installed"; exit 1; }
 libdir=$(dirname "$(dirname "$pc")")
-for f in "$libdir/cushim-cudart/libcudart.so.13" "$root/bin/cushim-run"; do
+pkg=(env PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --define-variable=prefix="$root")
+# The folder of libcudart.so.13, as the .pc file names it for LD_LIBRARY_PATH.
+cudartdir=$("${pkg[@]}" --variable=cudartdir cushim-cudart)
+[[ $cudartdir == "$libdir/cushim-cudart" ]] || { echo "cudartdir is '$cudartdir'"; exit 1; }
+for f in "$cudartdir/libcudart.so.13" "$root/bin/cushim-run"; do
   [[ -e $f ]] || { echo "not installed: $f"; exit 1; }
 done
-pkg=(env PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --define-variable=prefix="$root")
 flags=$("${pkg[@]}" --cflags --libs cushim-cudart)
 echo "pkg-config --cflags --libs cushim-cudart: $flags"
 gen=(-gencode arch=compute_90,code=compute_90)
 nvidia='lib(cuda|cudart|nvrtc|nvJitLink|nvvm|cublas|cublasLt|cufft|curand|cusparse|cusolver|npp[a-z]*)\.so'
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | paste -sd ' '; }
-run_expect() { # run_expect WANT_EXIT PATTERN COMMAND...: the exit code, and PATTERN in the output
-  local want=$1 pattern=$2 out rc
-  shift 2
+run_expect() { # run_expect WANT_EXIT PATTERN... -- COMMAND...: the exit code, each PATTERN in the output
+  local want=$1 patterns=() out rc p
+  shift
+  while [[ $1 != -- ]]; do patterns+=("$1"); shift; done
+  shift
   set +e
   out=$("$@" 2>&1)
   rc=$?
   set -e
   printf '%s\n' "$out" | sed 's/^/  | /'
   [[ $rc == "$want" ]] || { echo "exit $rc, not $want: $*"; exit 1; }
-  grep -qE -- "$pattern" <<<"$out" || { echo "no '$pattern' in the output of: $*"; exit 1; }
+  for p in "${patterns[@]}"; do
+    grep -qE -- "$p" <<<"$out" || { echo "no '$p' in the output of: $*"; exit 1; }
+  done
 }
 
 echo "== linked: nvcc -cudart none"
@@ -59,28 +66,30 @@ if LD_LIBRARY_PATH=$libdir ldd "$stage/linked" | grep -E 'not found|/cuda'; then
   echo "the linked program resolves a library from the toolkit, or misses one"; exit 1
 fi
 echo "on the mock:"
-run_expect 0 "^libcudart: $libdir/libcushim-cudart\.so[.0-9]*$" \
+run_expect 0 "^libcudart: $libdir/libcushim-cudart\.so[.0-9]*$" '^kernel: ok' -- \
   env LD_LIBRARY_PATH="$libdir" CUSHIM_DRIVER="$mock" "$stage/linked"
-run_expect 0 '^kernel: ok' env LD_LIBRARY_PATH="$libdir" CUSHIM_DRIVER="$mock" "$stage/linked"
 # NVIDIA's libcudart 13.0 on a machine with the toolkit and no driver (no libcuda.so.1) answers
 # cudaGetDeviceCount with error 35, cudaErrorInsufficientDriver, "CUDA driver version is
 # insufficient for CUDA runtime version" (and leaves the count alone); cushim's must say the same.
 echo "with no driver:"
-run_expect 1 '^cudaGetDeviceCount: cudaErrorInsufficientDriver \(CUDA driver version is insufficient for CUDA runtime version\)$' \
+run_expect 1 '^cudaGetDeviceCount: cudaErrorInsufficientDriver \(CUDA driver version is insufficient for CUDA runtime version\)$' -- \
   env LD_LIBRARY_PATH="$libdir" CUSHIM_DRIVER=/nonexistent "$stage/linked"
 
 echo "== swapped: nvcc -cudart shared, run by the installed cushim-run"
 quiet nvcc-shared.log "$nvcc" -cudart shared "${gen[@]}" "$project/probe.cu" -o "$stage/shared" \
   -Xlinker --enable-new-dtags -Xlinker "-rpath=$(dirname "$nvcc")/../lib64"
 echo "NEEDED: $(needed "$stage/shared")"
-swap=$(cd "$libdir/cushim-cudart" && pwd -P)
-run_expect 0 "can run on cushim's runtime in $swap" "$root/bin/cushim-run" --check "$stage/shared"
-run_expect 0 "^libcudart: $swap/libcudart\.so\.13$" \
+swap=$(cd "$cudartdir" && pwd -P)
+run_expect 0 "can run on cushim's runtime in $swap" -- "$root/bin/cushim-run" --check "$stage/shared"
+run_expect 0 "^libcudart: $swap/libcudart\.so\.13$" '^kernel: ok' -- \
   env CUSHIM_DRIVER="$mock" "$root/bin/cushim-run" "$stage/shared"
+# By hand, as the README gives it: the .pc file's cudartdir first on LD_LIBRARY_PATH.
+run_expect 0 "^libcudart: $cudartdir/libcudart\.so\.13$" '^kernel: ok' -- \
+  env LD_LIBRARY_PATH="$cudartdir" CUSHIM_DRIVER="$mock" "$stage/shared"
 if [[ -f $libdir/libcushim-mock.so ]]; then
-  run_expect 0 '^kernel: ok' "$root/bin/cushim-run" --mock "$stage/shared"
+  run_expect 0 '^kernel: ok' -- "$root/bin/cushim-run" --mock "$stage/shared"
 else
-  run_expect 125 'mock driver is not installed' "$root/bin/cushim-run" --mock "$stage/shared"
+  run_expect 125 'mock driver is not installed' -- "$root/bin/cushim-run" --mock "$stage/shared"
 fi
 
 if [[ -z $cmake ]]; then
