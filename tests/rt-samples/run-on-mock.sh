@@ -11,11 +11,13 @@
 # SHARED_DIR defaults to ../shared beside the repository. Environment: RT_SAMPLES_JOBS (nvcc
 # builds and samples at a time, default 2), RT_SAMPLES_TIMEOUT (seconds per sample, default 60),
 # RT_SAMPLES_ONLY (a comma-separated subset to build and run), RT_SAMPLES_BUILT (a folder where
-# build.sh already built the samples: reused, not rebuilt).
+# build.sh already built the samples: reused, not rebuilt), RT_SAMPLES_CACHE (a folder that keeps
+# the binaries between runs, one subfolder per nvcc version and build.sh: a run that finds its
+# subfolder complete skips the nvcc builds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-[[ $# -ge 1 ]] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 build=$(cd "$1" && pwd)
 shared=${2:-$repo/../shared}
 rt=$shared/clients/rt
@@ -36,6 +38,15 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${RT_SAMPLES_BUILT:-$work/samples}
+if [[ -z ${RT_SAMPLES_BUILT:-} && -n ${RT_SAMPLES_CACHE:-} && -z $only ]]; then
+  nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+  key=$( ("$nvcc" --version; cat "$rt/build.sh") | sha256sum | cut -c1-16)
+  out=$RT_SAMPLES_CACHE/$key
+  if [[ -f $out/.complete ]]; then
+    echo "nvcc builds: reused from $out"
+    RT_SAMPLES_BUILT=$out
+  fi
+fi
 if [[ -z ${RT_SAMPLES_BUILT:-} ]]; then
   start=$(date +%s)
   # A sample that fails to build is not fatal here: it did not pass, which the list decides.
@@ -44,6 +55,7 @@ if [[ -z ${RT_SAMPLES_BUILT:-} ]]; then
   grep -E '^built [0-9]+ of' "$work/build.log" || { tail -n 20 "$work/build.log"; exit 1; }
   grep -E '^[A-Za-z_0-9]+ +rt +failed' "$work/build.log" || true
   echo "nvcc builds: $(($(date +%s) - start)) s with -j $jobs"
+  [[ -n ${RT_SAMPLES_CACHE:-} && -z $only ]] && touch "$out/.complete"
 fi
 
 tsv=$work/results.tsv
