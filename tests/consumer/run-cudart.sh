@@ -2,8 +2,10 @@
 # cushim's CUDA runtime as a user reaches it, against an installed copy (meson install --destdir):
 #   1. linked: nvcc -cudart none ... $(pkg-config --libs cushim-cudart): no NVIDIA library
 #      NEEDED; runs on the mock; with no driver it fails as NVIDIA's runtime does;
-#   2. swapped: a program built with nvcc -cudart shared, run by the installed cushim-run;
-#   3. CMake: cudart-project (enable_language(CUDA), CMAKE_CUDA_RUNTIME_LIBRARY Shared,
+#   2. swapped: a program built with nvcc -cudart shared, run by the installed cushim-run and
+#      by the .pc file's cudartdir on LD_LIBRARY_PATH;
+#   3. Meson: cudart-project (project(..., 'cuda'), dependency('cushim-cudart')), meson test;
+#   4. CMake: cudart-project (enable_language(CUDA), CMAKE_CUDA_RUNTIME_LIBRARY Shared,
 #      cushim::cudart) built with the toolkit's nvcc and run by ctest on the mock.
 # The mock comes from the build tree (an install has it only with -Dmock=true).
 #   run-cudart.sh BUILD_DIR CUSHIM_SOURCE_DIR NVCC MOCK [CMAKE]
@@ -91,6 +93,23 @@ if [[ -f $libdir/libcushim-mock.so ]]; then
 else
   run_expect 125 'mock driver is not installed' -- "$root/bin/cushim-run" --mock "$stage/shared"
 fi
+
+echo "== Meson $(meson --version): project(..., 'cuda'), dependency('cushim-cudart')"
+# Meson's pkg-config gets the staged prefix through a native file, and nvcc from the caller.
+printf "[binaries]\npkgconfig = ['pkg-config', '--define-variable=prefix=%s']\ncuda = '%s'\n" \
+  "$root" "$nvcc" >"$stage/native.ini"
+quiet meson-setup.log env PKG_CONFIG_PATH="$(dirname "$pc")" meson setup "$stage/meson" "$project" \
+  --native-file "$stage/native.ini"
+quiet meson-build.log meson compile -C "$stage/meson" -j 2
+echo "probe_linked: NEEDED $(needed "$stage/meson/probe_linked")"
+if needed "$stage/meson/probe_linked" | grep -qE "$nvidia"; then
+  echo "the Meson program needs an NVIDIA library"; exit 1
+fi
+# Meson's rpath to the staged libdir finds libcushim-cudart.so.0: no LD_LIBRARY_PATH.
+quiet meson-test.log env CUSHIM_DRIVER="$mock" meson test -C "$stage/meson" --no-rebuild --verbose
+grep -E '(libcudart|kernel): ' "$stage/meson-test.log"
+grep -qE "libcudart: $libdir/libcushim-cudart\.so[.0-9]*$" "$stage/meson-test.log" ||
+  { echo "the Meson program did not run on the staged libcushim-cudart"; exit 1; }
 
 if [[ -z $cmake ]]; then
   echo "cmake is not installed: the CMake project cannot be built"; exit 1
