@@ -73,6 +73,10 @@ missing=$(comm -23 <(printf '%s\n' "$want" | sed '/^$/d') <(printf '%s\n' "$pass
 extra=$(comm -13 <(printf '%s\n' "$want" | sed '/^$/d') <(printf '%s\n' "$passed" | sed '/^$/d'))
 echo "passed $(printf '%s' "$passed" | grep -c . || true) of $(wc -l <"$tsv"); expected to pass:" \
   "$(printf '%s' "$want" | grep -c . || true) (tests/rt-samples/expected-pass.txt)"
+# A sample that does not pass must fail with a sentence: a signal or a timeout is named here
+# (not yet a CI failure, until the list of expected passes is complete).
+rough=$(awk -F'\t' '$4 > 128 || $4 == 124 { printf "%s (exit %s) ", $1, $4 }' "$tsv")
+[[ -z $rough ]] || echo "crashed or timed out, not a clean failure: $rough"
 if [[ -n $extra ]]; then
   echo "passing, and not yet in expected-pass.txt: $(echo $extra)"
 fi
