@@ -230,10 +230,15 @@ def parse_errors(raw, enum="cudaError_enum", result="CUresult"):
         return []
     m = re.search(r"typedef\s+enum\s+%s\s*\{(.*?)\}\s*%s\s*;" % (re.escape(enum), re.escape(result)),
                   raw, re.S)
-    body = m.group(1)
+    return parse_enum_docs(m.group(1), r"CUDA_\w+")
+
+
+def parse_enum_docs(body, names):
+    """(name, value, first sentence of its doc comment) of each enumerator of an enum's body
+    whose name matches the pattern `names`."""
     out = []
     doc = ""
-    token = re.compile(r"/\*\*(.*?)\*/|(CUDA_\w+)\s*=\s*(\d+)", re.S)
+    token = re.compile(r"/\*\*(.*?)\*/|(%s)\s*=\s*(\d+)" % names, re.S)
     for t in token.finditer(body):
         if t.group(1) is not None:
             doc = t.group(1)

@@ -69,6 +69,8 @@
       PFN_cuDevicePrimaryCtxGetState_v7000)                                                        \
     X(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags", 11000,                             \
       PFN_cuDevicePrimaryCtxSetFlags_v11000)                                                       \
+    X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 11000,                                   \
+      PFN_cuDevicePrimaryCtxReset_v11000)                                                          \
     X(cuCtxCreate, "cuCtxCreate", 12050, PFN_cuCtxCreate_v12050)                                   \
     X(cuCtxDestroy, "cuCtxDestroy", 4000, PFN_cuCtxDestroy_v4000)                                  \
     X(cuCtxGetCurrent, "cuCtxGetCurrent", 4000, PFN_cuCtxGetCurrent_v4000)                         \
@@ -111,6 +113,7 @@
     X(cuModuleGetFunction, "cuModuleGetFunction", 2000, PFN_cuModuleGetFunction_v2000)             \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", 2020, PFN_cuFuncGetAttribute_v2020)                \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 9000, PFN_cuFuncSetAttribute_v9000)                \
+    X(cuFuncSetCacheConfig, "cuFuncSetCacheConfig", 3000, PFN_cuFuncSetCacheConfig_v3000)          \
     X(cuFuncGetName, "cuFuncGetName", 12030, PFN_cuFuncGetName_v12030)                             \
     X(cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040, PFN_cuFuncGetParamInfo_v12040)              \
     X(cuFuncGetModule, "cuFuncGetModule", 11000, PFN_cuFuncGetModule_v11000)                       \

@@ -256,6 +256,23 @@ CUresult CUDAAPI mock_cuDevicePrimaryCtxRelease(CUdevice dev) {
     return mock__leave(CUDA_SUCCESS);
 }
 
+/* The CUDA runtime's cudaDeviceReset: whatever the count, everything made in the primary context
+ * is destroyed, the context is inactive and its fault cleared; a later retain revives it. */
+CUresult CUDAAPI mock_cuDevicePrimaryCtxReset(CUdevice dev) {
+    MOCK_ENTER(cuDevicePrimaryCtxReset);
+    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
+    struct CUctx_st *c = mock__state.primary[dev];
+    if (c != NULL && c->refcount > 0) {
+        mock__ctx_clear(c);
+        c->active = false;
+        c->refcount = 0;
+        if (c->sticky != CUDA_SUCCESS) mock__state.sticky_count--;
+        c->sticky = CUDA_SUCCESS;
+        mock__state.live[CUSHIM_MOCK_CONTEXT]--;
+    }
+    return mock__leave(CUDA_SUCCESS);
+}
+
 CUresult CUDAAPI mock_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
     MOCK_ENTER(cuDevicePrimaryCtxGetState);
     if (flags == NULL || active == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);

@@ -288,6 +288,18 @@ CUresult CUDAAPI mock_cuFuncSetAttribute(CUfunction hf, CUfunction_attribute att
     return mock__leave(r);
 }
 
+/* A preference the mock has no cache to apply to: a valid kernel and configuration are
+ * accepted, as the driver accepts them on a device where the split is fixed. */
+CUresult CUDAAPI mock_cuFuncSetCacheConfig(CUfunction hf, CUfunc_cache config) {
+    MOCK_ENTER(cuFuncSetCacheConfig);
+    mock_kinfo k;
+    CUresult r = mock__function(hf, "cuFuncSetCacheConfig", &k);
+    if (r == CUDA_SUCCESS && (unsigned)config > (unsigned)CU_FUNC_CACHE_PREFER_EQUAL) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    }
+    return mock__leave(r);
+}
+
 CUresult CUDAAPI mock_cuFuncGetName(const char **name, CUfunction hf) {
     MOCK_ENTER(cuFuncGetName);
     if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 # What is formatted: every .c and .h below these folders of the source tree.
-ROOTS = ["include", "src", "mock", "tools", "tests", "examples"]
+ROOTS = ["include", "src", "runtime", "mock", "tools", "tests", "examples"]
 # Left out for now, each for a reason. Generated files are never in the tree (they are written
 # into the build directory), so they need no entry here.
 EXCLUDED = [

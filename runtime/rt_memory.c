@@ -1,0 +1,315 @@
+/* Memory basics: device and pinned host allocations, linear copies and sets in both
+ * default-stream modes, and the copies to and from registered variables (symbols).
+ *
+ * Copies go through cuMemcpy and cuMemcpyAsync, which take any two addresses under unified
+ * addressing, so every cudaMemcpyKind (cudaMemcpyDefault included) reaches the same call. The
+ * synchronisation rules NVIDIA documents for cudaMemcpy (pageable host memory staged and waited
+ * for, a copy to the host complete on return, a device-to-device copy asynchronous) are the
+ * driver's own for cuMemcpy: the runtime adds nothing to them. */
+#include <stdint.h>
+
+#include "cudart_ptds.h"
+#include "runtime/rt.h"
+
+#define TABLE(pt) ((pt) ? &cushim__table_per_thread : &cushim__table)
+
+static cudaError_t check_kind(enum cudaMemcpyKind kind, const char *fn) {
+    if ((unsigned)kind > (unsigned)cudaMemcpyDefault) {
+        return cushim__rt_fail(cudaErrorInvalidMemcpyDirection,
+                               "%s: kind %d is not a cudaMemcpyKind", fn, (int)kind);
+    }
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Allocation                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+cudaError_t cudaMalloc(void **devPtr, size_t size) {
+    if (devPtr == NULL)
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: devPtr is NULL", __func__);
+    *devPtr = NULL;
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess) return e;
+    if (size == 0) return cudaSuccess; /* NULL, and success, as NVIDIA's runtime */
+    CUdeviceptr p = 0;
+    CUresult r = cushim__table.cuMemAlloc(&p, size);
+    if (r != CUDA_SUCCESS) {
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+            return cushim__rt_fail(cudaErrorMemoryAllocation,
+                                   "%s: %zu bytes: the device is out of memory", __func__, size);
+        }
+        return cushim__rt_driver_failed(r, __func__, "cuMemAlloc");
+    }
+    *devPtr = (void *)(uintptr_t)p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *devPtr) {
+    /* cudaFree(NULL) is the idiom that initialises the runtime: it makes the context. */
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess || devPtr == NULL) return e;
+    CUresult r = cushim__table.cuMemFree((CUdeviceptr)(uintptr_t)devPtr);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemFree");
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size) {
+    if (ptr == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: ptr is NULL", __func__);
+    *ptr = NULL;
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess || size == 0) return e;
+    CUresult r = cushim__table.cuMemAllocHost(ptr, size);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemAllocHost");
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+    if (pHost == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: pHost is NULL", __func__);
+    *pHost = NULL;
+    if ((flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped |
+                             cudaHostAllocWriteCombined)) != 0) {
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: flags 0x%x are not cudaHostAlloc* flags",
+                               __func__, flags);
+    }
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess || size == 0) return e;
+    /* The flags have the same bits as CU_MEMHOSTALLOC_*. */
+    CUresult r = cushim__table.cuMemHostAlloc(pHost, size, flags);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemHostAlloc");
+    return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void *ptr) {
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess || ptr == NULL) return e;
+    CUresult r = cushim__table.cuMemFreeHost(ptr);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemFreeHost");
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
+    if (pDevice == NULL || pHost == NULL) {
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: pDevice or pHost is NULL", __func__);
+    }
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess) return e;
+    CUdeviceptr p = 0;
+    CUresult r = cushim__table.cuMemHostGetDevicePointer(&p, pHost, flags);
+    if (r != CUDA_SUCCESS)
+        return cushim__rt_driver_failed(r, __func__, "cuMemHostGetDevicePointer");
+    *pDevice = (void *)(uintptr_t)p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess) return e;
+    /* The flags have the same bits as CU_MEMHOSTREGISTER_*. */
+    CUresult r = cushim__table.cuMemHostRegister(ptr, size, flags);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemHostRegister");
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr) {
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess) return e;
+    CUresult r = cushim__table.cuMemHostUnregister(ptr);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemHostUnregister");
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+    if (free == NULL || total == NULL) {
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: free or total is NULL", __func__);
+    }
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    if (e != cudaSuccess) return e;
+    CUresult r = cushim__table.cuMemGetInfo(free, total);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuMemGetInfo");
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Copies and sets                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                        bool async, cudaStream_t stream, bool pt, const char *fn) {
+    cudaError_t e = check_kind(kind, fn);
+    if (e != cudaSuccess) return e;
+    cushim_context *ctx;
+    e = cushim__rt_context(&ctx, fn);
+    if (e != cudaSuccess || count == 0) return e;
+    const CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, s = (CUdeviceptr)(uintptr_t)src;
+    CUresult r = async ? TABLE(pt)->cuMemcpyAsync(d, s, count, cushim__rt_stream(stream, pt))
+                       : TABLE(pt)->cuMemcpy(d, s, count);
+    if (r != CUDA_SUCCESS)
+        return cushim__rt_driver_failed(r, fn, async ? "cuMemcpyAsync" : "cuMemcpy");
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    return copy(dst, src, count, kind, false, NULL, false, __func__);
+}
+
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    return copy(dst, src, count, kind, false, NULL, true, __func__);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+    return copy(dst, src, count, kind, true, stream, false, __func__);
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                 cudaStream_t stream) {
+    return copy(dst, src, count, kind, true, stream, true, __func__);
+}
+
+static cudaError_t set(void *devPtr, int value, size_t count, bool async, cudaStream_t stream,
+                       bool pt, const char *fn) {
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, fn);
+    if (e != cudaSuccess || count == 0) return e;
+    const CUdeviceptr d = (CUdeviceptr)(uintptr_t)devPtr;
+    CUresult r = async ? TABLE(pt)->cuMemsetD8Async(d, (unsigned char)value, count,
+                                                    cushim__rt_stream(stream, pt))
+                       : TABLE(pt)->cuMemsetD8(d, (unsigned char)value, count);
+    if (r != CUDA_SUCCESS)
+        return cushim__rt_driver_failed(r, fn, async ? "cuMemsetD8Async" : "cuMemsetD8");
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+    return set(devPtr, value, count, false, NULL, false, __func__);
+}
+
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
+    return set(devPtr, value, count, false, NULL, true, __func__);
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    return set(devPtr, value, count, true, stream, false, __func__);
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    return set(devPtr, value, count, true, stream, true, __func__);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Symbols                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The device address of symbol + offset, with count bytes checked against its size. */
+static cudaError_t symbol_at(CUdeviceptr *at, const void *symbol, size_t count, size_t offset,
+                             const char *fn) {
+    CUdeviceptr p;
+    size_t size;
+    cudaError_t e = cushim__rt_symbol(&p, &size, symbol, fn);
+    if (e != cudaSuccess) return e;
+    if (offset > size || count > size - offset) {
+        return cushim__rt_fail(cudaErrorInvalidValue,
+                               "%s: %zu bytes at offset %zu do not fit the %zu-byte variable", fn,
+                               count, offset, size);
+    }
+    *at = p + offset;
+    return cudaSuccess;
+}
+
+static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
+                             enum cudaMemcpyKind kind, bool async, cudaStream_t stream, bool pt,
+                             const char *fn) {
+    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+        kind != cudaMemcpyDefault) {
+        return cushim__rt_fail(cudaErrorInvalidMemcpyDirection,
+                               "%s: kind %d: a copy to a symbol is from the host or the device", fn,
+                               (int)kind);
+    }
+    CUdeviceptr at;
+    cudaError_t e = symbol_at(&at, symbol, count, offset, fn);
+    if (e != cudaSuccess) return e;
+    return copy((void *)(uintptr_t)at, src, count, kind, async, stream, pt, fn);
+}
+
+static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, bool async, cudaStream_t stream, bool pt,
+                               const char *fn) {
+    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+        kind != cudaMemcpyDefault) {
+        return cushim__rt_fail(cudaErrorInvalidMemcpyDirection,
+                               "%s: kind %d: a copy from a symbol is to the host or the device", fn,
+                               (int)kind);
+    }
+    CUdeviceptr at;
+    cudaError_t e = symbol_at(&at, symbol, count, offset, fn);
+    if (e != cudaSuccess) return e;
+    return copy(dst, (const void *)(uintptr_t)at, count, kind, async, stream, pt, fn);
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind) {
+    return to_symbol(symbol, src, count, offset, kind, false, NULL, false, __func__);
+}
+
+cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                    size_t offset, enum cudaMemcpyKind kind) {
+    return to_symbol(symbol, src, count, offset, kind, false, NULL, true, __func__);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind) {
+    return from_symbol(dst, symbol, count, offset, kind, false, NULL, false, __func__);
+}
+
+cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind) {
+    return from_symbol(dst, symbol, count, offset, kind, false, NULL, true, __func__);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                    size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+    return to_symbol(symbol, src, count, offset, kind, true, stream, false, __func__);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
+                                         size_t offset, enum cudaMemcpyKind kind,
+                                         cudaStream_t stream) {
+    return to_symbol(symbol, src, count, offset, kind, true, stream, true, __func__);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream) {
+    return from_symbol(dst, symbol, count, offset, kind, true, stream, false, __func__);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                           size_t offset, enum cudaMemcpyKind kind,
+                                           cudaStream_t stream) {
+    return from_symbol(dst, symbol, count, offset, kind, true, stream, true, __func__);
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+    if (devPtr == NULL)
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: devPtr is NULL", __func__);
+    CUdeviceptr p;
+    cudaError_t e = cushim__rt_symbol(&p, NULL, symbol, __func__);
+    if (e != cudaSuccess) return e;
+    *devPtr = (void *)(uintptr_t)p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+    if (size == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: size is NULL", __func__);
+    CUdeviceptr p;
+    return cushim__rt_symbol(&p, size, symbol, __func__);
+}
