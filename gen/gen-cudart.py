@@ -36,14 +36,19 @@ import cuda_header  # noqa: E402
 c_string = cuda_header.c_string
 ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)")
 DECL = re.compile(r"extern\s+([^;(){}]*?)\b(\w+)\s*\(([^;]*?)\)\s*;")
+# The headers whose functions NVIDIA's libcudart exports and this runtime therefore has: the
+# runtime API, and the profiler's start and stop (declared apart). The graphics interop headers
+# (cuda_gl_interop.h, cuda_egl_interop.h, cuda_vdpau_interop.h) need GL, EGL and VDPAU headers
+# and are left out.
+HEADERS = ("cuda_runtime_api.h", "cuda_profiler_api.h")
 GROUP = re.compile(r"\\defgroup\s+(\w+)\s+([^\n]*)")
 GROUP_END = re.compile(r"/\*\*\s*@\}\s*\*/")
 
 
 def declarations(cc, inc, per_thread):
-    """(return type, name, parameters) of each function cuda_runtime_api.h declares, in the
-    header's order, as the compiler sees them in this mode."""
-    src = '#include <cuda_runtime_api.h>\n'
+    """(return type, name, parameters) of each function the HEADERS declare, in the
+    headers' order, as the compiler sees them in this mode."""
+    src = "".join("#include <%s>\n" % h for h in HEADERS)
     args = list(cc) + ["-E", "-x", "c", "-I" + inc, "-"]
     if per_thread:
         args.append("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1")
@@ -52,7 +57,7 @@ def declarations(cc, inc, per_thread):
     for line in out.split("\n"):
         m = re.match(r'#\s*\d+\s+"([^"]+)"', line)
         if m:
-            keep = os.path.basename(m.group(1)) == "cuda_runtime_api.h"
+            keep = os.path.basename(m.group(1)) in HEADERS
             continue
         if keep:
             mine.append(line)
@@ -108,7 +113,7 @@ def write_sources(inc, fns, stubs_c, ptds_h, errors_c, map_path):
     h = [banner,
          "/* The per-thread default-stream variants, typed as their legacy functions. */",
          "#ifndef CUSHIM_CUDART_PTDS_H", "#define CUSHIM_CUDART_PTDS_H", "",
-         "#include <cuda_runtime_api.h>", ""]
+         "#include <cuda_profiler_api.h>", "#include <cuda_runtime_api.h>", ""]
     h += ["/* __typeof__ of a deprecated function is no use of it. */",
           "#pragma GCC diagnostic push",
           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"']
@@ -214,7 +219,7 @@ def write_entries(inc, fns, library, nm, out_path):
         done[f["name"]] = all(state)
     if errors:
         sys.exit("gen-cudart: " + "; ".join(errors))
-    raw = cuda_header.read(inc + "/cuda_runtime_api.h")
+    raw = "\n".join(cuda_header.read(inc + "/" + h) for h in HEADERS)
     spans = areas(raw)
     by_area = {}
     for f in fns:

@@ -190,6 +190,7 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     unsigned long long submitted, completed;
+    unsigned polls; /* queries answered NOT_READY in a row (mock_stream.c: a poll loop ends) */
     mock_queue q;
     mock_capture *cap; /* the capture this stream takes part in, NULL for none */
     size_t cap_tail;   /* nodes of the capture's graph when this stream last added one */

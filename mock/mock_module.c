@@ -267,6 +267,19 @@ static CUresult set_attr(mock_fattrs *a, CUfunction_attribute attr, int value, i
     return CUDA_SUCCESS;
 }
 
+/* The PTX version a driver reports for a kernel JIT-compiled from an image: the newest .target of
+ * its PTX that the device can run (libraries such as CUB choose their code by it); 0 when the
+ * image has no PTX, or none for this device. */
+static int image_ptx_version(const mock_image *img, int dev) {
+    int cc = mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+             mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    int best = 0;
+    for (size_t i = 0; img != NULL && i < img->nptx; i++) {
+        if (img->ptx[i].arch <= cc && img->ptx[i].arch > best) best = img->ptx[i].arch;
+    }
+    return best;
+}
+
 CUresult CUDAAPI mock_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hf) {
     MOCK_ENTER(cuFuncGetAttribute);
     if (pi == NULL || !valid_attr(attrib)) return mock__leave(CUDA_ERROR_INVALID_VALUE);
@@ -275,6 +288,10 @@ CUresult CUDAAPI mock_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, C
     CUresult r = mock__function(hf, "cuFuncGetAttribute", &k);
     if (r == CUDA_SUCCESS) r = mock__function_device("cuFuncGetAttribute", &k, &dev);
     if (r == CUDA_SUCCESS) *pi = mock__func_attr(k.attrs, attrib, dev);
+    if (r == CUDA_SUCCESS && attrib == CU_FUNC_ATTRIBUTE_PTX_VERSION) {
+        int v = image_ptx_version(k.img, dev);
+        if (v != 0) *pi = v;
+    }
     return mock__leave(r);
 }
 

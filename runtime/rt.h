@@ -32,6 +32,11 @@
  * ones are cushim__table). */
 extern cushim_driver_table cushim__table_per_thread;
 
+/* The driver's table of a default-stream mode: per-thread for the _ptds and _ptsz functions. */
+static inline const cushim_driver_table *cushim__rt_table(bool per_thread) {
+    return per_thread ? &cushim__table_per_thread : &cushim__table;
+}
+
 /* Devices the runtime keeps state for; a process with more sees the first this many. */
 #define CUSHIM__RT_MAX_DEVICES 64
 
@@ -102,6 +107,13 @@ static inline CUstream cushim__rt_stream(cudaStream_t s, bool per_thread) {
     return (CUstream)s;
 }
 
+/* A linear copy of count bytes in the calling thread's current context, by kind: the driver's
+ * copy of that direction (cudaMemcpyDefault and host to host: cuMemcpy), synchronous or on
+ * stream, in the per-thread mode (pt) or not; a kind that is none is
+ * cudaErrorInvalidMemcpyDirection. Records the error, naming fn. */
+cudaError_t cushim__rt_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            bool async, cudaStream_t stream, bool pt, const char *fn);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Registration and modules (rt_register.c, rt_module.c)                                      */
 /* ------------------------------------------------------------------------------------------ */
@@ -141,6 +153,9 @@ cushim__rt_var *cushim__rt_var_of(const void *symbol);
  * use): cudaErrorInvalidDeviceFunction with a sentence for an unregistered function; the
  * driver's code, mapped, when its module does not load. The primary context is current. */
 cudaError_t cushim__rt_function(cushim_function **out, const void *fn_or_kernel, const char *fn);
+/* The same for a kernel already found: a cudaKernel_t that __cudaGetKernel handed out (a chevron
+ * launch passes it back without a look-up); one that is not a live kernel is refused. */
+cudaError_t cushim__rt_kernel_function(cushim_function **out, cushim__rt_kernel *k, const char *fn);
 /* The device address (and size) of a registered variable on the current device:
  * cudaErrorInvalidSymbol for an unregistered symbol. */
 cudaError_t cushim__rt_symbol(CUdeviceptr *ptr, size_t *size, const void *symbol, const char *fn);

@@ -6,8 +6,6 @@
 #include "cudart_ptds.h"
 #include "runtime/rt_handles.h"
 
-#define TABLE(pt) ((pt) ? &cushim__table_per_thread : &cushim__table)
-
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
     if (event == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: event is NULL", __func__);
     const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
@@ -59,8 +57,8 @@ static cudaError_t record(cudaEvent_t event, cudaStream_t stream, unsigned flags
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
     CUstream s = cushim__rt_stream(stream, pt);
-    CUresult r = with_flags ? TABLE(pt)->cuEventRecordWithFlags((CUevent)event, s, flags)
-                            : TABLE(pt)->cuEventRecord((CUevent)event, s);
+    CUresult r = with_flags ? cushim__rt_table(pt)->cuEventRecordWithFlags((CUevent)event, s, flags)
+                            : cushim__rt_table(pt)->cuEventRecord((CUevent)event, s);
     if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {
         return cushim__rt_driver_failed(r, fn,
                                         with_flags ? "cuEventRecordWithFlags" : "cuEventRecord");

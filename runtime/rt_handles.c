@@ -6,26 +6,37 @@
 
 enum { KIND_STREAM = 1, KIND_EVENT = 2 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* As the registry's: taken around fork() so that no child inherits it held. */
+static void fork_prepare(void) { pthread_rwlock_wrlock(&lock); }
+static void fork_done(void) { pthread_rwlock_unlock(&lock); }
+CUSHIM__CONSTRUCTOR static void fork_handlers(void) {
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
 static cushim__rt_map map;
 
 static bool add(const void *raw, void *obj, int kind, const char *fn) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     bool ok = cushim__rt_map_put(&map, raw, obj, kind);
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     if (!ok) cushim__rt_fail(cudaErrorMemoryAllocation, "%s: out of memory", fn);
     return ok;
 }
 
 static void *get(const void *raw, int kind, bool take) {
-    pthread_mutex_lock(&lock);
+    if (take) {
+        pthread_rwlock_wrlock(&lock);
+    } else {
+        pthread_rwlock_rdlock(&lock);
+    }
     cushim__rt_map_slot *s = cushim__rt_map_find(&map, raw);
     void *obj = NULL;
     if (s != NULL && s->kind == kind) {
         obj = s->value;
         if (take) cushim__rt_map_remove(s);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     return obj;
 }
 
@@ -46,7 +57,7 @@ cushim_stream *cushim__rt_stream_take(cudaStream_t raw) { return get(raw, KIND_S
 cushim_event *cushim__rt_event_take(cudaEvent_t raw) { return get(raw, KIND_EVENT, true); }
 
 void cushim__rt_handles_drop(cushim_context *ctx) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     size_t n = 0;
     void **objs = calloc(map.capacity ? map.capacity : 1, sizeof *objs);
     int *kinds = calloc(map.capacity ? map.capacity : 1, sizeof *kinds);
@@ -60,7 +71,7 @@ void cushim__rt_handles_drop(cushim_context *ctx) {
         kinds[n++] = s->kind;
         cushim__rt_map_remove(s);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     /* Released outside the lock: a release may call the driver. */
     for (size_t i = 0; i < n; i++) {
         if (kinds[i] == KIND_STREAM) {

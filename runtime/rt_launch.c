@@ -27,11 +27,17 @@ static CUSHIM__COLD cudaError_t launch_failed(CUresult r, const char *fn) {
     return cushim__rt_cushim_failed(r, fn);
 }
 
-static cudaError_t launch(const void *func, const cushim_launch_config *base, cudaStream_t stream,
-                          void **args, bool per_thread, bool cooperative, const char *fn) {
-    cushim_function *f;
-    cudaError_t e = cushim__rt_function(&f, func, fn);
-    if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
+static inline cushim_launch_config config_of(dim3 grid, dim3 block, size_t smem) {
+    cushim_launch_config c = cushim_launch_config_make(CUSHIM_DIM3(grid.x, grid.y, grid.z),
+                                                       CUSHIM_DIM3(block.x, block.y, block.z));
+    /* More than 4 GiB of shared memory is refused by the checks as it is, not truncated. */
+    c.shared_mem_bytes = smem > 0xffffffffu ? 0xffffffffu : (unsigned)smem;
+    return c;
+}
+
+static inline cudaError_t launch_function(cushim_function *f, const cushim_launch_config *base,
+                                          cudaStream_t stream, void **args, bool per_thread,
+                                          bool cooperative, const char *fn) {
     cushim_stream view;
     stream_view(&view, f, stream, per_thread);
     cushim_launch_config cfg = *base;
@@ -42,12 +48,22 @@ static cudaError_t launch(const void *func, const cushim_launch_config *base, cu
     return cudaSuccess;
 }
 
-static inline cushim_launch_config config_of(dim3 grid, dim3 block, size_t smem) {
-    cushim_launch_config c = cushim_launch_config_make(CUSHIM_DIM3(grid.x, grid.y, grid.z),
-                                                       CUSHIM_DIM3(block.x, block.y, block.z));
-    /* More than 4 GiB of shared memory is refused by the checks as it is, not truncated. */
-    c.shared_mem_bytes = smem > 0xffffffffu ? 0xffffffffu : (unsigned)smem;
-    return c;
+static cudaError_t launch(const void *func, const cushim_launch_config *base, cudaStream_t stream,
+                          void **args, bool per_thread, bool cooperative, const char *fn) {
+    cushim_function *f;
+    cudaError_t e = cushim__rt_function(&f, func, fn);
+    if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
+    return launch_function(f, base, stream, args, per_thread, cooperative, fn);
+}
+
+/* The chevron's launch: the handle is what __cudaGetKernel gave the stub, no look-up needed. */
+static cudaError_t launch_handle(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                 size_t smem, cudaStream_t stream, bool per_thread) {
+    cushim_function *f;
+    cudaError_t e = cushim__rt_kernel_function(&f, (cushim__rt_kernel *)kernel, "cudaLaunchKernel");
+    if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
+    cushim_launch_config c = config_of(grid, block, smem);
+    return launch_function(f, &c, stream, args, per_thread, false, "cudaLaunchKernel");
 }
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
@@ -94,14 +110,12 @@ cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr) {
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                size_t sharedMem, cudaStream_t stream) {
-    cushim_launch_config c = config_of(gridDim, blockDim, sharedMem);
-    return launch(kernel, &c, stream, args, false, false, "cudaLaunchKernel");
+    return launch_handle(kernel, gridDim, blockDim, args, sharedMem, stream, false);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                     size_t sharedMem, cudaStream_t stream) {
-    cushim_launch_config c = config_of(gridDim, blockDim, sharedMem);
-    return launch(kernel, &c, stream, args, true, false, "cudaLaunchKernel");
+    return launch_handle(kernel, gridDim, blockDim, args, sharedMem, stream, true);
 }
 
 /* ------------------------------------------------------------------------------------------ */

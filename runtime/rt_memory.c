@@ -1,8 +1,8 @@
 /* Memory basics: device and pinned host allocations, linear copies and sets in both
- * default-stream modes, and the copies to and from registered variables (symbols).
+ * default-stream modes.
  *
- * Copies go through cuMemcpy and cuMemcpyAsync, which take any two addresses under unified
- * addressing, so every cudaMemcpyKind (cudaMemcpyDefault included) reaches the same call. The
+ * Copies go to the driver's copy of their direction (cuMemcpyHtoD, ...), and cudaMemcpyDefault
+ * to cuMemcpy, which takes any two addresses under unified addressing. The
  * synchronisation rules NVIDIA documents for cudaMemcpy (pageable host memory staged and waited
  * for, a copy to the host complete on return, a device-to-device copy asynchronous) are the
  * driver's own for cuMemcpy: the runtime adds nothing to them. */
@@ -10,8 +10,6 @@
 
 #include "cudart_ptds.h"
 #include "runtime/rt.h"
-
-#define TABLE(pt) ((pt) ? &cushim__table_per_thread : &cushim__table)
 
 static cudaError_t check_kind(enum cudaMemcpyKind kind, const char *fn) {
     if ((unsigned)kind > (unsigned)cudaMemcpyDefault) {
@@ -143,37 +141,63 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
 /* Copies and sets                                                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                        bool async, cudaStream_t stream, bool pt, const char *fn) {
+/* The driver's copy for a kind: the direction when the caller names it (a driver then knows
+ * which side is host memory without looking the addresses up), cuMemcpy for cudaMemcpyDefault
+ * and host to host, which unified addressing resolves. */
+static CUresult copy_sync(const cushim_driver_table *t, CUdeviceptr d, CUdeviceptr s, size_t n,
+                          enum cudaMemcpyKind kind) {
+    switch (kind) {
+    case cudaMemcpyHostToDevice: return t->cuMemcpyHtoD(d, (const void *)(uintptr_t)s, n);
+    case cudaMemcpyDeviceToHost: return t->cuMemcpyDtoH((void *)(uintptr_t)d, s, n);
+    case cudaMemcpyDeviceToDevice: return t->cuMemcpyDtoD(d, s, n);
+    default: return t->cuMemcpy(d, s, n);
+    }
+}
+
+static CUresult copy_async(const cushim_driver_table *t, CUdeviceptr d, CUdeviceptr s, size_t n,
+                           enum cudaMemcpyKind kind, CUstream stream) {
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return t->cuMemcpyHtoDAsync(d, (const void *)(uintptr_t)s, n, stream);
+    case cudaMemcpyDeviceToHost: return t->cuMemcpyDtoHAsync((void *)(uintptr_t)d, s, n, stream);
+    case cudaMemcpyDeviceToDevice: return t->cuMemcpyDtoDAsync(d, s, n, stream);
+    default: return t->cuMemcpyAsync(d, s, n, stream);
+    }
+}
+
+cudaError_t cushim__rt_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            bool async, cudaStream_t stream, bool pt, const char *fn) {
     cudaError_t e = check_kind(kind, fn);
     if (e != cudaSuccess) return e;
     cushim_context *ctx;
     e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess || count == 0) return e;
     const CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, s = (CUdeviceptr)(uintptr_t)src;
-    CUresult r = async ? TABLE(pt)->cuMemcpyAsync(d, s, count, cushim__rt_stream(stream, pt))
-                       : TABLE(pt)->cuMemcpy(d, s, count);
-    if (r != CUDA_SUCCESS)
+    CUresult r =
+        async ? copy_async(cushim__rt_table(pt), d, s, count, kind, cushim__rt_stream(stream, pt))
+              : copy_sync(cushim__rt_table(pt), d, s, count, kind);
+    if (r != CUDA_SUCCESS) {
         return cushim__rt_driver_failed(r, fn, async ? "cuMemcpyAsync" : "cuMemcpy");
+    }
     return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    return copy(dst, src, count, kind, false, NULL, false, __func__);
+    return cushim__rt_copy(dst, src, count, kind, false, NULL, false, __func__);
 }
 
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    return copy(dst, src, count, kind, false, NULL, true, __func__);
+    return cushim__rt_copy(dst, src, count, kind, false, NULL, true, __func__);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
-    return copy(dst, src, count, kind, true, stream, false, __func__);
+    return cushim__rt_copy(dst, src, count, kind, true, stream, false, __func__);
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                  cudaStream_t stream) {
-    return copy(dst, src, count, kind, true, stream, true, __func__);
+    return cushim__rt_copy(dst, src, count, kind, true, stream, true, __func__);
 }
 
 static cudaError_t set(void *devPtr, int value, size_t count, bool async, cudaStream_t stream,
@@ -182,9 +206,9 @@ static cudaError_t set(void *devPtr, int value, size_t count, bool async, cudaSt
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess || count == 0) return e;
     const CUdeviceptr d = (CUdeviceptr)(uintptr_t)devPtr;
-    CUresult r = async ? TABLE(pt)->cuMemsetD8Async(d, (unsigned char)value, count,
-                                                    cushim__rt_stream(stream, pt))
-                       : TABLE(pt)->cuMemsetD8(d, (unsigned char)value, count);
+    CUresult r = async ? cushim__rt_table(pt)->cuMemsetD8Async(d, (unsigned char)value, count,
+                                                               cushim__rt_stream(stream, pt))
+                       : cushim__rt_table(pt)->cuMemsetD8(d, (unsigned char)value, count);
     if (r != CUDA_SUCCESS)
         return cushim__rt_driver_failed(r, fn, async ? "cuMemsetD8Async" : "cuMemsetD8");
     return cudaSuccess;
@@ -204,112 +228,4 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t 
 
 cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
     return set(devPtr, value, count, true, stream, true, __func__);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Symbols                                                                                    */
-/* ------------------------------------------------------------------------------------------ */
-
-/* The device address of symbol + offset, with count bytes checked against its size. */
-static cudaError_t symbol_at(CUdeviceptr *at, const void *symbol, size_t count, size_t offset,
-                             const char *fn) {
-    CUdeviceptr p;
-    size_t size;
-    cudaError_t e = cushim__rt_symbol(&p, &size, symbol, fn);
-    if (e != cudaSuccess) return e;
-    if (offset > size || count > size - offset) {
-        return cushim__rt_fail(cudaErrorInvalidValue,
-                               "%s: %zu bytes at offset %zu do not fit the %zu-byte variable", fn,
-                               count, offset, size);
-    }
-    *at = p + offset;
-    return cudaSuccess;
-}
-
-static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
-                             enum cudaMemcpyKind kind, bool async, cudaStream_t stream, bool pt,
-                             const char *fn) {
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
-        kind != cudaMemcpyDefault) {
-        return cushim__rt_fail(cudaErrorInvalidMemcpyDirection,
-                               "%s: kind %d: a copy to a symbol is from the host or the device", fn,
-                               (int)kind);
-    }
-    CUdeviceptr at;
-    cudaError_t e = symbol_at(&at, symbol, count, offset, fn);
-    if (e != cudaSuccess) return e;
-    return copy((void *)(uintptr_t)at, src, count, kind, async, stream, pt, fn);
-}
-
-static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind, bool async, cudaStream_t stream, bool pt,
-                               const char *fn) {
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
-        kind != cudaMemcpyDefault) {
-        return cushim__rt_fail(cudaErrorInvalidMemcpyDirection,
-                               "%s: kind %d: a copy from a symbol is to the host or the device", fn,
-                               (int)kind);
-    }
-    CUdeviceptr at;
-    cudaError_t e = symbol_at(&at, symbol, count, offset, fn);
-    if (e != cudaSuccess) return e;
-    return copy(dst, (const void *)(uintptr_t)at, count, kind, async, stream, pt, fn);
-}
-
-cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind) {
-    return to_symbol(symbol, src, count, offset, kind, false, NULL, false, __func__);
-}
-
-cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
-                                    size_t offset, enum cudaMemcpyKind kind) {
-    return to_symbol(symbol, src, count, offset, kind, false, NULL, true, __func__);
-}
-
-cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
-                                 enum cudaMemcpyKind kind) {
-    return from_symbol(dst, symbol, count, offset, kind, false, NULL, false, __func__);
-}
-
-cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
-                                      enum cudaMemcpyKind kind) {
-    return from_symbol(dst, symbol, count, offset, kind, false, NULL, true, __func__);
-}
-
-cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
-                                    size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
-    return to_symbol(symbol, src, count, offset, kind, true, stream, false, __func__);
-}
-
-cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
-                                         size_t offset, enum cudaMemcpyKind kind,
-                                         cudaStream_t stream) {
-    return to_symbol(symbol, src, count, offset, kind, true, stream, true, __func__);
-}
-
-cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
-                                      enum cudaMemcpyKind kind, cudaStream_t stream) {
-    return from_symbol(dst, symbol, count, offset, kind, true, stream, false, __func__);
-}
-
-cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
-                                           size_t offset, enum cudaMemcpyKind kind,
-                                           cudaStream_t stream) {
-    return from_symbol(dst, symbol, count, offset, kind, true, stream, true, __func__);
-}
-
-cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
-    if (devPtr == NULL)
-        return cushim__rt_fail(cudaErrorInvalidValue, "%s: devPtr is NULL", __func__);
-    CUdeviceptr p;
-    cudaError_t e = cushim__rt_symbol(&p, NULL, symbol, __func__);
-    if (e != cudaSuccess) return e;
-    *devPtr = (void *)(uintptr_t)p;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
-    if (size == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: size is NULL", __func__);
-    CUdeviceptr p;
-    return cushim__rt_symbol(&p, size, symbol, __func__);
 }

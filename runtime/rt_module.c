@@ -13,20 +13,19 @@ cudaError_t cushim__rt_fatbin_module(cushim_module **out, cushim__rt_fatbin *fb,
         *out = m;
         return cudaSuccess;
     }
-    /* One thread loads; the others wait for it rather than load the same image twice. */
-    pthread_mutex_lock(&fb->load_lock);
-    m = atomic_load(&fb->module[device]);
-    CUresult r = CUDA_SUCCESS;
-    if (m == NULL) {
-        r = cushim_module_load_data(&m, ctx, fb->image);
-        if (r == CUDA_SUCCESS) atomic_store_explicit(&fb->module[device], m, memory_order_release);
-    }
-    pthread_mutex_unlock(&fb->load_lock);
+    /* No lock is held across the driver's load (it may JIT for seconds): two threads that race
+     * here both load, and the one that loses the exchange unloads its copy. */
+    CUresult r = cushim_module_load_data(&m, ctx, fb->image);
     if (r != CUDA_SUCCESS) {
         return cushim__rt_fail(cushim__rt_from_cu(r),
                                "%s: the device code registered by this program could not be "
                                "loaded on device %d: %s",
                                fn, device, cushim_last_error());
+    }
+    cushim_module *none = NULL;
+    if (!atomic_compare_exchange_strong(&fb->module[device], &none, m)) {
+        cushim_module_release(m);
+        m = none;
     }
     *out = m;
     return cudaSuccess;
@@ -39,12 +38,14 @@ static CUSHIM__COLD cudaError_t not_registered(const void *p, const char *fn) {
                            fn, p);
 }
 
-cudaError_t cushim__rt_function(cushim_function **out, const void *p, const char *fn) {
+cudaError_t cushim__rt_kernel_function(cushim_function **out, cushim__rt_kernel *k,
+                                       const char *fn) {
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
-    cushim__rt_kernel *k = cushim__rt_kernel_of(p);
-    if (CUSHIM__UNLIKELY(k == NULL)) return not_registered(p, fn);
+    if (CUSHIM__UNLIKELY(k == NULL || k->tag != CUSHIM__RT_KERNEL_TAG)) {
+        return not_registered(k, fn);
+    }
     int device = cushim__rt_device();
     cushim_function *f = atomic_load_explicit(&k->fn[device], memory_order_acquire);
     if (CUSHIM__LIKELY(f != NULL)) {
@@ -65,6 +66,18 @@ cudaError_t cushim__rt_function(cushim_function **out, const void *p, const char
     atomic_store_explicit(&k->fn[device], f, memory_order_release);
     *out = f;
     return cudaSuccess;
+}
+
+cudaError_t cushim__rt_function(cushim_function **out, const void *p, const char *fn) {
+    cushim__rt_kernel *k = cushim__rt_kernel_of(p);
+    if (CUSHIM__UNLIKELY(k == NULL)) {
+        /* The context first: without a driver, that is the error to give. */
+        cushim_context *ctx;
+        cudaError_t e = cushim__rt_context(&ctx, fn);
+        if (e != cudaSuccess) return e;
+        return not_registered(p, fn);
+    }
+    return cushim__rt_kernel_function(out, k, fn);
 }
 
 static cudaError_t var_address(CUdeviceptr *ptr, size_t *size, cushim__rt_var *v,

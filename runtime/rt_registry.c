@@ -10,18 +10,25 @@
 
 enum { SLOT_KERNEL = 1, SLOT_VAR = 2 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* No lock of the runtime is inherited held by a forked child: the forking thread takes it
+ * around fork() and both sides let it go. */
+static void fork_prepare(void) { pthread_rwlock_wrlock(&lock); }
+static void fork_done(void) { pthread_rwlock_unlock(&lock); }
+CUSHIM__CONSTRUCTOR static void fork_handlers(void) {
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
 static cushim__rt_fatbin *fatbins;
 static cushim__rt_map map;
 
 void cushim__rt_registry_add_fatbin(cushim__rt_fatbin *fb) {
     fb->self = fb;
     fb->tag = CUSHIM__RT_FATBIN_TAG;
-    pthread_mutex_init(&fb->load_lock, NULL);
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     fb->next = fatbins;
     fatbins = fb;
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
 }
 
 cushim__rt_fatbin *cushim__rt_fatbin_of(void **handle) {
@@ -38,30 +45,30 @@ static void left_out(const char *what, const char *name) {
 }
 
 void cushim__rt_registry_add_kernel(cushim__rt_kernel *k) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     bool ok = cushim__rt_map_put(&map, k->host_fn, k, SLOT_KERNEL) &&
               cushim__rt_map_put(&map, k, k, SLOT_KERNEL);
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     if (!ok) left_out("kernel", k->name);
 }
 
 void cushim__rt_registry_add_var(cushim__rt_var *v) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     bool ok = cushim__rt_map_put(&map, v->host_var, v, SLOT_VAR);
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     if (!ok) left_out("variable", v->name);
 }
 
 cushim__rt_kernel *cushim__rt_kernel_of(const void *p) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_rdlock(&lock);
     cushim__rt_map_slot *s = cushim__rt_map_find(&map, p);
     cushim__rt_kernel *k = s != NULL && s->kind == SLOT_KERNEL ? s->value : NULL;
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     return k;
 }
 
 cushim__rt_var *cushim__rt_var_of(const void *p) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_rdlock(&lock);
     cushim__rt_map_slot *s = cushim__rt_map_find(&map, p);
     cushim__rt_var *v = s != NULL && s->kind == SLOT_VAR ? s->value : NULL;
     if (v == NULL) {
@@ -72,18 +79,18 @@ cushim__rt_var *cushim__rt_var_of(const void *p) {
             if (m != NULL && m->managed && *m->managed_ptr == p) v = m;
         }
     }
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     return v;
 }
 
 void cushim__rt_registry_each_var(cushim__rt_fatbin *fb, void (*fn)(cushim__rt_var *, void *),
                                   void *user) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_rdlock(&lock);
     for (size_t i = 0; i < map.capacity; i++) {
         cushim__rt_var *v = map.slots[i].kind == SLOT_VAR ? map.slots[i].value : NULL;
         if (v != NULL && (fb == NULL || v->fatbin == fb)) fn(v, user);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
 }
 
 static void free_entry(cushim__rt_map_slot *s) {
@@ -103,7 +110,7 @@ static void free_entry(cushim__rt_map_slot *s) {
 }
 
 void cushim__rt_registry_remove_fatbin(cushim__rt_fatbin *fb) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     for (cushim__rt_fatbin **p = &fatbins; *p != NULL; p = &(*p)->next) {
         if (*p == fb) {
             *p = fb->next;
@@ -123,17 +130,16 @@ void cushim__rt_registry_remove_fatbin(cushim__rt_fatbin *fb) {
         }
     }
     fb->tag = 0;
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     for (int d = 0; d < CUSHIM__RT_MAX_DEVICES; d++) {
         cushim_module *m = atomic_exchange(&fb->module[d], NULL);
         if (m != NULL) cushim_module_release(m);
     }
-    pthread_mutex_destroy(&fb->load_lock);
     free(fb);
 }
 
 void cushim__rt_modules_drop(int device) {
-    pthread_mutex_lock(&lock);
+    pthread_rwlock_wrlock(&lock);
     size_t n = 0;
     for (cushim__rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) n++;
     cushim_module **mods = calloc(n ? n : 1, sizeof *mods);
@@ -150,7 +156,7 @@ void cushim__rt_modules_drop(int device) {
             atomic_store(&((cushim__rt_var *)map.slots[j].value)->ptr[device], 0);
         }
     }
-    pthread_mutex_unlock(&lock);
+    pthread_rwlock_unlock(&lock);
     for (size_t j = 0; mods != NULL && j < n; j++) {
         if (mods[j] != NULL) cushim_module_release(mods[j]);
     }

@@ -9,11 +9,10 @@
  * (__cudaFatCubinHandle, a void **) and passes to every later registration call. */
 struct cushim__rt_fatbin {
     void *self;
-    uint32_t tag;              /* CUSHIM__RT_FATBIN_TAG while registered */
-    const void *image;         /* the fatbin (header magic 0xBA55ED50) */
-    int version;               /* of the wrapper: 2 for an -rdc binary linked by nvlink */
-    void *const *prelinked;    /* version 2: the objects' own fatbins, NULL-terminated */
-    pthread_mutex_t load_lock; /* held while a module of this fatbin is being loaded */
+    uint32_t tag;           /* CUSHIM__RT_FATBIN_TAG while registered */
+    const void *image;      /* the fatbin (header magic 0xBA55ED50) */
+    int version;            /* of the wrapper: 2 for an -rdc binary linked by nvlink */
+    void *const *prelinked; /* version 2: the objects' own fatbins, NULL-terminated */
     _Atomic(cushim_module *) module[CUSHIM__RT_MAX_DEVICES];
     struct cushim__rt_fatbin *next;
 };

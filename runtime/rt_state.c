@@ -28,8 +28,6 @@ typedef struct rt_device {
 
 static rt_device devices[CUSHIM__RT_MAX_DEVICES];
 static atomic_uint reset_epoch;
-/* Held to retain or reset a device's primary context, never across a launch. */
-static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 /* -1 until the driver said how many devices there are. */
 static atomic_int device_count = -1;
 
@@ -188,21 +186,24 @@ static CUSHIM__NOINLINE cudaError_t retain_primary(cushim_context **out, int dev
         return cushim__rt_fail(cudaErrorInvalidDevice, "%s: device %d does not exist (%d)", fn,
                                device, n);
     }
-    pthread_mutex_lock(&devices_lock);
-    cushim_context *ctx = atomic_load(&devices[device].ctx);
-    CUresult r = CUDA_SUCCESS;
-    if (ctx == NULL) {
-        unsigned flags = atomic_load(&devices[device].flags) & ~(unsigned)cudaDeviceMapHost;
-        if (flags != 0) {
-            CUdevice dev;
-            if (cushim__table.cuDeviceGet(&dev, device) == CUDA_SUCCESS) {
-                cushim__table.cuDevicePrimaryCtxSetFlags(dev, flags);
-            }
+    /* No lock is held across the driver's calls: two threads that race here both retain, and
+     * the one that loses the exchange releases its reference again. */
+    unsigned flags = atomic_load(&devices[device].flags) & ~(unsigned)cudaDeviceMapHost;
+    if (flags != 0) {
+        CUdevice dev;
+        if (cushim__table.cuDeviceGet(&dev, device) == CUDA_SUCCESS) {
+            cushim__table.cuDevicePrimaryCtxSetFlags(dev, flags);
         }
-        r = cushim_context_primary(&ctx, device);
-        if (r == CUDA_SUCCESS) atomic_store(&devices[device].ctx, ctx);
     }
-    pthread_mutex_unlock(&devices_lock);
+    cushim_context *ctx = NULL;
+    CUresult r = cushim_context_primary(&ctx, device);
+    if (r == CUDA_SUCCESS) {
+        cushim_context *none = NULL;
+        if (!atomic_compare_exchange_strong(&devices[device].ctx, &none, ctx)) {
+            cushim_context_release(ctx);
+            ctx = none;
+        }
+    }
     if (r != CUDA_SUCCESS) return cushim__rt_cushim_failed(r, fn);
     *out = ctx;
     return cudaSuccess;
@@ -244,10 +245,8 @@ cudaError_t cushim__rt_context(cushim_context **out, const char *fn) {
 }
 
 cushim_context *cushim__rt_context_forget(int device) {
-    pthread_mutex_lock(&devices_lock);
     cushim_context *ctx = atomic_exchange(&devices[device].ctx, NULL);
     atomic_fetch_add(&reset_epoch, 1u);
-    pthread_mutex_unlock(&devices_lock);
     if (ctx != NULL && self.bound == ctx->raw) {
         cushim__table.cuCtxSetCurrent(NULL);
         self.bound = NULL;

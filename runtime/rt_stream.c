@@ -7,8 +7,6 @@
 #include "cudart_ptds.h"
 #include "runtime/rt_handles.h"
 
-#define TABLE(pt) ((pt) ? &cushim__table_per_thread : &cushim__table)
-
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
     if (pStream == NULL) {
         return cushim__rt_fail(cudaErrorInvalidValue, "%s: pStream is NULL", __func__);
@@ -73,7 +71,7 @@ static cudaError_t stream_sync(cudaStream_t stream, bool pt, const char *fn) {
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess) return e;
-    CUresult r = TABLE(pt)->cuStreamSynchronize(cushim__rt_stream(stream, pt));
+    CUresult r = cushim__rt_table(pt)->cuStreamSynchronize(cushim__rt_stream(stream, pt));
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamSynchronize");
     return cudaSuccess;
 }
@@ -90,7 +88,7 @@ static cudaError_t stream_query(cudaStream_t stream, bool pt, const char *fn) {
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess) return e;
-    CUresult r = TABLE(pt)->cuStreamQuery(cushim__rt_stream(stream, pt));
+    CUresult r = cushim__rt_table(pt)->cuStreamQuery(cushim__rt_stream(stream, pt));
     /* Not ready is an answer: it is not the thread's last error. */
     if (CUSHIM__LIKELY(r == CUDA_SUCCESS)) return cudaSuccess;
     if (r == CUDA_ERROR_NOT_READY) return cudaErrorNotReady;
@@ -114,7 +112,8 @@ static cudaError_t stream_wait(cudaStream_t stream, cudaEvent_t event, unsigned 
      * recycled event's handle may carry an earlier owner's record, so that is decided here. */
     cushim_event *ev = cushim__rt_event_of(event);
     if (ev != NULL && !cushim__event_maybe_recorded(ev)) return cudaSuccess;
-    CUresult r = TABLE(pt)->cuStreamWaitEvent(cushim__rt_stream(stream, pt), (CUevent)event, flags);
+    CUresult r = cushim__rt_table(pt)->cuStreamWaitEvent(cushim__rt_stream(stream, pt),
+                                                         (CUevent)event, flags);
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamWaitEvent");
     return cudaSuccess;
 }
@@ -156,7 +155,8 @@ static cudaError_t add_callback(cudaStream_t stream, cudaStreamCallback_t fn, vo
     callback *c = malloc(sizeof *c);
     if (c == NULL) return cushim__rt_fail(cudaErrorMemoryAllocation, "%s: out of memory", fn_name);
     *c = (callback){fn, user, stream};
-    CUresult r = TABLE(pt)->cuStreamAddCallback(cushim__rt_stream(stream, pt), run_callback, c, 0);
+    CUresult r = cushim__rt_table(pt)->cuStreamAddCallback(cushim__rt_stream(stream, pt),
+                                                           run_callback, c, 0);
     if (r != CUDA_SUCCESS) {
         free(c);
         return cushim__rt_driver_failed(r, fn_name, "cuStreamAddCallback");
@@ -180,7 +180,7 @@ static cudaError_t host_func(cudaStream_t stream, cudaHostFn_t fn, void *user, b
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn_name);
     if (e != cudaSuccess) return e;
-    CUresult r = TABLE(pt)->cuLaunchHostFunc(cushim__rt_stream(stream, pt), fn, user);
+    CUresult r = cushim__rt_table(pt)->cuLaunchHostFunc(cushim__rt_stream(stream, pt), fn, user);
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn_name, "cuLaunchHostFunc");
     return cudaSuccess;
 }
@@ -198,7 +198,7 @@ static cudaError_t get_flags(cudaStream_t stream, unsigned *flags, bool pt, cons
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess) return e;
-    CUresult r = TABLE(pt)->cuStreamGetFlags(cushim__rt_stream(stream, pt), flags);
+    CUresult r = cushim__rt_table(pt)->cuStreamGetFlags(cushim__rt_stream(stream, pt), flags);
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamGetFlags");
     return cudaSuccess;
 }
@@ -216,7 +216,7 @@ static cudaError_t get_priority(cudaStream_t stream, int *priority, bool pt, con
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, fn);
     if (e != cudaSuccess) return e;
-    CUresult r = TABLE(pt)->cuStreamGetPriority(cushim__rt_stream(stream, pt), priority);
+    CUresult r = cushim__rt_table(pt)->cuStreamGetPriority(cushim__rt_stream(stream, pt), priority);
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamGetPriority");
     return cudaSuccess;
 }
@@ -227,6 +227,44 @@ cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
 
 cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority) {
     return get_priority(hStream, priority, true, __func__);
+}
+
+static cudaError_t get_device(cudaStream_t stream, int *device, bool pt, const char *fn) {
+    if (device == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: device is NULL", fn);
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, fn);
+    if (e != cudaSuccess) return e;
+    CUdevice dev;
+    CUresult r = cushim__rt_table(pt)->cuStreamGetDevice(cushim__rt_stream(stream, pt), &dev);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamGetDevice");
+    *device = (int)dev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) {
+    return get_device(hStream, device, false, __func__);
+}
+
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device) {
+    return get_device(hStream, device, true, __func__);
+}
+
+static cudaError_t get_id(cudaStream_t stream, unsigned long long *id, bool pt, const char *fn) {
+    if (id == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: streamId is NULL", fn);
+    cushim_context *ctx;
+    cudaError_t e = cushim__rt_context(&ctx, fn);
+    if (e != cudaSuccess) return e;
+    CUresult r = cushim__rt_table(pt)->cuStreamGetId(cushim__rt_stream(stream, pt), id);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuStreamGetId");
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId) {
+    return get_id(hStream, streamId, false, __func__);
+}
+
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId) {
+    return get_id(hStream, streamId, true, __func__);
 }
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
