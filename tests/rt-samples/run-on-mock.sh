@@ -69,6 +69,9 @@ echo "runs: $(($(date +%s) - start)) s"
 # The verdict: every name of expected-pass.txt (one a line, # comments) passed (exit 0).
 passed=$(awk -F'\t' '$4 == 0 { print $1 }' "$tsv" | sort)
 want=$(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$expected" | sort -u)
+if [[ -n $only ]]; then  # a subset: only its names are expected
+  want=$(comm -12 <(printf '%s\n' "$want") <(tr ',' '\n' <<<"$only" | sort -u))
+fi
 missing=$(comm -23 <(printf '%s\n' "$want" | sed '/^$/d') <(printf '%s\n' "$passed" | sed '/^$/d'))
 extra=$(comm -13 <(printf '%s\n' "$want" | sed '/^$/d') <(printf '%s\n' "$passed" | sed '/^$/d'))
 echo "passed $(printf '%s' "$passed" | grep -c . || true) of $(wc -l <"$tsv"); expected to pass:" \
