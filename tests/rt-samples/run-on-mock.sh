@@ -81,7 +81,7 @@ echo "passed $(printf '%s' "$passed" | grep -c . || true) of $(wc -l <"$tsv"); e
 rough=$(awk -F'\t' '$4 > 128 || $4 == 124 { printf "%s (exit %s) ", $1, $4 }' "$tsv")
 [[ -z $rough ]] || echo "crashed or timed out, not a clean failure: $rough"
 if [[ -n $extra ]]; then
-  echo "passing, and not yet in expected-pass.txt: $(echo $extra)"
+  echo "passing, and not yet in expected-pass.txt: $(tr "\n" " " <<<"$extra")"
 fi
 if [[ -n $missing ]]; then
   echo "FAILED: expected to pass, and did not:"
