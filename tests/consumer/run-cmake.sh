@@ -27,16 +27,18 @@ config=$(find "$root" -path '*/cmake/cushim/cushimConfig.cmake' | head -n 1)
 if grep -q "$stage" "$config"; then echo "cushimConfig.cmake names the staging dir"; exit 1; fi
 
 # What the install has decides what the config must offer: a missing target is a failure.
-expect_dropin=OFF; expect_mock=OFF
+expect_dropin=OFF; expect_mock=OFF; expect_cudart=OFF
 [[ -n $(find "$root" -path '*/cushim-cuda/cuda.h' | head -n 1) ]] && expect_dropin=ON
 [[ -n $(find "$root" -name 'libcushim-mock.so' | head -n 1) ]] && expect_mock=ON
-echo "cmake: $($cmake --version | head -n 1); drop-in $expect_dropin, mock $expect_mock"
+[[ -n $(find "$root" -path '*/cushim-cudart/libcudart.so.13' | head -n 1) ]] && expect_cudart=ON
+echo "cmake: $($cmake --version | head -n 1); drop-in $expect_dropin, mock $expect_mock, runtime $expect_cudart"
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 "$cmake" -S "$project" -B "$stage/build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$root" \
   -DCUSHIM_EXPECT_DROPIN=$expect_dropin -DCUSHIM_EXPECT_MOCK=$expect_mock \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$stage/configure.log" 2>&1 ||
+  -DCUSHIM_EXPECT_CUDART=$expect_cudart -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  >"$stage/configure.log" 2>&1 ||
   { cat "$stage/configure.log"; exit 1; }
 grep 'cushim ' "$stage/configure.log"
 # The package found must be the staged one, not a copy installed on this machine.
@@ -79,7 +81,7 @@ fi
 
 "$cmake" -S "$project/rules" -B "$stage/rules" -DCUSHIM_CONFIG_DIR="$(dirname "$config")" \
   -DCUSHIM_VERSION="$version" -DCUSHIM_EXPECT_DROPIN=$expect_dropin \
-  -DCUSHIM_EXPECT_MOCK=$expect_mock >"$stage/rules.log" 2>&1 ||
+  -DCUSHIM_EXPECT_MOCK=$expect_mock -DCUSHIM_EXPECT_CUDART=$expect_cudart >"$stage/rules.log" 2>&1 ||
   { cat "$stage/rules.log"; exit 1; }
 grep -- "-- find_package(cushim" "$stage/rules.log"
 echo "CMake consumer: ok"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# NVIDIA's runtime samples on cushim's runtime and the mock driver, without a GPU: builds the
+# samples of the `rt` class with the toolkit's nvcc (shared/clients/rt/build.sh, beside the
+# repository and read-only: the binaries go to a temporary folder), runs them with
+# shared/clients/rt/run.sh on BUILD_DIR's libcudart.so.13 and mock at --size small, prints the
+# table, and fails when a sample named in expected-pass.txt (next to this script) did not pass.
+# A sample that passes and is not named is reported, so that the list can grow.
+#
+#   run-on-mock.sh BUILD_DIR [SHARED_DIR]
+#
+# SHARED_DIR defaults to ../shared beside the repository. Environment: RT_SAMPLES_JOBS (nvcc
+# builds and samples at a time, default 2), RT_SAMPLES_TIMEOUT (seconds per sample, default 60),
+# RT_SAMPLES_ONLY (a comma-separated subset to build and run), RT_SAMPLES_BUILT (a folder where
+# build.sh already built the samples: reused, not rebuilt), RT_SAMPLES_CACHE (a folder that keeps
+# the binaries between runs, one subfolder per nvcc version and build.sh: a run that finds its
+# subfolder complete skips the nvcc builds).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+[[ $# -ge 1 ]] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+build=$(cd "$1" && pwd)
+shared=${2:-$repo/../shared}
+rt=$shared/clients/rt
+jobs=${RT_SAMPLES_JOBS:-2}
+timeout=${RT_SAMPLES_TIMEOUT:-60}
+only=${RT_SAMPLES_ONLY:-}
+expected=$here/expected-pass.txt
+
+cudart=$build/runtime/cudart
+mock=$build/mock/libcushim-mock.so
+for f in "$rt/build.sh" "$rt/run.sh"; do
+  [[ -f $f ]] || { echo "no $f: the samples' scripts must lie in $shared/clients/rt"; exit 1; }
+done
+[[ -f $cudart/libcudart.so.13 ]] ||
+  { echo "no $cudart/libcudart.so.13: build cushim's runtime first (ninja -C $build)"; exit 1; }
+[[ -f $mock ]] || { echo "no $mock: build cushim with its tests or -Dmock=true"; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=${RT_SAMPLES_BUILT:-$work/samples}
+if [[ -z ${RT_SAMPLES_BUILT:-} && -n ${RT_SAMPLES_CACHE:-} && -z $only ]]; then
+  nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+  key=$( ("$nvcc" --version; cat "$rt/build.sh") | sha256sum | cut -c1-16)
+  out=$RT_SAMPLES_CACHE/$key
+  if [[ -f $out/.complete ]]; then
+    echo "nvcc builds: reused from $out"
+    RT_SAMPLES_BUILT=$out
+  fi
+fi
+if [[ -z ${RT_SAMPLES_BUILT:-} ]]; then
+  start=$(date +%s)
+  # A sample that fails to build is not fatal here: it did not pass, which the list decides.
+  bash "$rt/build.sh" "$out" -j "$jobs" --class rt ${only:+--only "$only"} >"$work/build.log" 2>&1 ||
+    true
+  grep -E '^built [0-9]+ of' "$work/build.log" || { tail -n 20 "$work/build.log"; exit 1; }
+  grep -E '^[A-Za-z_0-9]+ +rt +failed' "$work/build.log" || true
+  echo "nvcc builds: $(($(date +%s) - start)) s with -j $jobs"
+  [[ -n ${RT_SAMPLES_CACHE:-} && -z $only ]] && touch "$out/.complete"
+fi
+
+tsv=$work/results.tsv
+start=$(date +%s)
+# run.sh exits non-zero when a sample fails; the list below is the verdict.
+bash "$rt/run.sh" "$out" --class rt --cudart "$cudart" --env "CUSHIM_DRIVER=$mock" \
+  --size small --timeout "$timeout" -j "$jobs" ${only:+--only "$only"} --tsv "$tsv" || true
+echo "runs: $(($(date +%s) - start)) s"
+[[ -s $tsv ]] || { echo "run.sh wrote no results"; exit 1; }
+
+# The verdict: every name of expected-pass.txt (one a line, # comments) passed (exit 0).
+passed=$(awk -F'\t' '$4 == 0 { print $1 }' "$tsv" | sort)
+want=$(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$expected" | sort -u)
+if [[ -n $only ]]; then  # a subset: only its names are expected
+  want=$(comm -12 <(printf '%s\n' "$want") <(tr ',' '\n' <<<"$only" | sort -u))
+fi
+missing=$(comm -23 <(printf '%s\n' "$want" | sed '/^$/d') <(printf '%s\n' "$passed" | sed '/^$/d'))
+extra=$(comm -13 <(printf '%s\n' "$want" | sed '/^$/d') <(printf '%s\n' "$passed" | sed '/^$/d'))
+echo "passed $(printf '%s' "$passed" | grep -c . || true) of $(wc -l <"$tsv"); expected to pass:" \
+  "$(printf '%s' "$want" | grep -c . || true) (tests/rt-samples/expected-pass.txt)"
+# A sample that does not pass must fail with a sentence: a signal or a timeout is named here
+# (not yet a CI failure, until the list of expected passes is complete).
+rough=$(awk -F'\t' '$4 > 128 || $4 == 124 { printf "%s (exit %s) ", $1, $4 }' "$tsv")
+[[ -z $rough ]] || echo "crashed or timed out, not a clean failure: $rough"
+if [[ -n $extra ]]; then
+  echo "passing, and not yet in expected-pass.txt: $(tr "\n" " " <<<"$extra")"
+fi
+if [[ -n $missing ]]; then
+  echo "FAILED: expected to pass, and did not:"
+  for n in $missing; do
+    awk -F'\t' -v n="$n" '$1 == n { printf "  %s: exit %s, %s\n", n, $4, $7; f = 1 }
+      END { if (!f) printf "  %s: not built or not run\n", n }' "$tsv"
+  done
+  exit 1
+fi
+echo "rt samples on the mock: ok"
