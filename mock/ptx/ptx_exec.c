@@ -340,12 +340,22 @@ static inline __attribute__((always_inline)) bool shfl_whole(const pinst *in, ui
                 ((uint32_t)mk[l] ^ FULL);
     if (diff != 0) return false;
     uint64_t t[32], pvs[32];
-    for (unsigned l = 0; l < 32; l++) {
-        bool pv;
-        int j = ptx__shfl_lane(in->sub, (int)l, (uint32_t)y[0], (uint32_t)z[0], &pv);
-        if (!pv || j < 0 || j > 31) j = (int)l;
-        t[l] = (uint32_t)x[j];
-        pvs[l] = pv;
+    uint32_t b = (uint32_t)y[0] & 31, c = (uint32_t)z[0];
+    if (((c >> 8) & 31) == 0 && in->sub == 1) { /* shfl.down with no segments: the common one */
+        for (unsigned l = 0; l < 32; l++) {
+            unsigned j = l + b;
+            bool pv = j <= (c & 31);
+            t[l] = (uint32_t)x[pv ? j : l];
+            pvs[l] = pv;
+        }
+    } else {
+        for (unsigned l = 0; l < 32; l++) {
+            bool pv;
+            int j = ptx__shfl_lane(in->sub, (int)l, (uint32_t)y[0], c, &pv);
+            if (!pv || j < 0 || j > 31) j = (int)l;
+            t[l] = (uint32_t)x[j];
+            pvs[l] = pv;
+        }
     }
     memcpy(R + ((size_t)in->d[0] << 5), t, sizeof t);
     if (in->d[1] != SL_SINK) memcpy(R + ((size_t)in->d[1] << 5), pvs, sizeof pvs);
@@ -371,7 +381,8 @@ static void wait_lanes(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_
     }
 }
 
-static bool arrive(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R, int state) {
+static inline __attribute__((always_inline)) bool arrive(pblock *b, pwarp *w, const pinst *in,
+                                                         uint32_t m, uint64_t *R, int state) {
     w->waiting |= m;
     if (state == TS_BAR) {
         b->waiting_bar += lanes_in(m);
