@@ -131,21 +131,63 @@ class Printer:
             return None
         return max(sorted(counts), key=lambda t: counts[t])
 
+    def param_doc(self, entry, name):
+        m = re.search(r"\\param\s+%s\s+-\s+([^\n]*)" % re.escape(name), self.docs.get(entry, ""))
+        return m.group(1) if m else ""
+
+    def output(self, e, typ, base, stars, name):
+        """Whether a pointer argument is one value the call writes (a handle, a number, a
+        returned string or host pointer), printed after the call as what it received. Arrays
+        and option lists are not: their doc says so, or their type is an enum of options."""
+        if typ.startswith("const") and not (stars == 2 and base == "char"):
+            return False
+        doc = self.param_doc(e["name"], name)
+        if re.search(r"[Aa]rray|[Ll]ist|set of|Options|[Rr]esources", doc):
+            return False
+        if stars == 2:
+            return base in ("void", "char") and re.search(r"[Rr]eturn|[Aa]ddress of", doc)
+        if stars != 1:
+            return False
+        if base in self.enums:
+            return bool(re.search(r"[Rr]eturn", doc)) or name.endswith("_out")
+        return base in self.pointers or base in INT_HANDLES or base in UNSIGNED or \
+            base in SIGNED or base in FLOATS
+
     def describe(self, e):
-        """[(name, kind, c type, enum index)] per argument, and the stream's place (-1: none;
-        -2: in the CUlaunchConfig of argument 0)."""
+        """[(name, kind, c type, enum index, output)] per argument, the stream's place (-1:
+        none; -2 - k: in the CUlaunchConfig of argument k), and the kernel's (the first CUfunction
+        or CUkernel argument, -1: none)."""
         params = e["params"]
         if params.strip() in ("", "void"):
-            return [], -1
+            return [], -1, -1
         parts = [split_param(p) for p in params.split(",")]
         out = []
-        stream = -1
+        stream = function = -1
         for k, (typ, base, stars, name) in enumerate(parts):
             enum = -1
             if stars == 0 and base == "CUstream" and stream == -1:
                 stream = k
             if stars == 1 and base == "CUlaunchConfig" and stream == -1:
                 stream = -2 - k
+            if stars == 0 and base in ("CUfunction", "CUkernel") and function == -1:
+                function = k
+            if self.output(e, typ, base, stars, name):
+                # Described as the value it points at: the pointer's type less one star.
+                pointee = typ[:typ.rindex("*")].strip()
+                pbase = re.sub(r"\bconst\b", "", pointee).replace("*", " ").split()
+                pbase = " ".join(pbase)
+                if pointee.endswith("*") and pbase == "char":
+                    kind = K_STRING
+                elif pointee.endswith("*") or pbase in self.pointers or pbase in INT_HANDLES:
+                    kind = K_HEX
+                elif pbase in self.enums:
+                    kind, enum = K_ENUM, self.enum_index(pbase)
+                elif pbase in FLOATS:
+                    kind = K_FLOAT
+                else:
+                    kind = K_UNSIGNED if pbase in UNSIGNED else K_SIGNED
+                out.append([name, kind, pointee, enum, 1])
+                continue
             if stars == 1 and base == "char" and typ.startswith("const"):
                 kind = K_STRING
             elif stars or base in self.pointers or base in INT_HANDLES:
@@ -164,7 +206,7 @@ class Printer:
                 kind = K_FLOAT
             else:
                 kind = K_OPAQUE
-            out.append([name, kind, typ, enum])
+            out.append([name, kind, typ, enum, 0])
         # Launch dimensions (gridDimX, gridDimY, gridDimZ) print as one (x,y,z).
         for k in range(len(out) - 2):
             a, b, c = out[k], out[k + 1], out[k + 2]
@@ -172,7 +214,7 @@ class Printer:
                     all(x[1] in (K_UNSIGNED, K_SIGNED) for x in (a, b, c)):
                 a[0], a[1] = a[0][:-1], K_DIM3
                 b[1] = c[1] = K_GROUPED
-        return out, stream
+        return out, stream, function
 
 
 def banner(inc, version, what):
@@ -216,17 +258,19 @@ def legacy_source(E, P, inc):
     out = [banner(inc, E.version, "the legacy mode's hooked wrappers and the argument printers"),
            PRELUDE, wrappers(E, 0, "legacy"), "\n"]
     described = [P.describe(e) for e in E.list]
-    for i, (args, _s) in enumerate(described):
+    for i, (args, _s, _f) in enumerate(described):
         if not args:
             continue
         out.append("static const cushim__trace_arg args_%d[] = {\n" % i)
-        for name, kind, typ, enum in args:
-            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d, %du},\n"
-                       % (c_string(name), kind, typ, enum, len(name)))
+        for name, kind, typ, enum, output in args:
+            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d, %du, %d},\n"
+                       % (c_string(name), kind, typ, enum, len(name), output))
         out.append("};\n")
     out.append("\nconst cushim__trace_entry cushim__trace_entries[CUSHIM_TABLE_ENTRIES] = {\n")
-    for i, (args, stream) in enumerate(described):
-        out.append("    {%s, %du, %d},\n" % ("args_%d" % i if args else "NULL", len(args), stream))
+    for i, (args, stream, function) in enumerate(described):
+        launch = 1 if function >= 0 and E.list[i]["name"].startswith("cuLaunch") else 0
+        out.append("    {%s, %du, %d, %d, %d},\n" % ("args_%d" % i if args else "NULL", len(args),
+                                                     stream, function, launch))
     out.append("};\n\n")
     for k, t in enumerate(P.used):
         out.append("static const cushim__trace_enum_value enum_%d[] = {\n" % k)

@@ -76,6 +76,30 @@ typedef struct cushim_mock_kernel_args {
 
 typedef void (*cushim_mock_kernel_fn)(const cushim_mock_kernel_args *args);
 
+/* Where the mock tells why a driver call failed: on the failing call's thread, before the call
+ * returns, a sentence naming the entry, the code and what the mock printed on stderr or knows
+ * ("cuLaunchKernel failed on the mock driver with CUDA_ERROR_NO_BINARY_FOR_GPU: kernel k has
+ * ..."); the text lives until that thread's next call. The mock exports
+ *   void cushim_mock_set_error_sink(cushim_mock_error_sink fn);   (NULL: none)
+ * which cushim's loader finds with dlsym when the driver it loads is the mock, so that
+ * cushim_last_error() holds the sentence after a failing call through the drop-in or the raw
+ * table. A call that succeeds tells nothing. */
+typedef void (*cushim_mock_error_sink)(const char *sentence);
+
+/* Who is told of each kernel's execution: a kernel's name, its grid and block, the stream as
+ * its launch passed it, when it started and ended (CLOCK_MONOTONIC, ns) and the
+ * thread-instructions the PTX interpreter ran for it (0 for a host kernel). Called after the
+ * kernel ran, on the thread that ran it, under the mock's lock: it must not call the driver.
+ * The mock exports
+ *   void cushim_mock_set_kernel_observer(cushim_mock_kernel_observer fn, void *user);
+ * (NULL: none), which cushim's tracer finds with dlsym to draw each kernel on its stream's
+ * track of the timeline and count it in the summary. Once it returned, the previous observer
+ * is not called again. */
+typedef void (*cushim_mock_kernel_observer)(void *user, const char *kernel, const unsigned grid[3],
+                                            const unsigned block[3], CUstream stream,
+                                            unsigned long long start_ns, unsigned long long end_ns,
+                                            unsigned long long thread_instructions);
+
 /* The control functions, exported by the mock under these names. */
 typedef struct cushim_mock_api {
     /* Back to the start: the devices of CUSHIM_MOCK_DEVICES (one H200 when unset), driver
@@ -136,8 +160,9 @@ typedef struct cushim_mock_api {
      * cuStreamQuery and cuEventQuery answer CUDA_ERROR_NOT_READY until a synchronize (of the
      * stream, its context or an event recorded after it). Off: work completes at once. */
     void (*set_pending)(bool on);
-    /* The clock advances by this many microseconds at each launch (default 1000), which is
-     * what cuEventElapsedTime measures between records. */
+    /* Each kernel's execution moves the clock that events read by the time its
+     * interpretation took; once this is called, by exactly this many microseconds instead, so
+     * that cuEventElapsedTime between records gives fixed figures. Ends at reset. */
     void (*set_launch_us)(unsigned long long us);
 
     /* Occupancy model: active blocks per SM for a block size and dynamic shared memory are

@@ -214,10 +214,11 @@ struct CUevent_st {
     mock_obj h;
     unsigned flags;
     bool recorded;
-    unsigned long long stamp;       /* the mock clock at the last record, in microseconds */
-    struct CUstream_st *stream;     /* where it was last recorded */
-    unsigned long long seq;         /* the work of that stream it waits for */
-    unsigned long long cap_id;      /* the capture it was last recorded in, 0 for none */
+    unsigned long long stamp;     /* the mock clock (ns) when its stream reached the last record */
+    unsigned long long record_id; /* which record that was (mock__state.records) */
+    struct CUstream_st *stream;   /* where it was last recorded */
+    unsigned long long seq;       /* the work of that stream it waits for */
+    unsigned long long cap_id;    /* the capture it was last recorded in, 0 for none */
     struct CUstream_st *cap_stream; /* the stream of that record */
     size_t cap_tail;                /* the capture's node count at that record */
 };
@@ -326,7 +327,11 @@ typedef struct mock_state {
     size_t nhidden;
 
     bool pending;
-    unsigned long long launch_us, clock_us;
+    /* The clock events read, in ns: each kernel's execution moves it by the time it took, or
+     * by launch_us microseconds once a test set it. */
+    unsigned long long launch_us, clock_ns;
+    bool launch_us_set;
+    unsigned long long records; /* event records made, for their stamps' identity */
     int occupancy_override;
     int kernel_static_smem, kernel_regs, kernel_max_threads;
 
@@ -384,8 +389,27 @@ const cushim_mock_launch *mock__launch_at(size_t i);
  * injected failures, and refuses calls before a successful cuInit (unless `anytime`). Returns
  * CUDA_SUCCESS with the lock held, or the code to return with the lock released. */
 CUresult mock__enter(mock_entry id, bool anytime);
-/* Releases the lock and returns r. */
+/* Releases the lock and returns r; a failure's sentence goes to the loader's sink first. */
 CUresult mock__leave(CUresult r);
+
+/* Why this thread's current call fails (mock_why.c): cleared as each entry starts, set where a
+ * failure has more to say than its code, handed to the sink by mock__leave. */
+void mock__why_clear(void);
+void mock__why(const char *fmt, ...) MOCK_PRINTF(1, 2);
+void mock__why_tell(CUresult r);
+/* One kernel's execution (mock_observe.c), around its run: timed, told to the observer,
+ * and the clock moved by it. */
+typedef struct mock_kernel_run {
+    const char *name;
+    const unsigned *grid, *block;
+    CUstream stream;
+    unsigned long long start_ns, instructions;
+} mock_kernel_run;
+void mock__observe_begin(mock_kernel_run *run);
+void mock__observe_end(mock_kernel_run *run);
+
+/* A code's name (name true) or text; NULL for a code the mock does not know. */
+const char *mock__error_name(CUresult r, bool name);
 
 #define MOCK_ENTER(id)                                                                             \
     do {                                                                                           \

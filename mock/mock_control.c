@@ -158,7 +158,9 @@ static void ctl_reset(void) {
     mock__mem_reset(); /* memory, knobs of memory and names, and the devices */
     mock__state.pending = true;
     mock__state.launch_us = 1000;
-    mock__state.clock_us = 0;
+    mock__state.launch_us_set = false;
+    mock__state.clock_ns = 0;
+    mock__state.records = 0;
     mock__state.occupancy_override = -1;
     mock__state.kernel_static_smem = 0;
     mock__state.kernel_regs = 32;
@@ -366,6 +368,7 @@ static void ctl_set_pending(bool on) {
 static void ctl_set_launch_us(unsigned long long us) {
     mock__lock();
     mock__state.launch_us = us;
+    mock__state.launch_us_set = true;
     mock__unlock();
 }
 

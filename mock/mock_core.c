@@ -67,8 +67,11 @@ CUresult mock__leave(CUresult r) {
         struct CUctx_st *c = mock__current();
         if (c != NULL && c->sticky != CUDA_SUCCESS && !sticky_exempt(mock__entry_name())) {
             r = c->sticky;
+            mock__why("the context is unusable after a kernel's fault: %s",
+                      mock__state.kernel_error);
         }
     }
+    mock__why_tell(r);
     mock__unlock();
     return r;
 }
@@ -146,13 +149,20 @@ CUresult mock__enter(mock_entry id, bool anytime) {
     s->counts[id]++;
 
     CUresult injected = mock__injected(base_row[id]);
-    if (injected != CUDA_SUCCESS) return mock__leave(injected);
-    if (!anytime && !s->initialized) return mock__leave(CUDA_ERROR_NOT_INITIALIZED);
+    if (injected != CUDA_SUCCESS) {
+        mock__why("a failure the test armed (cushim_mock_api's fail_*)");
+        return mock__leave(injected);
+    }
+    if (!anytime && !s->initialized) {
+        mock__why("cuInit has not succeeded in this process");
+        return mock__leave(CUDA_ERROR_NOT_INITIALIZED);
+    }
     if (!anytime) {
         /* After a kernel's fault, the context answers its code, except to calls that leave it,
          * release things or only ask about devices (as the driver's sticky errors). */
         struct CUctx_st *c = mock__current();
         if (c != NULL && c->sticky != CUDA_SUCCESS && !sticky_exempt(mock__rows[id].base)) {
+            mock__why("the context is unusable after a kernel's fault: %s", s->kernel_error);
             return mock__leave(c->sticky);
         }
     }

@@ -108,6 +108,7 @@ CUresult mock__stub_call(int i, bool per_thread) {
         fprintf(stderr, "cushim mock: %s is not implemented, answering CUDA_ERROR_NOT_SUPPORTED\n",
                 mock__cuda_entries[i].name);
     }
+    mock__why("the mock does not implement %s", mock__cuda_entries[i].name);
     return mock__leave(CUDA_ERROR_NOT_SUPPORTED);
 }
 

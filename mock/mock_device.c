@@ -18,6 +18,7 @@ CUresult CUDAAPI mock_cuInit(unsigned int flags) {
     const char *bad = mock__devices_error();
     if (bad != NULL) {
         fprintf(stderr, "cushim mock: cuInit: %s\n", bad);
+        mock__why("%s", bad);
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
     }
     CUresult r = mock__state.init_result;
@@ -84,6 +85,12 @@ static CUresult error_text(CUresult error, const char **out, bool name) {
     }
     *out = NULL;
     return CUDA_ERROR_INVALID_VALUE;
+}
+
+const char *mock__error_name(CUresult r, bool name) {
+    const char *out = NULL;
+    (void)error_text(r, &out, name);
+    return out;
 }
 
 CUresult CUDAAPI mock_cuGetErrorName(CUresult error, const char **pstr) {

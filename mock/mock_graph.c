@@ -183,7 +183,6 @@ CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
         const struct CUgraphNode_st *n = x->nodes.v[i];
         if (n->kind == MOCK_NODE_KERNEL && n->work != NULL && s->cap == NULL) {
             mock__kernel_record_replay(n->work->arg, s);
-            mock__state.clock_us += mock__state.launch_us;
         }
         r = mock__submit_node(s, n->kind, n->work, n->event);
     }

@@ -106,6 +106,7 @@ static bool kernel_access(void *ctx, uintptr_t p, size_t n, uintptr_t *lo, uintp
 /* A kernel's fault, as the GPU's: sticky in its context, and said on stderr. */
 static void kernel_fault(klaunch *l, CUresult r, const char *err) {
     snprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, "%s", err);
+    mock__why("%s", err);
     fprintf(stderr,
             "cushim mock: %s (CUresult %d); the context is unusable from now on, as "
             "after a fault on a GPU\n",
@@ -131,8 +132,18 @@ static void run_ptx(klaunch *l) {
     if (r != CUDA_SUCCESS) kernel_fault(l, r, err);
 }
 
+static void run_body(klaunch *l);
+
+/* A kernel's execution, timed and told to the observer (mock_observe.c). */
 static void run_kernel(void *arg) {
     klaunch *l = arg;
+    mock_kernel_run run = {l->name, l->in.grid, l->in.block, l->in.stream, 0, 0};
+    mock__observe_begin(&run);
+    run_body(l);
+    mock__observe_end(&run);
+}
+
+static void run_body(klaunch *l) {
     if (l->ptx != NULL) {
         if (l->ctx == NULL || l->ctx->sticky == CUDA_SUCCESS) run_ptx(l);
         return;
@@ -250,6 +261,7 @@ static CUresult refuse(CUresult r, const char *fmt, ...) {
     vsnprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, fmt, ap);
     va_end(ap);
     fprintf(stderr, "cushim mock: %s\n", mock__state.kernel_error);
+    mock__why("%s", mock__state.kernel_error);
     return r;
 }
 
@@ -284,13 +296,17 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
     } else if (img != NULL && img->interp != NULL) {
         why = "the image's PTX has no .entry of that name";
     }
+    /* The hint names the device's own target: PTX for a higher one is no help (an sm_90
+     * image on the ada profile, 8.9, needs compute_89 or lower). */
+    int cc = mock__attr(l->ctx->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+             mock__attr(l->ctx->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     return refuse(CUDA_ERROR_NO_BINARY_FOR_GPU,
-                  "kernel %s cannot run: %s; build it with PTX (e.g. -gencode "
-                  "arch=compute_90,code=compute_90), or give it a host kernel "
-                  "(cushim_mock_kernel_%s in the CUSHIM_MOCK_KERNELS library, or "
+                  "kernel %s cannot run: %s; build it with PTX for compute capability %d.%d or "
+                  "lower (e.g. -gencode arch=compute_%d,code=compute_%d), or give it a host "
+                  "kernel (cushim_mock_kernel_%s in the CUSHIM_MOCK_KERNELS library, or "
                   "register_kernel), or set CUSHIM_MOCK_NOOP_KERNELS=1 for kernels that run "
                   "no code",
-                  ke->name, why, ke->name);
+                  ke->name, why, cc / 10, cc % 10, cc, cc, ke->name);
 }
 
 CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUstream_st *s,
@@ -323,7 +339,6 @@ CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUst
         if (s->cap == NULL) {
             mock__complete(s, s->submitted, 0);
             record(l, in->stream);
-            mock__state.clock_us += mock__state.launch_us;
             l->params = in->params;
             run_kernel(l);
             l->params = NULL;
@@ -340,10 +355,7 @@ CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUst
             said = true;
         }
     }
-    if (s->cap == NULL) {
-        record(l, in->stream);
-        mock__state.clock_us += mock__state.launch_us;
-    }
+    if (s->cap == NULL) record(l, in->stream);
     return mock__enqueue(s, MOCK_NODE_KERNEL, run_kernel, l, drop_kernel);
 }
 

@@ -61,6 +61,7 @@ void (*mock__pt_for_row(int row, int version))(void) {
 }
 
 void mock__note_entry(const char *name) {
+    mock__why_clear();
     pthread_once(&keys_once, make_keys);
     pthread_setspecific(key_entry, name);
 }
@@ -102,6 +103,7 @@ CUresult mock__mem_error(const char *fmt, ...) {
     if (mock__k.mem_errors_fatal) mock__die(entry, "%s", text);
     /* "<entry>: <text>", cut to fit. */
     snprintf(mock__k.mem_error, sizeof mock__k.mem_error, "%.100s: %.400s", entry, text);
+    mock__why("%s", text);
     mock__k.mem_error_count++;
     return CUDA_ERROR_INVALID_VALUE;
 }

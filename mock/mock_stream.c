@@ -231,14 +231,32 @@ static CUresult record(const char *entry, CUevent he, CUstream hs, unsigned flag
     return CUDA_SUCCESS;
 }
 
-/* The event takes the mock's clock at the call, and completes with the work before it. */
+/* A record's stamp, taken when its stream reaches it; a later record of the event, or one of
+ * another event that reuses a dead record's memory, has another id and is left alone. */
+typedef struct stamp_at {
+    struct CUevent_st *e;
+    unsigned long long id;
+} stamp_at;
+
+static void take_stamp(void *arg) {
+    const stamp_at *a = arg;
+    if (a->e->record_id == a->id) a->e->stamp = mock__state.clock_ns;
+}
+
+/* The event completes with the work before it, and takes the mock's clock then: after the
+ * kernels before it ran (mock_observe.c moves the clock as each runs). */
 void mock__event_record_in(struct CUevent_st *e, struct CUstream_st *s) {
     if (!e->h.alive) return;
-    mock__submit(s);
+    e->record_id = ++mock__state.records;
+    e->stamp = mock__state.clock_ns; /* until the stream reaches the record */
+    stamp_at *a = malloc(sizeof *a);
+    if (a != NULL) *a = (stamp_at){e, e->record_id};
+    if (a == NULL || mock__enqueue(s, MOCK_NODE_EMPTY, take_stamp, a, free) != CUDA_SUCCESS) {
+        mock__submit(s);
+    }
     e->recorded = true;
     e->stream = s;
     e->seq = s->submitted;
-    e->stamp = mock__state.clock_us;
     e->cap_id = 0;
 }
 
@@ -285,6 +303,6 @@ CUresult CUDAAPI mock_cuEventElapsedTime(float *ms, CUevent hstart, CUevent hend
     }
     if (!a->recorded || !b->recorded) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     if (!event_done(a) || !event_done(b)) return mock__leave(CUDA_ERROR_NOT_READY);
-    *ms = (float)((double)((long long)b->stamp - (long long)a->stamp) / 1000.0);
+    *ms = (float)((double)((long long)b->stamp - (long long)a->stamp) / 1e6);
     return mock__leave(CUDA_SUCCESS);
 }

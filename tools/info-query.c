@@ -123,3 +123,14 @@ bool query_mock(const cushim_driver_info *info, int *implemented, int *total) {
     dlclose(h);
     return found;
 }
+
+const cushim_lib info_libs[INFO_LIB_COUNT] = {CUSHIM_LIB_NVRTC, CUSHIM_LIB_NVJITLINK};
+const char *const info_lib_keys[INFO_LIB_COUNT] = {"nvrtc", "nvjitlink"};
+
+bool info_devices_cut(int count, char *buf, size_t n) {
+    if (count <= INFO_MAX_LISTED) return false;
+    snprintf(buf, n,
+             "the first %d of the %d devices the driver reports (cushim-info lists at most %d)",
+             INFO_MAX_LISTED, count, INFO_MAX_LISTED);
+    return true;
+}

@@ -52,6 +52,20 @@ bool count_devices(const cushim_driver_table *drv, int *count, char *why, size_t
  * false for any other driver or none. */
 bool query_mock(const cushim_driver_info *info, int *implemented, int *total);
 
+/* cushim-info's exit codes (its usage text says what each means). */
+enum { INFO_RC_OK = 0, INFO_RC_NO_DRIVER = 1, INFO_RC_USAGE = 2, INFO_RC_NO_DEVICE = 3 };
+
+/* The toolkit's libraries that cushim loads beside the driver; none is needed to run. */
+#define INFO_LIB_COUNT 2
+extern const cushim_lib info_libs[INFO_LIB_COUNT];
+extern const char *const info_lib_keys[INFO_LIB_COUNT];
+
+/* A driver may report any count (a broken one, 2147483647): only the first INFO_MAX_LISTED
+ * devices are queried and written, and the output says so: true, with the sentence in buf,
+ * when count is more. */
+enum { INFO_MAX_LISTED = 64 };
+bool info_devices_cut(int count, char *buf, size_t n);
+
 /* CUDA encodes 13.0 as 13000 and 12.4 as 12040. Returns false for 0 (no driver). */
 bool format_version(char *buf, size_t n, int v);
 

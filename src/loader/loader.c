@@ -110,6 +110,16 @@ static void unusable(cushim__library *lib, const char *fmt, ...) {
     cushim__library_finish(lib, CUSHIM_DRIVER_UNUSABLE, CUDA_ERROR_SHARED_OBJECT_INIT_FAILED);
 }
 
+static void mock_said(const char *sentence) { cushim__set_error("%s", sentence); }
+
+/* The library the driver's tables were last filled from: it is never closed. */
+static _Atomic(void *) driver_handle;
+
+void *cushim__driver_export(const char *name) {
+    void *h = atomic_load(&driver_handle);
+    return h != NULL ? sym(h, name) : NULL;
+}
+
 /* The driver, once opened: cuInit, its version, and every entry through cuGetProcAddress. */
 static void start_driver(cushim__library *lib, void *h, void *init) {
     cushim_driver_info *info = &lib->info;
@@ -191,6 +201,7 @@ static void start_driver(cushim__library *lib, void *h, void *init) {
                  path, said);
         return;
     }
+    atomic_store(&driver_handle, h); /* before the fill, whose listener (the tracer) asks */
     info->entries_resolved = cushim__resolve_tables(lib, ask, &g, info->driver_version);
     if (info->entries_resolved == 0) {
         cushim__reset_tables(lib);
@@ -205,6 +216,15 @@ static void start_driver(cushim__library *lib, void *h, void *init) {
                          info->driver_version, CUDA_VERSION, info->entries_resolved,
                          info->entries_total);
     cushim__library_finish(lib, CUSHIM_DRIVER_LOADED, CUDA_SUCCESS);
+    /* The mock tells why a call failed (cushim_mock.h): the sentence becomes this thread's last
+     * error, so that a failing call through the drop-in leaves one too. A real driver has no
+     * such export, and its calls cost nothing more either way. */
+    void *sink = cushim__driver_export("cushim_mock_set_error_sink");
+    if (sink != NULL) {
+        void (*set_sink)(void (*)(const char *));
+        memcpy(&set_sink, &sink, sizeof set_sink);
+        set_sink(mock_said);
+    }
     /* cuInit(0) succeeded: the process's driver is initialised, whoever asked, so the drop-in
      * answers as libcuda then does. */
     cushim__open_dropin(lib);

@@ -23,4 +23,8 @@ extern atomic_uint cushim__load_generation;
  * object holds a context). */
 extern atomic_int cushim__live_roots;
 
+/* A symbol the loaded driver exports beyond the driver API (the mock's optional seams:
+ * cushim_mock_set_error_sink, cushim_mock_set_kernel_observer), NULL when none or no driver. */
+void *cushim__driver_export(const char *name);
+
 #endif

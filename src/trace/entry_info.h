@@ -25,14 +25,20 @@ typedef struct cushim__trace_arg {
     unsigned char size;     /* sizeof the argument's type */
     short enum_index;       /* into cushim__trace_enums, for ENUM and FLAGS */
     unsigned char name_len; /* strlen(name): no strlen per traced call */
+    /* A pointer to one value the call writes: kind and size are the value's, which is printed
+     * as [value] after a call that succeeded (the pointer itself otherwise, or when NULL). */
+    unsigned char output;
 } cushim__trace_arg;
 
 /* stream: the argument that is the call's stream, or -1; -2 - k when it is the hStream of the
- * CUlaunchConfig that argument k points at. */
+ * CUlaunchConfig that argument k points at. function: the CUfunction or CUkernel argument whose
+ * kernel the line names, or -1; launch: the entry launches it (counted per kernel). */
 typedef struct cushim__trace_entry {
     const cushim__trace_arg *args;
     unsigned count;
     int stream;
+    signed char function;
+    unsigned char launch;
 } cushim__trace_entry;
 
 typedef struct cushim__trace_enum_value {

@@ -1,6 +1,7 @@
 /* A call's arguments as text, printed by the kind the generator gave each argument (handles in
  * hex, sizes as numbers, launch dimensions as (x,y,z), enums and flags by their cuda.h names).
  * Hand-written number formatting: the tracer's cost per call is mostly this. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -184,8 +185,23 @@ static void put_flags(cushim__text *t, const cushim__trace_enum *e, unsigned lon
 }
 
 static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *args, unsigned k,
-                      bool json) {
+                      bool json, CUresult r) {
     const void *p = args[k];
+    if (a->output) {
+        /* What the call wrote there; before it, or after a failure, only the pointer. */
+        const void *to = *(const void *const *)p;
+        if (r != CUDA_SUCCESS || to == NULL) {
+            cushim__put_hex(t, (unsigned long long)(uintptr_t)to);
+            return;
+        }
+        cushim__put_char(t, '[');
+        cushim__trace_arg value = *a;
+        value.output = 0;
+        const void *at[1] = {to};
+        put_value(t, &value, (void *const *)at, 0, json, r);
+        cushim__put_char(t, ']');
+        return;
+    }
     switch (a->kind) {
     case CUSHIM__ARG_HEX: cushim__put_hex(t, read_unsigned(p, a->size)); break;
     case CUSHIM__ARG_UNSIGNED: cushim__put_u64(t, read_unsigned(p, a->size)); break;
@@ -216,7 +232,24 @@ static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *
     }
 }
 
-void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json) {
+/* A kernel's name: C++ names are mangled (letters, digits, _ and $), but it is the program's
+ * text, so anything else is written as \xNN (escaped again inside a JSON string). */
+static void put_kernel(cushim__text *t, const char *name, size_t len, bool json) {
+    for (size_t k = 0; k < len; k++) {
+        unsigned char c = (unsigned char)name[k];
+        if (c == '_' || c == '$' || (c >= '0' && c <= '9') ||
+            ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')) {
+            cushim__put_char(t, (char)c);
+        } else {
+            char hex[8];
+            snprintf(hex, sizeof hex, json ? "\\\\x%02x" : "\\x%02x", c);
+            cushim__put(t, hex);
+        }
+    }
+}
+
+void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json, const char *kernel,
+                      size_t kernel_len) {
     const cushim__trace_entry *e = &cushim__trace_entries[c->index];
     bool first = true;
     for (unsigned k = 0; k < e->count && k < c->arg_count; k++) {
@@ -227,15 +260,25 @@ void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json) {
             cushim__put_char(t, '"');
             cushim__put_n(t, a->name, a->name_len);
             CUSHIM__PUT_LIT(t, "\":\"");
-            put_value(t, a, c->args, k, true);
-            cushim__put_char(t, '"');
+            put_value(t, a, c->args, k, true, c->result);
         } else {
             if (!first) CUSHIM__PUT_LIT(t, ", ");
             cushim__put_n(t, a->name, a->name_len);
             cushim__put_char(t, '=');
-            put_value(t, a, c->args, k, false);
+            put_value(t, a, c->args, k, false, c->result);
         }
+        if (kernel != NULL && (int)k == e->function) {
+            CUSHIM__PUT_LIT(t, " <");
+            put_kernel(t, kernel, kernel_len, json);
+            cushim__put_char(t, '>');
+        }
+        if (json) cushim__put_char(t, '"');
         first = false;
+    }
+    if (json && kernel != NULL) {
+        CUSHIM__PUT_LIT(t, ",\"kernel\":\"");
+        put_kernel(t, kernel, kernel_len, true);
+        cushim__put_char(t, '"');
     }
 }
 

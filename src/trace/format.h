@@ -39,8 +39,11 @@ void cushim__put_hex(cushim__text *t, unsigned long long v);
 void cushim__put_us(cushim__text *t, unsigned long long ns);
 
 /* The arguments: `name=value, ...` (json false) or `"name":"value",...` (json true, values
- * escaped as JSON strings). */
-void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json);
+ * escaped as JSON strings). kernel (NULL: none) is the name of the kernel of the entry's
+ * function argument: its value then reads `0x55e0dbfcea90 <name>`, as gdb shows a symbol, and
+ * the JSON has a "kernel" too. */
+void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json, const char *kernel,
+                      size_t kernel_len);
 
 /* The stream a call queues work on, if its entry has one: true and *out set. */
 bool cushim__call_stream(const cushim_hook_call *c, CUstream *out);

@@ -14,6 +14,7 @@
 
 #include "common/hints.h"
 #include "loader/diag.h"
+#include "loader/fork.h"
 #include "loader/table.h"
 #include "trace/hooks.h"
 #include "trace/slots.h"
@@ -36,7 +37,8 @@ typedef struct record {
 static record records[CUSHIM__MAX_HOOKS];
 static atomic_uint used; /* records[0..used) may be installed */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local int depth; /* > 0 inside a hook on this thread */
+static _Thread_local int depth;       /* > 0 inside a hook on this thread */
+static _Thread_local int inside = -1; /* the record whose function this thread runs, or -1 */
 
 unsigned long long cushim__now_ns(void) {
     struct timespec t;
@@ -55,7 +57,9 @@ static void call_if(record *r, unsigned long long s, bool before, const cushim_h
     if (atomic_load(&r->state) == s) {
         cushim_hook_fn fn =
             atomic_load_explicit(before ? &r->before : &r->after, memory_order_relaxed);
+        inside = (int)(r - records);
         fn(c, atomic_load_explicit(&r->user, memory_order_relaxed));
+        inside = -1;
     }
     atomic_fetch_sub(&r->inflight, 1);
 }
@@ -135,6 +139,17 @@ static void refresh_locked(void) {
 }
 
 void cushim__hooks_tables_changed(bool filled) {
+    if (!filled && cushim__forked) {
+        /* A child forked after the driver was loaded: its lazy stubs answer every call with
+         * CUDA_ERROR_NOT_INITIALIZED and never load a driver again (the reinit is refused
+         * there), so they are the functions to wrap, and the child's calls are traced too. The
+         * child is one thread, and the registry's lock a fresh one (below). */
+        pthread_mutex_lock(&lock);
+        cushim__slots_forked();
+        refresh_locked();
+        pthread_mutex_unlock(&lock);
+        return;
+    }
     if (!filled) {
         /* The lazy stubs are back (a forked child, or a test's reinit): alone, and maybe in a
          * child whose registry lock was another thread's, so no lock here. */
@@ -218,7 +233,12 @@ CUSHIM_API CUresult cushim_hook_remove(unsigned long long id) {
  * the child starts with a fresh one. (Not taken around the fork: the loader's and the log's
  * locks are taken while this one is held, and holding it across fork() would order them the
  * other way too.) An add or a remove in flight on another thread is then lost in the child. */
-static void after_fork_child(void) { pthread_mutex_init(&lock, NULL); }
+static void after_fork_child(void) {
+    pthread_mutex_init(&lock, NULL);
+    /* The counts of calls in hooks on threads the child does not have would make a remove in
+     * the child (the tracer's at exit) wait for good: only this thread's own call is left. */
+    for (int k = 0; k < CUSHIM__MAX_HOOKS; k++) atomic_store(&records[k].inflight, k == inside);
+}
 static CUSHIM__CONSTRUCTOR void hooks_register_fork(void) {
     pthread_atfork(NULL, NULL, after_fork_child);
 }

@@ -24,7 +24,10 @@
 static void tables_changed(const cushim__library *lib, bool filled) {
     if (lib->entries != cushim__entries) return; /* hooks are the driver's */
     cushim__hooks_tables_changed(filled);
-    if (filled) cushim__trace_from_env();
+    if (filled) {
+        cushim__trace_from_env();
+        cushim__trace_driver_loaded();
+    }
 }
 
 static CUSHIM__EARLY_CONSTRUCTOR void listen_to_loader(void) {

@@ -17,6 +17,7 @@ static const cushim__mode_tables *const tables[2] = {&cushim__legacy_tables,
                                                      &cushim__per_thread_tables};
 static const cushim__hook_mode *const hooked[2] = {&cushim__hook_legacy, &cushim__hook_per_thread};
 static atomic_bool filled;
+static bool forked; /* a forked child's tables: wrappers around the lazy stubs */
 
 static void **slot_of(const void *table, unsigned i) {
     return (void **)((char *)(uintptr_t)table + cushim__entries[i].offset);
@@ -49,6 +50,13 @@ NOT_TSAN void cushim__slots_set(const bool want[CUSHIM_TABLE_ENTRIES]) {
                                        __ATOMIC_RELAXED);
             /* A volatile store: one word, not elided, and not instrumented (above). */
             *(void *volatile *)slot_of(tables[m]->live, i) = fn;
+            if (forked && tables[m]->dropin != NULL) {
+                /* The drop-in stays closed (its uninit stubs), but for the hooked entries. */
+                void *keep =
+                    want[i] ? fn : __atomic_load_n(slot_of(tables[m]->uninit, i), __ATOMIC_RELAXED);
+                __atomic_store_n(slot_of(tables[m]->dropin, i), keep, __ATOMIC_RELAXED);
+                continue;
+            }
             cushim__dropin_follow(tables[m], cushim__entries[i].offset, fn);
         }
     }
@@ -65,3 +73,8 @@ void cushim__slots_filled(void) {
 }
 
 void cushim__slots_reset(void) { atomic_store(&filled, false); }
+
+void cushim__slots_forked(void) {
+    forked = true;
+    cushim__slots_filled();
+}

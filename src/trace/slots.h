@@ -30,4 +30,10 @@ void cushim__slots_filled(void);
  * fill. Takes no lock. */
 void cushim__slots_reset(void);
 
+/* In a child forked after the driver was loaded: the lazy stubs the loader put back answer
+ * every call there and never load again, so they become the wrappers' real functions, and the
+ * drop-in's closed table takes the wrappers of the hooked entries. Called with the registry's
+ * lock held, before cushim__slots_set. */
+void cushim__slots_forked(void);
+
 #endif

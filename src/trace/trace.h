@@ -6,4 +6,8 @@
  * tables are first filled (listen.c), with no lock held. */
 void cushim__trace_from_env(void);
 
+/* The driver's tables were filled: a tracer started before has the mock's kernels told to it
+ * from now on (when the driver is the mock). */
+void cushim__trace_driver_loaded(void);
+
 #endif

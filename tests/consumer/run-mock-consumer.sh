@@ -4,11 +4,13 @@
 # matter), installs it into a staging dir (meson install --destdir), then builds
 # tests/consumer/mock-project against that install with Meson (pkg-config) and with CMake
 # (find_package), runs its tests through `meson test` and `ctest`, and prints their output; then
-# the same for the project the README's section "Testing your host code on the mock" shows.
-#   run-mock-consumer.sh CUSHIM_SOURCE_DIR [CMAKE]
+# the same for the projects the README's sections "Testing your host code on the mock" and
+# "From CUDA C++ sources to a test on the mock" show.
+#   run-mock-consumer.sh CUSHIM_SOURCE_DIR [CMAKE [NVCC]]
 set -euo pipefail
 src=$1
 cmake=${2:-cmake}
+nvcc=${3:-}
 project=$src/tests/consumer/mock-project
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -117,4 +119,34 @@ chmod +x "$work/bin/pkg-config"
 (cd "$readme" && PATH="$work/bin:$PATH" LD_LIBRARY_PATH="$root/lib" bash -e run-with-pkg-config.sh) \
   >"$work/readme-sh.log" 2>&1 || { cat "$work/readme-sh.log"; exit 1; }
 readme_tap "$work/readme-sh.log" h200
+# The README's section "From CUDA C++ sources to a test on the mock": nvcc makes a fatbin with
+# PTX, and the test runs its kernels on the mock; with Meson (a custom_target) and with CMake
+# (enable_language(CUDA) and the package's cushim_add_fatbin). nvcc is the one the outer build
+# found (NVCC); without it this part fails, saying so, rather than vanish.
+echo "== the README's \"From CUDA C++ sources to a test on the mock\""
+[[ -n $nvcc && -x $nvcc ]] || { echo "no nvcc (got '$nvcc'): the .cu path cannot be built"; exit 1; }
+cu=$work/cu
+python3 "$src/tests/consumer/readme-project.py" "$src/README.md" \
+  "From CUDA C++ sources to a test on the mock" "$cu"
+cu_tap() { # cu_tap LOG: both kernels' checks passed
+  local out
+  out=$(grep -E '^([0-9]+: )?(ok|not ok|1\.\.)' "$1" | sed -E 's/^[0-9]+: //')
+  echo "$out"
+  grep -qx 'ok 1 - scale: 0 of 1000 elements wrong' <<<"$out" &&
+    grep -qx 'ok 2 - block_sum: 0 of 4 blocks wrong' <<<"$out" ||
+    { echo "the kernels did not pass on the mock"; exit 1; }
+}
+echo "-- Meson: custom_target running $nvcc"
+PATH=$(dirname "$nvcc"):$PATH quiet cu-meson-setup.log meson setup "$work/cu-meson" "$cu" \
+  --native-file "$work/native.ini"
+quiet cu-meson-build.log meson compile -C "$work/cu-meson" -j 2
+meson test -C "$work/cu-meson" --no-rebuild >"$work/cu-meson-test.log" 2>&1 ||
+  { cat "$work/cu-meson-test.log" "$work/cu-meson/meson-logs/testlog.txt"; exit 1; }
+cu_tap "$work/cu-meson/meson-logs/testlog.txt"
+echo "-- CMake: enable_language(CUDA), cushim_add_fatbin"
+quiet cu-cmake-setup.log "$cmake" -S "$cu" -B "$work/cu-cmake" "${generator[@]}" \
+  -DCMAKE_PREFIX_PATH="$root" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_CUDA_COMPILER="$nvcc"
+quiet cu-cmake-build.log "$cmake" --build "$work/cu-cmake" -j 2
+(cd "$work/cu-cmake" && "$ctest" -V) >"$work/cu-ctest.log" 2>&1 || { cat "$work/cu-ctest.log"; exit 1; }
+cu_tap "$work/cu-ctest.log"
 echo "mock consumer: ok"

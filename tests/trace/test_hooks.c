@@ -203,7 +203,7 @@ static size_t count_in(const char *text, const char *what) {
 static void test_every_thread_s_lines_reach_the_file(void **state) {
     (void)state;
     static const char *const whats[2] = {"calls", "timeline"};
-    static const char *const marks[2] = {"] cuDeviceGetCount(count=0x",
+    static const char *const marks[2] = {"] cuDeviceGetCount(count=[",
                                          "{\"name\":\"cuDeviceGetCount\""};
     char path[64];
     snprintf(path, sizeof path, "/tmp/cushim-test-hooks-%ld", (long)getpid());

@@ -1,15 +1,26 @@
 /* A driver-API program for the tracer's tests, built against the drop-in cuda.h in both
  * default-stream modes: a fixed sequence of calls, one of which fails, on two streams. It prints
  * the handles it got as one JSON line on stdout, so that the checker can find them in the trace.
- *   trace_program PTX_FILE [fork|start]
+ *   trace_program PTX_FILE [fork|start|after|inhook]
  * With `fork`, a child runs the sequence first, then the parent does. With `start`, the program
  * initialises the driver, then starts a trace of calls to stderr itself (cushim_trace_start),
- * then runs the sequence. */
+ * then runs the sequence. With `after`, the parent initialises the driver, then forks a child
+ * that makes two calls (both refused in a child of an initialised process). With `inhook`, the
+ * parent forks while another thread is blocked inside the tracer's hook (its line to stderr
+ * waits on a full pipe); the child makes the two calls and exits, and must not hang. A child
+ * prints its pid on a line of its own, before the parent's line. */
 #include <cuda.h>
 #include <cushim.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHECK(call)                                                                                \
@@ -56,9 +67,77 @@ static int sequence(const char *ptx) {
     return 0;
 }
 
+/* A child of an initialised process: its calls are refused, and traced. */
+static void child_of_initialised(void) {
+    CUdevice dev;
+    if (cuInit(0) != CUDA_ERROR_NOT_INITIALIZED) exit(1);
+    if (cuDeviceGet(&dev, 0) != CUDA_ERROR_NOT_INITIALIZED) exit(1);
+    printf("{\"pid\": %ld}\n", (long)getpid());
+    fflush(stdout);
+    exit(0); /* the tracer's stop runs at exit */
+}
+
+/* Waits up to 20 s for the child; 3 when it hangs (then it is killed), 1 when it failed. */
+static int wait_child(pid_t child) {
+    for (int k = 0; k < 2000; k++) {
+        int status;
+        pid_t w = waitpid(child, &status, WNOHANG);
+        if (w == child) return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+        if (w < 0) return 1;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(child, SIGKILL);
+    (void)waitpid(child, NULL, 0);
+    fprintf(stderr, "the child %ld hangs\n", (long)child);
+    return 3;
+}
+
+static void *one_call(void *arg) {
+    int v;
+    atomic_store((atomic_int *)arg, 1);
+    (void)cuDriverGetVersion(&v); /* its trace line waits on the full pipe */
+    return NULL;
+}
+
+/* Forks while another thread is inside the tracer's hook, writing its line to stderr, which is
+ * a pipe that nobody reads and that is full. */
+static int fork_in_hook(void) {
+    CHECK(cuInit(0));
+    int p[2], saved = dup(STDERR_FILENO);
+    if (saved < 0 || pipe(p) != 0) return 1;
+    (void)fcntl(p[1], F_SETFL, O_NONBLOCK);
+    static char junk[4096];
+    memset(junk, '.', sizeof junk);
+    while (write(p[1], junk, sizeof junk) > 0) continue;
+    (void)fcntl(p[1], F_SETFL, 0);
+    dup2(p[1], STDERR_FILENO);
+    atomic_int started = 0;
+    pthread_t t;
+    if (pthread_create(&t, NULL, one_call, (void *)&started) != 0) return 1;
+    while (!atomic_load(&started)) sched_yield();
+    nanosleep(&(struct timespec){0, 200000000}, NULL); /* it is in write() by now */
+    pid_t child = fork();
+    if (child < 0) return 1;
+    if (child == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDERR_FILENO);
+        child_of_initialised();
+    }
+    int r = wait_child(child);
+    dup2(saved, STDERR_FILENO);
+    (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+    for (;;) { /* drains the pipe until the thread's line is through */
+        ssize_t n = read(p[0], junk, sizeof junk);
+        if (n > 0) continue;
+        if (pthread_tryjoin_np(t, NULL) == 0) break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return r;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s PTX_FILE [fork]\n", argv[0]);
+        fprintf(stderr, "usage: %s PTX_FILE [fork|start|after|inhook]\n", argv[0]);
         return 2;
     }
     if (argc > 2 && argv[2][0] == 's') {
@@ -67,6 +146,18 @@ int main(int argc, char **argv) {
         int r = sequence(argv[1]);
         CHECK(cushim_trace_stop());
         return r;
+    }
+    if (argc > 2 && argv[2][0] == 'i') {
+        int r = fork_in_hook();
+        return r != 0 ? r : sequence(argv[1]);
+    }
+    if (argc > 2 && argv[2][0] == 'a') {
+        CHECK(cuInit(0));
+        pid_t child = fork();
+        if (child < 0) return 1;
+        if (child == 0) child_of_initialised();
+        int r = wait_child(child);
+        return r != 0 ? r : sequence(argv[1]);
     }
     if (argc > 2) {
         pid_t child = fork();

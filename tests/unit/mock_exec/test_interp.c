@@ -2,6 +2,8 @@
  * memory, a module variable read through cuModuleGetGlobal, a graph replay; a fault names the
  * kernel, thread and line and is sticky in the context; a kernel with no code at all fails its
  * launch with CUDA_ERROR_NO_BINARY_FOR_GPU unless the test asks for no-op kernels. */
+#include <time.h>
+
 #include "exec_util.h"
 
 static const char ptx_scale[] =
@@ -67,6 +69,13 @@ static void test_fault_is_named_and_sticky(void **state) {
     assert_ok(t->cuModuleUnload(m));
 }
 
+/* Loads ptx, and launches its kernel `name` once on one thread: the launch's result. */
+static CUresult launch_once(CUmodule *m, CUfunction *f, const char *ptx, const char *name) {
+    assert_ok(t->cuModuleLoadData(m, ptx));
+    assert_ok(t->cuModuleGetFunction(f, *m, name));
+    return t->cuLaunchKernel(*f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+}
+
 /* Issue 19, item 7: a kernel with no code fails its launch, naming it and how to give it code. */
 static void test_kernel_without_code_fails_loudly(void **state) {
     (void)state;
@@ -75,16 +84,78 @@ static void test_kernel_without_code_fails_loudly(void **state) {
                  "{%f1}, {%r1}, {%r2}, {%f2};\n\tret;\n}\n";
     CUmodule m;
     CUfunction f;
-    assert_ok(t->cuModuleLoadData(&m, ptx_broken));
-    assert_ok(t->cuModuleGetFunction(&f, m, "odd"));
-    assert_int_equal(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
-                     CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(launch_once(&m, &f, ptx_broken, "odd"), CUDA_ERROR_NOT_SUPPORTED);
     assert_non_null(strstr(mock.kernel_error(), "kernel odd cannot run"));
     assert_non_null(strstr(mock.kernel_error(), "mma"));
     /* Asked for, no-op kernels run (nothing). */
     mock.set_noop_kernels(true);
     assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
     assert_ok(t->cuCtxSynchronize());
+    assert_ok(t->cuModuleUnload(m));
+}
+
+/* Issue 30, item 5: PTX only for a target above the device (sm_90 on the ada profile, 8.9):
+ * the hint names the device's own target, not the one the image already has. */
+static void test_ptx_above_the_device_hints_a_lower_target(void **state) {
+    (void)state;
+    assert_true(mock.set_devices("h200,ada"));
+    cushim_context *ada = NULL;
+    assert_ok(cushim_context_create(&ada, 1, 0));
+    assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ada)));
+    CUmodule m;
+    CUfunction f;
+    assert_int_equal(launch_once(&m, &f, ptx_scale, "scale"), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    const char *e = mock.kernel_error();
+    assert_non_null(strstr(e, "PTX is for sm_90, above the device's compute capability 8.9"));
+    assert_non_null(strstr(e, "-gencode arch=compute_89,code=compute_89"));
+    assert_null(strstr(e, "compute_90"));
+    assert_ok(t->cuModuleUnload(m));
+    assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ctx)));
+    cushim_context_release(ada);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Issue 30, item 4: an event's time follows the kernel's interpretation (the kernel runs at
+ * the synchronize, which takes that long); set_launch_us still fixes it. */
+static void test_event_times_follow_the_interpretation(void **state) {
+    (void)state;
+    enum { N = 1 << 16 };
+    CUmodule m;
+    CUfunction f;
+    CUdeviceptr d;
+    CUevent a, b;
+    assert_ok(t->cuModuleLoadData(&m, ptx_scale));
+    assert_ok(t->cuModuleGetFunction(&f, m, "scale"));
+    assert_ok(t->cuMemAlloc(&d, N * 4));
+    assert_ok(t->cuMemsetD32(d, 1, N));
+    assert_ok(t->cuEventCreate(&a, 0));
+    assert_ok(t->cuEventCreate(&b, 0));
+    unsigned n = N;
+    void *params[] = {&d, &n};
+    float ms[2];
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) mock.set_launch_us(2500);
+        assert_ok(t->cuEventRecord(a, NULL));
+        assert_ok(t->cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        assert_ok(t->cuEventRecord(b, NULL));
+        double before = now_ms();
+        assert_ok(t->cuEventSynchronize(b));
+        double wall = now_ms() - before;
+        assert_ok(t->cuEventElapsedTime(&ms[k], a, b));
+        if (k == 0) {
+            print_message("# interpretation %.3f ms, the synchronize %.3f ms\n", ms[0], wall);
+            assert_true(ms[0] > 0.0f && ms[0] <= wall && ms[0] >= 0.5 * wall);
+        }
+    }
+    assert_true(ms[1] == 2.5f);
+    assert_ok(t->cuEventDestroy(a));
+    assert_ok(t->cuEventDestroy(b));
+    assert_ok(t->cuMemFree(d));
     assert_ok(t->cuModuleUnload(m));
 }
 
@@ -123,10 +194,9 @@ static void test_graph_replays_a_ptx_kernel(void **state) {
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, exec_setup, exec_teardown)
     const struct CMUnitTest tests[] = {
-        T(test_ptx_kernel_runs_on_device_memory),
-        T(test_kernel_without_code_fails_loudly),
-        T(test_graph_replays_a_ptx_kernel),
-        T(test_fault_is_named_and_sticky),
+        T(test_ptx_kernel_runs_on_device_memory),          T(test_kernel_without_code_fails_loudly),
+        T(test_ptx_above_the_device_hints_a_lower_target), T(test_graph_replays_a_ptx_kernel),
+        T(test_event_times_follow_the_interpretation),     T(test_fault_is_named_and_sticky),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
