@@ -7,7 +7,7 @@
 #include "cushim.h"
 #include "trace/format.h"
 #include "trace/kernels.h"
-#include "trace/rtcalls.h"
+#include "trace/rt_entry.h"
 
 /* A new timeline from zero (CLOCK_MONOTONIC ns): no stream seen yet. Only while no hook of the
  * tracer runs. */

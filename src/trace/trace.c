@@ -22,7 +22,7 @@
 #include "trace/hooks.h"
 #include "trace/kernels.h"
 #include "trace/output.h"
-#include "trace/rtcalls.h"
+#include "trace/rt_entry.h"
 #include "trace/summary.h"
 #include "trace/tbuf.h"
 #include "trace/trace.h"
@@ -212,7 +212,7 @@ static CUresult start(const char *what, const char *path) {
     cushim__events_reset(cushim__now_ns());
     cushim__summary_reset();
     cushim__kernels_reset();
-    cushim__trace_rt_reset();
+    cushim__summary_rt_reset();
     cushim__tbuf_set_sink(sink);
     running = true;
     atomic_store(&cushim__trace_runtime, 1);
@@ -242,7 +242,7 @@ CUSHIM_API CUresult cushim_trace_start(const char *what, const char *path) {
 /* The summary's tables: into the file when it is the only thing traced there, else stderr. */
 static void summary_out(void) {
     static char table[1 << 18];
-    size_t n = cushim__trace_rt_print(table, sizeof table / 4);
+    size_t n = cushim__summary_rt_print(table, sizeof table / 4);
     n += cushim__summary_print(table + n, sizeof table / 2 - n);
     n += cushim__kernels_print(table + n, sizeof table - n);
     if (cushim__out_is_open() && !cfg.timeline && !cfg.calls) {
