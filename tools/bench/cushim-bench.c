@@ -3,7 +3,6 @@
  *
  * Usage and exit codes: see usage_text below, or README.md beside this file.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
