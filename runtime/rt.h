@@ -95,7 +95,7 @@ void cushim__rt_sticky_clear(int device);
 cudaError_t cushim__rt_last_error(bool reset);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Streams (rt_state.c)                                                                       */
+/* Streams and copies (rt.h, rt_memory.c)                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
 /* The driver stream a runtime stream names: NULL is the legacy default stream, or the
@@ -115,7 +115,7 @@ cudaError_t cushim__rt_copy(void *dst, const void *src, size_t count, enum cudaM
                             bool async, cudaStream_t stream, bool pt, const char *fn);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Registration and modules (rt_register.c, rt_module.c)                                      */
+/* Registration and modules (rt_registry.c, rt_module.c)                                      */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct cushim__rt_fatbin cushim__rt_fatbin;
@@ -163,12 +163,5 @@ cudaError_t cushim__rt_symbol(CUdeviceptr *ptr, size_t *size, const void *symbol
 /* Forgets what is loaded on device (cudaDeviceReset): the modules released, the kernels' and
  * variables' addresses on it cleared. */
 void cushim__rt_modules_drop(int device);
-
-/* The launch configuration __cudaPushCallConfiguration left for the calling thread. */
-typedef struct cushim__rt_call_config {
-    dim3 grid, block;
-    size_t shared_mem;
-    cudaStream_t stream;
-} cushim__rt_call_config;
 
 #endif

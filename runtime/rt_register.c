@@ -175,8 +175,14 @@ void __cudaRegisterSurface(void **fatCubinHandle, const struct surfaceReference 
 
 /* A chevron pushes its configuration, evaluates the kernel's arguments (which may launch kernels
  * of their own) and calls the kernel's host stub, which pops it: a small stack per thread. */
+typedef struct call_config {
+    dim3 grid, block;
+    size_t shared_mem;
+    cudaStream_t stream;
+} call_config;
+
 #define CONFIG_DEPTH 16
-static _Thread_local cushim__rt_call_config configs[CONFIG_DEPTH];
+static _Thread_local call_config configs[CONFIG_DEPTH];
 static _Thread_local unsigned config_depth;
 
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -188,8 +194,7 @@ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedM
                         CONFIG_DEPTH);
         return 1; /* nonzero: the chevron skips the launch */
     }
-    configs[config_depth++] =
-        (cushim__rt_call_config){gridDim, blockDim, sharedMem, (cudaStream_t)stream};
+    configs[config_depth++] = (call_config){gridDim, blockDim, sharedMem, (cudaStream_t)stream};
     return 0;
 }
 
@@ -199,7 +204,7 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
         return cushim__rt_fail(cudaErrorMissingConfiguration,
                                "__cudaPopCallConfiguration: no launch configuration was pushed");
     }
-    const cushim__rt_call_config *c = &configs[--config_depth];
+    const call_config *c = &configs[--config_depth];
     *gridDim = c->grid;
     *blockDim = c->block;
     *sharedMem = c->shared_mem;

@@ -215,6 +215,14 @@ static bool word_operand(dec *d, const char *w, size_t n, opnd *o) {
         o->special = ptx__is(w, n, "%clock") ? 1 : ptx__is(w, n, "%clock64") ? 2 : 3;
         return true;
     }
+    /* PTX ISA, "Special Registers" / "Predefined Identifiers": WARP_SZ, the warp size, a
+     * run-time constant that nvcc writes for warpSize. */
+    if (ptx__is(w, n, "WARP_SZ")) {
+        o->kind = K_IMM;
+        o->v = 32;
+        o->fk = 0;
+        return true;
+    }
     if (w[0] == '%') return dec_fail(d, "'%.*s' is not a register of the function", (int)n, w);
     pvar *v = ptx__var(d->m, w, n);
     o->kind = K_SYM;

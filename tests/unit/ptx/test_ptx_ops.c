@@ -38,6 +38,7 @@ static const char int_ptx[] =
          "sad.u32 %r3, 3, 10, 100; st.global.u32 [%rd1+100], %r3;\n"        /* 25: 107 */
          "mov.b64 %rd3, {%r2, %r1}; st.global.u64 [%rd1+104], %rd3;\n"      /* 26,27 */
          "add.sat.s32 %r3, 0x7fffffff, 5; st.global.u32 [%rd1+112], %r3;\n" /* 28 */
+         "mov.u32 %r3, WARP_SZ; st.global.u32 [%rd1+116], %r3;\n"           /* 29: 32 */
          "ret;\n}\n";
 
 static void test_integer(void **state) {
@@ -77,6 +78,7 @@ static void test_integer(void **state) {
     assert_int_equal(out[26], 3);
     assert_int_equal((int32_t)out[27], -7);
     assert_int_equal(out[28], 0x7fffffff);
+    assert_int_equal(out[29], 32); /* WARP_SZ */
     dev_free_all();
 }
 
