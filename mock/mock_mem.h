@@ -38,6 +38,14 @@
     X(cuMemcpyAsync, "cuMemcpyAsync", 4000, PFN_cuMemcpyAsync_v4000)                               \
     X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", 4000, PFN_cuMemcpyPeerAsync_v4000)                   \
     X(cuMemcpy2DAsync, "cuMemcpy2DAsync", 3020, PFN_cuMemcpy2DAsync_v3020)                         \
+    X(cuMemcpy3D, "cuMemcpy3D", 3020, PFN_cuMemcpy3D_v3020)                                        \
+    X(cuMemcpy3DAsync, "cuMemcpy3DAsync", 3020, PFN_cuMemcpy3DAsync_v3020)                         \
+    X(cuMemcpy3DPeer, "cuMemcpy3DPeer", 4000, PFN_cuMemcpy3DPeer_v4000)                            \
+    X(cuMemcpy3DPeerAsync, "cuMemcpy3DPeerAsync", 4000, PFN_cuMemcpy3DPeerAsync_v4000)             \
+    X(cuMemHostGetFlags, "cuMemHostGetFlags", 2030, PFN_cuMemHostGetFlags_v2030)                   \
+    X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 12020, PFN_cuMemPrefetchAsync_v12020)           \
+    X(cuMemAdvise_v2, "cuMemAdvise", 12020, PFN_cuMemAdvise_v12020)                                \
+    X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 6000, PFN_cuStreamAttachMemAsync_v6000)    \
     X(cuMemsetD8, "cuMemsetD8", 3020, PFN_cuMemsetD8_v3020)                                        \
     X(cuMemsetD16, "cuMemsetD16", 3020, PFN_cuMemsetD16_v3020)                                     \
     X(cuMemsetD32, "cuMemsetD32", 3020, PFN_cuMemsetD32_v3020)                                     \

@@ -1,5 +1,6 @@
 /* Copies and sets: every one is checked against the mock's memory when called, and goes to its
  * stream through mock__enqueue, the one place that decides when it runs. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,9 @@ static void run_queued(void *arg) { mock__run_op(arg); }
 
 /* Copies and sets take their place in the stream's queue (mock_queue.h), so they run in stream
  * order and are captured into graphs; the operation is copied, since the queue outlives the
- * call and a graph may run it again. A free runs at the call: replaying it would free twice. */
+ * call and a graph may run it again. A free takes its place too (a kernel queued before it still
+ * sees the memory, as cudaMallocAsync, launch, cudaFreeAsync on one stream has it), except in a
+ * capture, where it runs at the call: replaying it would free twice. */
 CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sync) {
     if (sync) {
         /* A synchronous call waits for the stream's earlier work, then does its own. */
@@ -55,7 +58,7 @@ CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sy
         mock__run_op(op);
         return CUDA_SUCCESS;
     }
-    if (op->kind == MOCK_OP_FREE) {
+    if (op->kind == MOCK_OP_FREE && s->cap != NULL) {
         mock__run_op(op);
         mock__submit(s);
         return CUDA_SUCCESS;
@@ -231,6 +234,91 @@ CUresult CUDAAPI mock_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *c) {
 CUresult CUDAAPI mock_cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream hs) {
     MOCK_ENTER(cuMemcpy2DAsync);
     return mock__leave(copy_desc(c, hs, true));
+}
+
+/* A 3D copy: one 2D copy per slice, slice z of a side starting (its z + z) times its rows per
+ * slice after its first row; every slice is checked before the first is copied. No arrays, no
+ * mipmap levels. */
+static CUresult slice_row(size_t y, size_t z, size_t height, size_t *row) {
+    if (height != 0 && z > (SIZE_MAX - y) / height) return CUDA_ERROR_INVALID_VALUE;
+    *row = y + z * height;
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy_desc3d(const CUDA_MEMCPY3D *c, CUstream hs, bool async) {
+    if (c == NULL || c->srcLOD != 0 || c->dstLOD != 0 || c->reserved0 != NULL ||
+        c->reserved1 != NULL) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct CUstream_st *st;
+    CUresult r = stream_of(hs, async, &st);
+    enum side dk, sk;
+    uintptr_t d, s;
+    if (r == CUDA_SUCCESS) r = kind_of(c->dstMemoryType, c->dstHost, c->dstDevice, &dk, &d);
+    if (r == CUDA_SUCCESS) r = kind_of(c->srcMemoryType, c->srcHost, c->srcDevice, &sk, &s);
+    if (r != CUDA_SUCCESS) return r;
+    if (c->Depth > 1 && (c->srcHeight < c->Height || c->dstHeight < c->Height)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (c->Depth > SIZE_MAX - c->srcZ || c->Depth > SIZE_MAX - c->dstZ) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t z = 0; z < c->Depth && r == CUDA_SUCCESS; z++) {
+            size_t sy, dy;
+            uintptr_t at;
+            r = slice_row(c->srcY, c->srcZ + z, c->srcHeight, &sy);
+            if (r == CUDA_SUCCESS) r = slice_row(c->dstY, c->dstZ + z, c->dstHeight, &dy);
+            if (r != CUDA_SUCCESS) break;
+            if (pass == 0) {
+                r = side("destination", dk, d, c->dstXInBytes, dy, c->dstPitch, c->WidthInBytes,
+                         c->Height, &at);
+                if (r == CUDA_SUCCESS) {
+                    r = side("source", sk, s, c->srcXInBytes, sy, c->srcPitch, c->WidthInBytes,
+                             c->Height, &at);
+                }
+            } else {
+                r = copy2d(hs, async, dk, d, c->dstXInBytes, dy, c->dstPitch, sk, s, c->srcXInBytes,
+                           sy, c->srcPitch, c->WidthInBytes, c->Height);
+            }
+        }
+    }
+    return r;
+}
+
+CUresult CUDAAPI mock_cuMemcpy3D(const CUDA_MEMCPY3D *c) {
+    MOCK_ENTER(cuMemcpy3D);
+    return mock__leave(copy_desc3d(c, NULL, false));
+}
+CUresult CUDAAPI mock_cuMemcpy3DAsync(const CUDA_MEMCPY3D *c, CUstream hs) {
+    MOCK_ENTER(cuMemcpy3DAsync);
+    return mock__leave(copy_desc3d(c, hs, true));
+}
+
+/* Between contexts: both live, then the copy as any 3D copy (the contexts in the driver's
+ * reserved fields of a CUDA_MEMCPY3D, which has the same layout, are taken out first). */
+static CUresult copy_peer3d(const CUDA_MEMCPY3D_PEER *c, CUstream hs, bool async) {
+    if (c == NULL) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = peer(c->dstContext, c->srcContext, mock__entry_name());
+    if (r != CUDA_SUCCESS) return r;
+    _Static_assert(
+        sizeof(CUDA_MEMCPY3D) == sizeof(CUDA_MEMCPY3D_PEER) &&
+            offsetof(CUDA_MEMCPY3D, reserved0) == offsetof(CUDA_MEMCPY3D_PEER, srcContext) &&
+            offsetof(CUDA_MEMCPY3D, reserved1) == offsetof(CUDA_MEMCPY3D_PEER, dstContext),
+        "a 3D peer copy is a 3D copy with contexts");
+    CUDA_MEMCPY3D plain;
+    memcpy(&plain, c, sizeof plain);
+    plain.reserved0 = plain.reserved1 = NULL;
+    return copy_desc3d(&plain, hs, async);
+}
+
+CUresult CUDAAPI mock_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *c) {
+    MOCK_ENTER(cuMemcpy3DPeer);
+    return mock__leave(copy_peer3d(c, NULL, false));
+}
+CUresult CUDAAPI mock_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *c, CUstream hs) {
+    MOCK_ENTER(cuMemcpy3DPeerAsync);
+    return mock__leave(copy_peer3d(c, hs, true));
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -98,6 +98,16 @@ static bool declaration(parser *p, decl *d) {
             ptr = true;
             continue;
         }
+        /* `.attribute(.managed)`: a __managed__ variable, which in the mock's host memory is a
+         * global like any other. */
+        if (ptx__is(w, n, ".attribute")) {
+            const char *a;
+            size_t an = 0;
+            if (!ptx__eat(&p->l, '(') || (an = ptx__word(&p->l, &a)) == 0 ||
+                !ptx__is(a, an, ".managed") || !ptx__eat(&p->l, ')'))
+                return fail(p, "an .attribute other than (.managed)");
+            continue;
+        }
         if (ptx__is(w, n, ".v2") || ptx__is(w, n, ".v4")) {
             vec = (size_t)(w[2] - '0');
             continue;

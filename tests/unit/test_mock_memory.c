@@ -2,30 +2,9 @@
  * device, pointer attributes, misuse caught with the call named, and virtual memory. */
 #include <stdlib.h>
 
-#include "testutil.h"
+#include "mock_primary.h"
 
 #include "fork_util.h" /* after cmocka, which testutil.h brings */
-
-static CUcontext ctx;
-#define D cushim_driver()
-
-static int setup(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    if (D->cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS) return -1;
-    return D->cuCtxSetCurrent(ctx) == CUDA_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    D->cuCtxSetCurrent(NULL);
-    D->cuDevicePrimaryCtxRelease(0);
-    for (int k = 0; k < CUSHIM_MOCK_MEM_KIND_COUNT; k++) {
-        if (mock.live_memory((cushim_mock_memory_kind)k) != 0) {
-            fprintf(stderr, "# %d left of memory kind %d\n", mock.live_memory(k), k);
-            return -1;
-        }
-    }
-    return mock_teardown(state);
-}
 
 static void test_round_trip_moves_real_bytes(void **state) {
     (void)state;
