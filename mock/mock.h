@@ -17,6 +17,7 @@
 #include "cushim_mock.h"
 #include "mock_coverage.h"
 #include "mock_exec_entries.h"
+#include "mock_graph_build.h"
 #include "mock_image.h"
 #include "mock_queue.h"
 #include "mock_mem.h"
@@ -144,6 +145,7 @@
     X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", 11070,                         \
       PFN_cuOccupancyMaxActiveClusters_v11070)                                                     \
     MOCK_EXEC_ENTRIES(X)                                                                           \
+    MOCK_GRAPH_BUILD_ENTRIES(X)                                                                    \
     MOCK_MEMORY_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,

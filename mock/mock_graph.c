@@ -24,7 +24,7 @@ bool mock__nodes_add(mock_nodes *n, mock_node_kind kind, mock_work *w, struct CU
     if (!mock__grow(&n->v, &n->cap, n->n + 1, sizeof *n->v)) return false;
     struct CUgraphNode_st *node = malloc(sizeof *node);
     if (node == NULL) return false;
-    *node = (struct CUgraphNode_st){kind, w, e};
+    *node = (struct CUgraphNode_st){.kind = kind, .work = w, .event = e};
     if (w) w->refs++;
     n->v[n->n++] = node;
     return true;
@@ -33,6 +33,7 @@ bool mock__nodes_add(mock_nodes *n, mock_node_kind kind, mock_work *w, struct CU
 void mock__nodes_free(mock_nodes *n) {
     for (size_t i = 0; i < n->n; i++) {
         mock__work_unref(n->v[i]->work);
+        free(n->v[i]->kernel);
         free(n->v[i]);
     }
     free(n->v);

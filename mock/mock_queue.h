@@ -74,6 +74,8 @@ struct CUgraphNode_st {
     mock_node_kind kind;
     mock_work *work;          /* kernel, copy, set, host function; NULL for event nodes */
     struct CUevent_st *event; /* event record and wait nodes */
+    /* A kernel node added by hand: its parameters as added, owned (mock_graph_build.c). */
+    CUDA_KERNEL_NODE_PARAMS *kernel;
 };
 
 typedef struct mock_nodes {

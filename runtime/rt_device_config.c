@@ -1,80 +1,105 @@
-/* A device's settings in its primary context (limits, cache preference) and its PCI bus id. */
-#include "runtime/rt.h"
+/* The current device's configuration and identity: its limits (stack, printf FIFO, heap, ...),
+ * preferred cache and shared memory configurations, and its PCI bus id both ways. The
+ * runtime's cudaLimit, cudaFuncCache and cudaSharedMemConfig have the driver's numbers. */
+#include <string.h>
 
-cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
-    cushim_context *ctx;
-    cudaError_t e = cushim__rt_context(&ctx, __func__);
-    if (e != cudaSuccess) return e;
-    /* cudaLimit has the numbers of CUlimit. */
-    CUresult r = cushim__table.cuCtxSetLimit((CUlimit)limit, value);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuCtxSetLimit");
-    return cudaSuccess;
-}
+#include "runtime/rt_forward.h"
+
+_Static_assert((int)cudaLimitStackSize == (int)CU_LIMIT_STACK_SIZE &&
+                   (int)cudaLimitMallocHeapSize == (int)CU_LIMIT_MALLOC_HEAP_SIZE &&
+                   (int)cudaLimitPersistingL2CacheSize == (int)CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+               "limit numbers");
+_Static_assert((int)cudaFuncCachePreferEqual == (int)CU_FUNC_CACHE_PREFER_EQUAL,
+               "cache config numbers");
+_Static_assert((int)cudaSharedMemBankSizeEightByte ==
+                   (int)CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE,
+               "shared memory config numbers");
 
 cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit) {
-    if (pValue == NULL)
-        return cushim__rt_fail(cudaErrorInvalidValue, "%s: pValue is NULL", __func__);
-    cushim_context *ctx;
-    cudaError_t e = cushim__rt_context(&ctx, __func__);
-    if (e != cudaSuccess) return e;
-    CUresult r = cushim__table.cuCtxGetLimit(pValue, (CUlimit)limit);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuCtxGetLimit");
-    return cudaSuccess;
+    CUSHIM__RT_NONNULL(__func__, pValue);
+    CUSHIM__RT_FORWARD(__func__, "cuCtxGetLimit",
+                       cushim__table.cuCtxGetLimit(pValue, (CUlimit)limit));
 }
 
-cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
-    cushim_context *ctx;
-    cudaError_t e = cushim__rt_context(&ctx, __func__);
-    if (e != cudaSuccess) return e;
-    CUresult r = cushim__table.cuCtxSetCacheConfig((CUfunc_cache)cacheConfig);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuCtxSetCacheConfig");
-    return cudaSuccess;
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    CUSHIM__RT_FORWARD(__func__, "cuCtxSetLimit",
+                       cushim__table.cuCtxSetLimit((CUlimit)limit, value));
 }
 
 cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig) {
-    if (pCacheConfig == NULL) {
-        return cushim__rt_fail(cudaErrorInvalidValue, "%s: pCacheConfig is NULL", __func__);
+    CUSHIM__RT_NONNULL(__func__, pCacheConfig);
+    CUSHIM__RT_FORWARD(__func__, "cuCtxGetCacheConfig",
+                       cushim__table.cuCtxGetCacheConfig((CUfunc_cache *)pCacheConfig));
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
+    if ((unsigned)cacheConfig > (unsigned)cudaFuncCachePreferEqual) {
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: %d is not a cudaFuncCache", __func__,
+                               (int)cacheConfig);
     }
-    cushim_context *ctx;
-    cudaError_t e = cushim__rt_context(&ctx, __func__);
+    CUSHIM__RT_FORWARD(__func__, "cuCtxSetCacheConfig",
+                       cushim__table.cuCtxSetCacheConfig((CUfunc_cache)cacheConfig));
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig) {
+    CUSHIM__RT_NONNULL(__func__, pConfig);
+    CUSHIM__RT_FORWARD(__func__, "cuCtxGetSharedMemConfig",
+                       cushim__table.cuCtxGetSharedMemConfig((CUsharedconfig *)pConfig));
+}
+
+cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+    if ((unsigned)config > (unsigned)cudaSharedMemBankSizeEightByte) {
+        return cushim__rt_fail(cudaErrorInvalidValue, "%s: %d is not a cudaSharedMemConfig",
+                               __func__, (int)config);
+    }
+    CUSHIM__RT_FORWARD(__func__, "cuCtxSetSharedMemConfig",
+                       cushim__table.cuCtxSetSharedMemConfig((CUsharedconfig)config));
+}
+#pragma GCC diagnostic pop
+
+/* The driver's device of a runtime ordinal, checked against the device count. */
+static cudaError_t device_of(CUdevice *dev, int device, const char *fn) {
+    int n;
+    cudaError_t e = cushim__rt_devices(&n, fn);
     if (e != cudaSuccess) return e;
-    CUfunc_cache c = CU_FUNC_CACHE_PREFER_NONE;
-    CUresult r = cushim__table.cuCtxGetCacheConfig(&c);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuCtxGetCacheConfig");
-    *pCacheConfig = (enum cudaFuncCache)c;
-    return cudaSuccess;
+    if (device < 0 || device >= n) {
+        return cushim__rt_fail(cudaErrorInvalidDevice, "%s: device %d does not exist (%d)", fn,
+                               device, n);
+    }
+    return cushim__rt_checked(cushim__table.cuDeviceGet(dev, device), fn, "cuDeviceGet");
 }
 
 cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device) {
-    if (pciBusId == NULL || len <= 0) {
-        return cushim__rt_fail(cudaErrorInvalidValue, "%s: pciBusId is NULL or len %d", __func__,
-                               len);
-    }
-    int n;
-    cudaError_t e = cushim__rt_devices(&n, __func__);
-    if (e != cudaSuccess) return e;
-    if (device < 0 || device >= n) {
-        return cushim__rt_fail(cudaErrorInvalidDevice, "%s: device %d does not exist (%d)",
-                               __func__, device, n);
-    }
+    CUSHIM__RT_NONNULL(__func__, pciBusId);
+    if (len <= 0) return cushim__rt_fail(cudaErrorInvalidValue, "%s: len is %d", __func__, len);
     CUdevice dev;
-    CUresult r = cushim__table.cuDeviceGet(&dev, device);
-    if (r == CUDA_SUCCESS) r = cushim__table.cuDeviceGetPCIBusId(pciBusId, len, dev);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuDeviceGetPCIBusId");
-    return cudaSuccess;
+    cudaError_t e = device_of(&dev, device, __func__);
+    if (e != cudaSuccess) return e;
+    return cushim__rt_checked(cushim__table.cuDeviceGetPCIBusId(pciBusId, len, dev), __func__,
+                              "cuDeviceGetPCIBusId");
 }
 
 cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId) {
-    if (device == NULL || pciBusId == NULL) {
-        return cushim__rt_fail(cudaErrorInvalidValue, "%s: device or pciBusId is NULL", __func__);
-    }
+    CUSHIM__RT_NONNULL(__func__, device);
+    CUSHIM__RT_NONNULL(__func__, pciBusId);
     int n;
     cudaError_t e = cushim__rt_devices(&n, __func__);
     if (e != cudaSuccess) return e;
-    CUdevice dev;
-    CUresult r = cushim__table.cuDeviceGetByPCIBusId(&dev, pciBusId);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuDeviceGetByPCIBusId");
-    /* Ordinals and CUdevice values are the same numbers. */
-    *device = (int)dev;
-    return cudaSuccess;
+    CUdevice found;
+    e = cushim__rt_checked(cushim__table.cuDeviceGetByPCIBusId(&found, pciBusId), __func__,
+                           "cuDeviceGetByPCIBusId");
+    if (e != cudaSuccess) return e;
+    /* The runtime's ordinal is the one whose CUdevice the driver named. */
+    for (int i = 0; i < n; i++) {
+        CUdevice d;
+        if (cushim__table.cuDeviceGet(&d, i) == CUDA_SUCCESS && d == found) {
+            *device = i;
+            return cudaSuccess;
+        }
+    }
+    return cushim__rt_fail(cudaErrorInvalidDevice,
+                           "%s: the driver's device for %s is none of the runtime's %d", __func__,
+                           pciBusId, n);
 }

@@ -21,6 +21,9 @@ static cudaError_t entry_point(const char *symbol, void **funcPtr, int version,
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
     CUresult r = cushim__table.cuGetProcAddress(symbol, funcPtr, version, flags, &found);
     if (status != NULL) *status = (enum cudaDriverEntryPointQueryResult)found;
+    /* A symbol the driver lacks, or lacks at this version, is success with funcPtr NULL, as
+     * cuda_runtime_api.h documents; the status says which. */
+    if (r == CUDA_ERROR_NOT_FOUND) return cudaSuccess;
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuGetProcAddress");
     return cudaSuccess;
 }

@@ -1,47 +1,65 @@
-/* Peers: access between the primary contexts of two devices, copies between them, and the
- * links' attributes. */
+/* Peer access between devices: enabling and disabling the current device's access to a peer's
+ * memory (the driver's access between the two primary contexts), copies between devices, and
+ * the links' attributes. cudaDeviceCanAccessPeer is in rt_device.c. */
 #include <stdint.h>
 
-#include "runtime/rt.h"
+#include "runtime/rt_forward.h"
+
+/* The primary context of peer, for the current device's context to reach: cudaErrorInvalidDevice
+ * for one that does not exist or is the current device itself. */
+static cudaError_t peer_context(cushim_context **peer_ctx, int peer, const char *fn) {
+    int n;
+    cudaError_t e = cushim__rt_devices(&n, fn);
+    if (e != cudaSuccess) return e;
+    if (peer < 0 || peer >= n) {
+        return cushim__rt_fail(cudaErrorInvalidDevice, "%s: peer device %d does not exist (%d)", fn,
+                               peer, n);
+    }
+    if (peer == cushim__rt_device()) {
+        return cushim__rt_fail(cudaErrorInvalidDevice,
+                               "%s: device %d is the current device, not a peer", fn, peer);
+    }
+    e = cushim__rt_context_of(peer_ctx, peer, fn);
+    if (e != cudaSuccess) return e;
+    return cushim__rt_ready(fn);
+}
 
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
     if (flags != 0) {
         return cushim__rt_fail(cudaErrorInvalidValue, "%s: flags must be 0 (%u)", __func__, flags);
     }
-    cushim_context *ctx, *peer;
-    cudaError_t e = cushim__rt_context_of(&peer, peerDevice, __func__);
-    if (e == cudaSuccess) e = cushim__rt_context(&ctx, __func__);
+    cushim_context *peer;
+    cudaError_t e = peer_context(&peer, peerDevice, __func__);
     if (e != cudaSuccess) return e;
-    CUresult r = cushim__table.cuCtxEnablePeerAccess(peer->raw, 0);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuCtxEnablePeerAccess");
-    return cudaSuccess;
+    /* Already enabled is cudaErrorPeerAccessAlreadyEnabled, the driver's code by number. */
+    return cushim__rt_checked(cushim__table.cuCtxEnablePeerAccess(peer->raw, 0), __func__,
+                              "cuCtxEnablePeerAccess");
 }
 
 cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
-    cushim_context *ctx, *peer;
-    cudaError_t e = cushim__rt_context_of(&peer, peerDevice, __func__);
-    if (e == cudaSuccess) e = cushim__rt_context(&ctx, __func__);
+    cushim_context *peer;
+    cudaError_t e = peer_context(&peer, peerDevice, __func__);
     if (e != cudaSuccess) return e;
-    CUresult r = cushim__table.cuCtxDisablePeerAccess(peer->raw);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuCtxDisablePeerAccess");
-    return cudaSuccess;
+    return cushim__rt_checked(cushim__table.cuCtxDisablePeerAccess(peer->raw), __func__,
+                              "cuCtxDisablePeerAccess");
 }
 
-static cudaError_t copy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
-                             bool async, cudaStream_t stream, const char *fn) {
-    cushim_context *ctx, *to, *from;
-    cudaError_t e = cushim__rt_context_of(&to, dstDevice, fn);
-    if (e == cudaSuccess) e = cushim__rt_context_of(&from, srcDevice, fn);
-    if (e == cudaSuccess) e = cushim__rt_context(&ctx, fn);
-    if (e != cudaSuccess || count == 0) return e;
-    const CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, s = (CUdeviceptr)(uintptr_t)src;
-    CUresult r = async ? cushim__table.cuMemcpyPeerAsync(d, to->raw, s, from->raw, count,
-                                                         cushim__rt_stream(stream, false))
-                       : cushim__table.cuMemcpyPeer(d, to->raw, s, from->raw, count);
-    if (r != CUDA_SUCCESS) {
-        return cushim__rt_driver_failed(r, fn, async ? "cuMemcpyPeerAsync" : "cuMemcpyPeer");
+static cudaError_t copy_peer(void *dst, int dst_device, const void *src, int src_device,
+                             size_t count, bool async, cudaStream_t stream, const char *fn) {
+    cushim_context *d, *s;
+    cudaError_t e = cushim__rt_context_of(&d, dst_device, fn);
+    if (e == cudaSuccess) e = cushim__rt_context_of(&s, src_device, fn);
+    if (e == cudaSuccess) e = cushim__rt_ready(fn);
+    if (e != cudaSuccess) return e;
+    if (count == 0) return cudaSuccess;
+    CUdeviceptr to = (CUdeviceptr)(uintptr_t)dst, from = (CUdeviceptr)(uintptr_t)src;
+    if (async) {
+        return cushim__rt_checked(cushim__table.cuMemcpyPeerAsync(to, d->raw, from, s->raw, count,
+                                                                  cushim__rt_stream(stream, false)),
+                                  fn, "cuMemcpyPeerAsync");
     }
-    return cudaSuccess;
+    return cushim__rt_checked(cushim__table.cuMemcpyPeer(to, d->raw, from, s->raw, count), fn,
+                              "cuMemcpyPeer");
 }
 
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {

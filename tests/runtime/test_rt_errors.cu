@@ -70,7 +70,7 @@ static void test_every_stub_answers_not_supported(void **state) {
     fclose(f);
     printf("# %d stubs answered cudaErrorNotSupported; %d functions implemented\n", stubs,
            implemented);
-    assert_true(stubs > 100);
+    assert_true(stubs > 0); /* fewer as functions are implemented; the list says how many */
     assert_true(implemented > 30);
 }
 

@@ -102,8 +102,8 @@ static void test_driver_has(void **state) {
     assert_true(cushim_driver_has("cuCtxCreate_v4")); /* the versioned symbol names it too */
     /* An entry the mock does not implement resolves all the same, to the mock's stub: whether
      * the driver has an entry and whether the mock implements it are two questions. */
-    assert_true(cushim_driver_has("cuGraphAddKernelNode"));
-    assert_false(mock.implemented("cuGraphAddKernelNode"));
+    assert_true(cushim_driver_has("cuGraphAddChildGraphNode"));
+    assert_false(mock.implemented("cuGraphAddChildGraphNode"));
     assert_true(mock.implemented("cuCtxCreate"));
     /* A name of cudaGL.h (not in cushim's table), one no header has, and bad input. */
     assert_false(cushim_driver_has("cuGraphicsGLRegisterBuffer"));

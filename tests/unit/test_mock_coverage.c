@@ -107,7 +107,7 @@ static void test_implemented_takes_any_name_form(void **state) {
     assert_true(mock.implemented("cuMemcpyHtoD_v2_ptds"));
     assert_true(mock.implemented("cuLaunchKernel_ptsz"));
     assert_true(mock.implemented("cuCtxSynchronize_v2"));
-    assert_false(mock.implemented("cuGraphCreate"));
+    assert_false(mock.implemented("cuArrayDestroy"));
     assert_false(mock.implemented("cuMemcpyDtoA_v2_ptds"));
     assert_false(mock.implemented("cuNoSuchEntry"));
     assert_false(mock.implemented(""));
@@ -125,60 +125,56 @@ static void test_every_entry_resolves(void **state) {
     /* cushim asks for every entry at its ABI version: none is left to cushim's own stubs. */
     assert_int_equal(info->entries_resolved, info->entries_total);
     assert_int_equal(mock.resolved_count(), (int)info->entries_resolved);
-    assert_true(cushim_driver_has("cuGraphCreate"));
+    assert_true(cushim_driver_has("cuArrayDestroy"));
     assert_true(cushim_driver_has("cuMemcpyDtoA_v2_ptds"));
     assert_true(cushim_driver_has("cuGraphicsUnregisterResource"));
 }
 
-static void call_graph_create_twice(void) {
-    CUgraph g = NULL;
+static void call_array_destroy_twice(void) {
     for (int i = 0; i < 2; i++) {
-        assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_driver()->cuGraphCreate(&g, 0));
+        assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_driver()->cuArrayDestroy(NULL));
     }
-    assert_null(g);
 }
 
 static void test_stub_answers_not_supported_and_says_so_once(void **state) {
     (void)state;
-    const char *said = stderr_of(call_graph_create_twice);
+    const char *said = stderr_of(call_array_destroy_twice);
     const char *line =
-        "cushim mock: cuGraphCreate is not implemented, answering CUDA_ERROR_NOT_SUPPORTED\n";
+        "cushim mock: cuArrayDestroy is not implemented, answering CUDA_ERROR_NOT_SUPPORTED\n";
     if (strcmp(said, line) != 0) fail_msg("stderr was \"%s\"", said);
     /* Logged and counted like any call. */
-    assert_int_equal(mock.calls("cuGraphCreate"), 2);
+    assert_int_equal(mock.calls("cuArrayDestroy"), 2);
     assert_int_equal(mock.calls("*"), 2);
-    assert_string_equal(mock.call_name(0), "cuGraphCreate");
-    assert_string_equal(mock.call_name(1), "cuGraphCreate");
+    assert_string_equal(mock.call_name(0), "cuArrayDestroy");
+    assert_string_equal(mock.call_name(1), "cuArrayDestroy");
     assert_null(mock.call_name(2));
     /* Said once per process, not once per reset. */
     mock.reset();
-    assert_string_equal(stderr_of(call_graph_create_twice), "");
-    assert_int_equal(mock.calls("cuGraphCreate"), 2);
+    assert_string_equal(stderr_of(call_array_destroy_twice), "");
+    assert_int_equal(mock.calls("cuArrayDestroy"), 2);
 }
 
 static void test_faults_reach_stubs(void **state) {
     (void)state;
     const cushim_driver_table *t = cushim_driver();
-    CUgraph g = NULL;
-    mock.fail_once("cuGraphCreate", CUDA_ERROR_OUT_OF_MEMORY);
-    assert_int_equal(mock.armed("cuGraphCreate"), 1);
-    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, t->cuGraphCreate(&g, 0));
+    mock.fail_once("cuArrayDestroy", CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(mock.armed("cuArrayDestroy"), 1);
+    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, t->cuArrayDestroy(NULL));
     assert_int_equal(mock.armed("*"), 0);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuGraphCreate(&g, 0));
-    mock.fail_call("cuGraphCreate", 2, CUDA_ERROR_UNKNOWN);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuGraphCreate(&g, 0));
-    assert_cu(CUDA_ERROR_UNKNOWN, t->cuGraphCreate(&g, 0));
-    mock.fail_always("cuGraphCreate", CUDA_ERROR_INVALID_VALUE);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphCreate(&g, 0));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphCreate(&g, 0));
-    mock.disarm("cuGraphCreate");
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuArrayDestroy(NULL));
+    mock.fail_call("cuArrayDestroy", 2, CUDA_ERROR_UNKNOWN);
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuArrayDestroy(NULL));
+    assert_cu(CUDA_ERROR_UNKNOWN, t->cuArrayDestroy(NULL));
+    mock.fail_always("cuArrayDestroy", CUDA_ERROR_INVALID_VALUE);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuArrayDestroy(NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuArrayDestroy(NULL));
+    mock.disarm("cuArrayDestroy");
     /* fail_any counts calls of stubs like any call. */
     mock.fail_any(2, CUDA_ERROR_LAUNCH_FAILED);
     int n = 0;
     assert_ok(t->cuDeviceGetCount(&n));
-    assert_cu(CUDA_ERROR_LAUNCH_FAILED, t->cuGraphCreate(&g, 0));
-    assert_int_equal(mock.calls("cuGraphCreate"), 7);
-    assert_null(g);
+    assert_cu(CUDA_ERROR_LAUNCH_FAILED, t->cuArrayDestroy(NULL));
+    assert_int_equal(mock.calls("cuArrayDestroy"), 7);
 }
 
 /* cuGetProcAddress_v2 of the mock itself, as the driver's ABI has it. */

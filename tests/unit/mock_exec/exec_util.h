@@ -66,6 +66,22 @@ static inline void assert_order(int n, const int *want) {
         assert_order((int)(sizeof want_ / sizeof want_[0]), want_);                                \
     } while (0)
 
+/* exec_setup, then a module with `step` (its host kernel registered) and a non-blocking
+ * stream, for the graph tests; step_teardown undoes both. */
+static inline int step_setup(void **state, CUmodule *m, CUfunction *f, CUstream *s) {
+    if (exec_setup(state) != 0) return -1;
+    mock.register_kernel("step", step_kernel);
+    if (t->cuModuleLoadData(m, ptx_two) != CUDA_SUCCESS) return -1;
+    if (t->cuModuleGetFunction(f, *m, "step") != CUDA_SUCCESS) return -1;
+    return t->cuStreamCreate(s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static inline int step_teardown(void **state, CUmodule m, CUstream s) {
+    t->cuStreamDestroy(s);
+    t->cuModuleUnload(m);
+    return exec_teardown(state);
+}
+
 /* Launches `step` with tag on s. */
 static inline void launch_step(CUfunction f, CUstream s, unsigned tag) {
     CUdeviceptr unused = 0;

@@ -8,19 +8,9 @@ static CUmodule m;
 static CUfunction f;
 static CUstream s;
 
-static int setup(void **state) {
-    if (exec_setup(state) != 0) return -1;
-    mock.register_kernel("step", step_kernel);
-    if (t->cuModuleLoadData(&m, ptx_two) != CUDA_SUCCESS) return -1;
-    if (t->cuModuleGetFunction(&f, m, "step") != CUDA_SUCCESS) return -1;
-    return t->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS ? 0 : -1;
-}
+static int setup(void **state) { return step_setup(state, &m, &f, &s); }
 
-static int teardown(void **state) {
-    t->cuStreamDestroy(s);
-    t->cuModuleUnload(m);
-    return exec_teardown(state);
-}
+static int teardown(void **state) { return step_teardown(state, m, s); }
 
 /* Captures: host func 1, kernel `tag`, host func 3. */
 static CUgraph capture(unsigned tag) {
