@@ -203,7 +203,13 @@ void cushim__event_nest(bool begin, bool to_stderr) {
     }
 }
 
-/* The runtime's result: its name, and a failure as the driver's are not. */
+void cushim__event_nest_drop(void) {
+    cushim__tbuf *b = cushim__tbuf_current();
+    if (b == NULL) return;
+    b->nest_depth = 0;
+    b->nest_len = 0;
+}
+
 void cushim__event_rt_line(const cushim__rt_event *e, bool to_stderr) {
     cushim__tbuf *b = cushim__tbuf_mine();
     if (b == NULL) return;

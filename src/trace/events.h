@@ -35,6 +35,9 @@ typedef struct cushim__rt_event {
 /* A runtime call begins (the driver lines of this thread wait, in its buffer) or ends (they are
  * written, after its own line if that went first). */
 void cushim__event_nest(bool begin, bool to_stderr);
+/* The thread's runtime call ended after the tracer stopped: the driver lines it held are
+ * dropped, nothing is written. */
+void cushim__event_nest_drop(void);
 /* The runtime call's line; its timeline span (cat "runtime"). */
 void cushim__event_rt_line(const cushim__rt_event *e, bool to_stderr);
 void cushim__event_rt_span(const cushim__rt_event *e);

@@ -17,6 +17,10 @@ typedef struct cushim__trace_stat {
  * call reads it, which may come before any driver is loaded). */
 extern _Atomic int cushim__trace_runtime;
 
+/* Runtime calls inside the tracer's formatting now: the tracer's stop sets cushim__trace_runtime
+ * to 0, then waits for this to fall to 0 before it writes the buffers out (rtcalls.c). */
+extern atomic_int cushim__trace_rt_busy;
+
 /* One exported runtime function (or per-thread variant), with its counts for the summary. */
 typedef struct cushim__trace_rt_entry {
     const char *name;

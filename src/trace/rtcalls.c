@@ -13,15 +13,28 @@
 
 static _Thread_local int depth; /* runtime calls in progress on this thread */
 
+/* The tracer's stop waits for calls inside these, as a hook's removal waits for calls in hooks:
+ * a runtime call itself may last (a synchronize), its formatting does not. Either the stop sees
+ * the count, or the call sees the tracer stopped (both sequentially consistent). */
+static bool enter(void) {
+    atomic_fetch_add(&cushim__trace_rt_busy, 1);
+    if (atomic_load(&cushim__trace_runtime) == 1) return true;
+    atomic_fetch_sub(&cushim__trace_rt_busy, 1);
+    return false;
+}
+
+static void leave(void) { atomic_fetch_sub(&cushim__trace_rt_busy, 1); }
+
 bool cushim__trace_rt_begin(cushim__trace_rt_frame *f, cushim__trace_rt_entry *e,
                             void *const *args) {
     if (atomic_load(&cushim__trace_runtime) == 2) cushim__trace_from_env();
-    if (atomic_load(&cushim__trace_runtime) != 1) return false;
+    if (!enter()) return false;
     f->entry = e;
     f->args = args;
     f->outer = depth++ == 0;
     bool to_stderr;
     if (f->outer && cushim__trace_calls(&to_stderr)) cushim__event_nest(true, to_stderr);
+    leave();
     f->start_ns = cushim__now_ns();
     return true;
 }
@@ -31,6 +44,11 @@ void cushim__trace_rt_end(cushim__trace_rt_frame *f, bool failed, const char *re
     cushim__rt_event ev = {f->entry, f->args,     failed,          result,
                            kernel,   f->start_ns, cushim__now_ns()};
     depth--;
+    if (!enter()) {
+        /* Stopped while the call ran: its line, and the driver lines it held, are dropped. */
+        if (f->outer) cushim__event_nest_drop();
+        return;
+    }
     cushim__trace_settle();
     bool to_stderr;
     bool calls = cushim__trace_calls(&to_stderr);
@@ -39,4 +57,5 @@ void cushim__trace_rt_end(cushim__trace_rt_frame *f, bool failed, const char *re
     if (calls) cushim__event_rt_line(&ev, to_stderr);
     if (calls && f->outer) cushim__event_nest(false, to_stderr);
     if (cushim__trace_timeline()) cushim__event_rt_span(&ev);
+    leave();
 }

@@ -64,6 +64,8 @@ cushim__tbuf *cushim__tbuf_mine(void) {
     return b;
 }
 
+cushim__tbuf *cushim__tbuf_current(void) { return mine; }
+
 void cushim__tbuf_put(cushim__tbuf *b, const char *p, size_t n) {
     while (n > 0) {
         size_t room = sizeof b->data - b->len;

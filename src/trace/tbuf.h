@@ -39,6 +39,9 @@ void cushim__tbuf_set_sink(cushim__tbuf_sink sink);
  * sink first); NULL when no memory could be had. */
 cushim__tbuf *cushim__tbuf_mine(void);
 
+/* This thread's buffer as it is (NULL when it has none): nothing made, nothing written. */
+cushim__tbuf *cushim__tbuf_current(void);
+
 /* Appends n bytes to b's buffer, handing full blocks to the sink on the way. */
 void cushim__tbuf_put(cushim__tbuf *b, const char *p, size_t n);
 

@@ -8,6 +8,7 @@
  * they interleave with the program's own output. */
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,10 +258,12 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     bool was = running;
     pthread_mutex_unlock(&lock);
     if (!was) return CUDA_SUCCESS;
-    atomic_store(&cushim__trace_runtime, 0); /* runtime calls in flight finish their lines */
-    (void)cushim_hook_remove(hook_id);       /* waits for calls in its hook on other threads */
-    observe(false);                          /* and for a kernel told to the observer */
-    cushim__tbuf_drain();                    /* every thread's lines, before the file's tail */
+    /* Runtime calls in flight from now on write nothing; those formatting now are waited for. */
+    atomic_store(&cushim__trace_runtime, 0);
+    while (atomic_load(&cushim__trace_rt_busy) != 0) sched_yield();
+    (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
+    observe(false);                    /* and for a kernel told to the observer */
+    cushim__tbuf_drain();              /* every thread's lines, before the file's tail */
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) cushim__out_append("\n]\n", 3);
@@ -274,6 +277,7 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
 }
 
 _Atomic int cushim__trace_runtime = 2;
+atomic_int cushim__trace_rt_busy;
 
 /* Once: a forked child keeps its parent's tracer, with a file of its own. The driver's first
  * fill and the runtime's first traced call may ask at once. */
