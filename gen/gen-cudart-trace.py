@@ -48,7 +48,7 @@ SIGNED = {"int", "long", "long long", "short", "char"}
 FLOATS = {"float", "double"}
 INT_HANDLES = {"cudaTextureObject_t", "cudaSurfaceObject_t", "cudaGraphConditionalHandle"}
 # Arguments that name a kernel: a host function nvcc registered, or a cudaKernel_t.
-KERNEL_ARGS = {"func", "entryFuncAddr", "kernel"}
+KERNEL_ARGS = {"func", "entryFuncAddr", "kernel", "fn"}
 
 # nvcc's launch ABI (crt/device_functions.h, C++ only): traced beside the API.
 ABI = [
