@@ -3,6 +3,9 @@
 
 Usage: check-rt-trace.py PROGRAM
 
+PROGRAM is test_rt_launch, in either default-stream mode (the per-thread one calls
+__cudaLaunchKernel_ptsz, cudaMemcpy_ptds, and the driver's cuLaunchKernel_ptsz).
+
 - calls: the chevron launch's line, __cudaLaunchKernel, names its kernel (<_Z3addPKfS0_Pfi>) and
   is followed by the driver lines it caused, indented, the driver's cuLaunchKernel among them;
   cudaMalloc's line is followed by its cuMemAlloc;
@@ -41,7 +44,7 @@ def calls(program, tmp):
     lines = open(path).read().split("\n") if os.path.exists(path) else []
     body = [re.sub(r"^\[cushim \d+\] ", "", x) for x in lines if x]
     check("calls: the program passes", p.returncode == 0, p.stdout[-400:])
-    launch = [i for i, x in enumerate(body) if x.startswith("__cudaLaunchKernel(")]
+    launch = [i for i, x in enumerate(body) if re.match(r"__cudaLaunchKernel(_ptsz)?\(", x)]
     ok = [i for i in launch if "<%s>" % KERNEL in body[i] and "= cudaSuccess" in body[i]]
     check("calls: a chevron launch's line names its kernel", bool(ok),
           "launch lines: %s" % [body[i] for i in launch][:2])
@@ -49,7 +52,7 @@ def calls(program, tmp):
     for i in ok:
         j = i + 1
         while j < len(body) and body[j].startswith("  "):
-            if body[j].startswith("  cuLaunchKernel(") and "<%s>" % KERNEL in body[j]:
+            if re.match(r"  cuLaunchKernel(_ptsz)?\(", body[j]) and "<%s>" % KERNEL in body[j]:
                 followed = True
             j += 1
     check("calls: its driver lines follow it, indented, cuLaunchKernel naming the kernel",
@@ -72,13 +75,14 @@ def timeline(program, tmp):
     check("timeline: the file is JSON", isinstance(events, list))
     rt = [e for e in events if e.get("cat") == "runtime"]
     check("timeline: runtime spans", len(rt) > 0, "%d events" % len(events))
-    launch = [e for e in rt if e["name"] == "__cudaLaunchKernel"
+    launch = [e for e in rt if e["name"] in ("__cudaLaunchKernel", "__cudaLaunchKernel_ptsz")
               and e["args"].get("kernel") == KERNEL and e["args"].get("result") == "cudaSuccess"]
     check("timeline: the launch's span names its kernel", bool(launch))
     inside = False
     for s in launch:
         for e in events:
-            if e.get("name") == "cuLaunchKernel" and e.get("tid") == s["tid"] and \
+            if e.get("name") in ("cuLaunchKernel", "cuLaunchKernel_ptsz") and \
+                    e.get("tid") == s["tid"] and \
                     s["ts"] <= e["ts"] and e["ts"] + e["dur"] <= s["ts"] + s["dur"] + 0.002:
                 inside = True
     check("timeline: the driver's launch lies inside the runtime launch's span", inside)
@@ -96,8 +100,10 @@ def summary(program, tmp):
         f = line.split()
         if len(f) == 7 and f[1].isdigit():
             rows[f[0]] = int(f[1])
-    for name in ("__cudaLaunchKernel", "cudaMalloc", "cudaMemcpy"):
-        check("summary: %s counted" % name, rows.get(name, 0) > 0, str(rows))
+    for names in (("__cudaLaunchKernel", "__cudaLaunchKernel_ptsz"), ("cudaMalloc",),
+                  ("cudaMemcpy", "cudaMemcpy_ptds")):
+        check("summary: %s counted" % names[0], any(rows.get(n, 0) > 0 for n in names),
+              str(rows))
 
 
 def untraced(program, tmp):
