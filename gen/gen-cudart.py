@@ -3,7 +3,7 @@
 
 Usage:
   gen-cudart.py sources CUDA_INCLUDE_DIR OUT_STUBS_C OUT_PTDS_H OUT_ERRORS_C OUT_MAP -- CC...
-  gen-cudart.py entries CUDA_INCLUDE_DIR LIBRARY OUT_MARKDOWN -- CC... -- NM
+  gen-cudart.py entries CUDA_INCLUDE_DIR LIBRARY OUT_MARKDOWN -- CC... -- NM [OBJECTS.a]
 
 `sources` writes:
   - a stub for every function the header declares, in both default-stream modes: weak, so that
@@ -18,7 +18,8 @@ Usage:
     this major version (libcudart.so.13), nothing else exported.
 
 `entries` reads the linked library's symbols with nm: a function whose symbol is weak is still
-the stub, one that is global is implemented. It writes the list by area (the \\defgroup sections
+the stub, one that is global is implemented (with OBJECTS.a, the archive of runtime/'s objects, the
+symbol read is the implementation's, cushim__rt_impl_<name>, behind the traced export). It writes the list by area (the \\defgroup sections
 of cuda_runtime_api.h) as Markdown, and fails when a function and its per-thread variant disagree.
 
 The declarations are read from the compiler's preprocessor output (CC -E), in the legacy and the
@@ -197,7 +198,10 @@ def area_of(raw, spans, name):
     return best[1] if best else "Other"
 
 
-def write_entries(inc, fns, library, nm, out_path):
+IMPL = "cushim__rt_impl_"
+
+
+def write_entries(inc, fns, library, nm, out_path, archive=None):
     syms = subprocess.run(list(nm) + ["-D", "--defined-only", library], capture_output=True,
                           text=True, check=True).stdout
     kind = {}
@@ -205,6 +209,20 @@ def write_entries(inc, fns, library, nm, out_path):
         parts = line.split()
         if len(parts) == 3:
             kind[parts[2].split("@")[0]] = parts[1]
+    impl = {}
+    if archive:
+        # The exported functions are the traced layer's (gen-cudart-trace.py), each calling
+        # cushim__rt_impl_<name>: that symbol is weak in the stubs' object, global where
+        # runtime/ implements it.
+        objs = subprocess.run(list(nm) + ["--defined-only", archive], capture_output=True,
+                              text=True, check=True).stdout
+        for line in objs.split("\n"):
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TW":
+                name = parts[2]
+                name = name[len(IMPL):] if name.startswith(IMPL) else name
+                if impl.get(name) != "T":
+                    impl[name] = parts[1]
     errors, done = [], {}
     for f in fns:
         names = [f["name"]] + ([f["pt"]] if f["pt"] else [])
@@ -212,7 +230,7 @@ def write_entries(inc, fns, library, nm, out_path):
         if missing:
             errors.append("%s does not export %s" % (library, ", ".join(missing)))
             continue
-        state = [kind[n] == "T" for n in names]
+        state = [(impl if archive else kind).get(n) == "T" for n in names]
         if len(set(state)) != 1:
             errors.append("%s is implemented in one default-stream mode only (%s)"
                           % (f["name"], ", ".join(n for n, s in zip(names, state) if not s)))
@@ -257,7 +275,8 @@ def main():
         write_sources(inc, functions(rest, inc), *head[2:])
     elif head and head[0] == "entries" and len(head) == 4 and "--" in rest:
         cc, nm = rest[:rest.index("--")], rest[rest.index("--") + 1:]
-        write_entries(head[1], functions(cc, head[1]), head[2], nm, head[3])
+        archive = nm.pop() if len(nm) > 1 and nm[-1].endswith(".a") else None
+        write_entries(head[1], functions(cc, head[1]), head[2], nm, head[3], archive)
     else:
         sys.exit(__doc__)
 

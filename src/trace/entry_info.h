@@ -10,13 +10,14 @@ enum {
     CUSHIM__ARG_UNSIGNED, /* sizes, counts */
     CUSHIM__ARG_SIGNED,
     CUSHIM__ARG_FLOAT,
-    CUSHIM__ARG_STRING,  /* const char *: quoted */
-    CUSHIM__ARG_ENUM,    /* by its cuda.h name */
-    CUSHIM__ARG_FLAGS,   /* the names of its bits, joined by | */
-    CUSHIM__ARG_DIM3,    /* this argument and the next two, as (x,y,z) */
-    CUSHIM__ARG_GROUPED, /* printed by the DIM3 before it */
-    CUSHIM__ARG_OPAQUE,  /* a struct passed by value */
-    CUSHIM__ARG_RESULT,  /* a CUresult argument */
+    CUSHIM__ARG_STRING,      /* const char *: quoted */
+    CUSHIM__ARG_ENUM,        /* by its cuda.h name */
+    CUSHIM__ARG_FLAGS,       /* the names of its bits, joined by | */
+    CUSHIM__ARG_DIM3,        /* this argument and the next two, as (x,y,z) */
+    CUSHIM__ARG_GROUPED,     /* printed by the DIM3 before it */
+    CUSHIM__ARG_OPAQUE,      /* a struct passed by value */
+    CUSHIM__ARG_RESULT,      /* a CUresult argument */
+    CUSHIM__ARG_DIM3_STRUCT, /* a dim3 passed by value (the runtime's launches), as (x,y,z) */
 };
 
 typedef struct cushim__trace_arg {

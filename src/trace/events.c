@@ -143,11 +143,8 @@ void cushim__event_timeline(const cushim_hook_call *c, const cushim__kernel *k) 
     b->len += t.len;
 }
 
-void cushim__event_line(const cushim_hook_call *c, const cushim__kernel *k, bool to_stderr) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
-    cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
-    /* "[cushim TID] ", formatted once per thread after its pid and tid. */
+/* "[cushim TID] ", formatted once per thread after its pid and tid. */
+static void put_prefix(cushim__text *t, cushim__tbuf *b) {
     if (b->prefix_len == 0) {
         cushim__text i = {b->prefix, 0, sizeof b->prefix - 1};
         CUSHIM__PUT_LIT(&i, "[cushim ");
@@ -155,7 +152,29 @@ void cushim__event_line(const cushim_hook_call *c, const cushim__kernel *k, bool
         CUSHIM__PUT_LIT(&i, "] ");
         b->prefix_len = i.len;
     }
-    cushim__put_n(&t, b->prefix, b->prefix_len);
+    cushim__put_n(t, b->prefix, b->prefix_len);
+}
+
+/* The driver lines a runtime call's line has not yet gone before: out now (they wait no more
+ * when their room is full, so a long runtime call's line may follow some of them). */
+static void nest_flush(cushim__tbuf *b, bool to_stderr) {
+    if (b->nest_len == 0) return;
+    if (to_stderr) {
+        cushim__out_write_all(STDERR_FILENO, b->nest, b->nest_len);
+    } else {
+        cushim__tbuf_put(b, b->nest, b->nest_len);
+    }
+    b->nest_len = 0;
+}
+
+void cushim__event_line(const cushim_hook_call *c, const cushim__kernel *k, bool to_stderr) {
+    cushim__tbuf *b = cushim__tbuf_mine();
+    if (b == NULL) return;
+    bool nested = b->nest_depth > 0;
+    if (nested && sizeof b->nest - b->nest_len < CUSHIM__TBUF_ROOM) nest_flush(b, to_stderr);
+    cushim__text t = {nested ? b->nest + b->nest_len : b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
+    put_prefix(&t, b);
+    if (nested) CUSHIM__PUT_LIT(&t, "  "); /* under the runtime call that made it */
     put_name(&t, c);
     cushim__put_char(&t, '(');
     cushim__put_args(&t, c, false, k ? k->name : NULL, k ? k->name_len : 0);
@@ -165,10 +184,73 @@ void cushim__event_line(const cushim_hook_call *c, const cushim__kernel *k, bool
     cushim__put_us(&t, c->end_ns - c->start_ns);
     CUSHIM__PUT_LIT(&t, " us)");
     t.p[t.len++] = '\n';
-    if (to_stderr) {
+    if (nested) {
+        b->nest_len += t.len;
+    } else if (to_stderr) {
         cushim__out_write_all(STDERR_FILENO, t.p, t.len); /* the buffer as scratch: nothing kept */
-        return;
+    } else {
+        b->len += t.len;
     }
+}
+
+void cushim__event_nest(bool begin, bool to_stderr) {
+    cushim__tbuf *b = cushim__tbuf_mine();
+    if (b == NULL) return;
+    if (begin) {
+        b->nest_depth++;
+    } else if (b->nest_depth > 0 && --b->nest_depth == 0) {
+        nest_flush(b, to_stderr);
+    }
+}
+
+void cushim__event_nest_drop(void) {
+    cushim__tbuf *b = cushim__tbuf_current();
+    if (b == NULL) return;
+    b->nest_depth = 0;
+    b->nest_len = 0;
+}
+
+void cushim__event_rt_line(const cushim__rt_event *e, bool to_stderr) {
+    cushim__tbuf *b = cushim__tbuf_mine();
+    if (b == NULL) return;
+    const cushim__trace_rt_entry *en = e->entry;
+    cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
+    put_prefix(&t, b);
+    cushim__put_n(&t, en->name, en->name_len);
+    cushim__put_char(&t, '(');
+    cushim__put_arg_list(&t, en->args, en->count, en->enums, e->args, false, e->failed,
+                         en->function, e->kernel, e->kernel ? strlen(e->kernel) : 0);
+    CUSHIM__PUT_LIT(&t, ") = ");
+    cushim__put(&t, e->result);
+    CUSHIM__PUT_LIT(&t, " (");
+    cushim__put_us(&t, e->end_ns - e->start_ns);
+    CUSHIM__PUT_LIT(&t, " us)");
+    t.p[t.len++] = '\n';
+    if (to_stderr) {
+        cushim__out_write_all(STDERR_FILENO, t.p, t.len);
+    } else {
+        b->len += t.len;
+    }
+}
+
+void cushim__event_rt_span(const cushim__rt_event *e) {
+    cushim__tbuf *b = cushim__tbuf_mine();
+    if (b == NULL) return;
+    const cushim__trace_rt_entry *en = e->entry;
+    cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
+    CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"");
+    cushim__put_n(&t, en->name, en->name_len);
+    CUSHIM__PUT_LIT(&t, "\",\"cat\":\"runtime\",\"ph\":\"X\",");
+    put_times(&t, e->start_ns, e->end_ns);
+    cushim__put_ids(&t, b);
+    CUSHIM__PUT_LIT(&t, ",\"args\":{");
+    cushim__put_arg_list(&t, en->args, en->count, en->enums, e->args, true, e->failed, en->function,
+                         e->kernel, e->kernel ? strlen(e->kernel) : 0);
+    if (en->count) cushim__put_char(&t, ',');
+    CUSHIM__PUT_LIT(&t, "\"result\":\"");
+    cushim__put(&t, e->result);
+    CUSHIM__PUT_LIT(&t, "\"}}");
+    if (t.len == t.cap) return; /* cut: better no event than broken JSON */
     b->len += t.len;
 }
 

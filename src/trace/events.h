@@ -7,6 +7,7 @@
 #include "cushim.h"
 #include "trace/format.h"
 #include "trace/kernels.h"
+#include "trace/rt_entry.h"
 
 /* A new timeline from zero (CLOCK_MONOTONIC ns): no stream seen yet. Only while no hook of the
  * tracer runs. */
@@ -21,5 +22,24 @@ void cushim__event_timeline(const cushim_hook_call *c, const cushim__kernel *k);
 void cushim__event_kernel(const cushim__kernel *k, const unsigned grid[3], const unsigned block[3],
                           CUstream stream, unsigned long long start_ns, unsigned long long end_ns,
                           unsigned long long thread_instructions);
+
+/* A runtime call, as the runtime told it (rtcalls.c). */
+typedef struct cushim__rt_event {
+    const cushim__trace_rt_entry *entry;
+    void *const *args;
+    bool failed;
+    const char *result, *kernel; /* kernel: NULL when none is named */
+    unsigned long long start_ns, end_ns;
+} cushim__rt_event;
+
+/* A runtime call begins (the driver lines of this thread wait, in its buffer) or ends (they are
+ * written, after its own line if that went first). */
+void cushim__event_nest(bool begin, bool to_stderr);
+/* The thread's runtime call ended after the tracer stopped: the driver lines it held are
+ * dropped, nothing is written. */
+void cushim__event_nest_drop(void);
+/* The runtime call's line; its timeline span (cat "runtime"). */
+void cushim__event_rt_line(const cushim__rt_event *e, bool to_stderr);
+void cushim__event_rt_span(const cushim__rt_event *e);
 
 #endif

@@ -184,13 +184,13 @@ static void put_flags(cushim__text *t, const cushim__trace_enum *e, unsigned lon
     }
 }
 
-static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *args, unsigned k,
-                      bool json, CUresult r) {
+static void put_value(cushim__text *t, const cushim__trace_arg *a, const cushim__trace_enum *enums,
+                      void *const *args, unsigned k, bool json, bool failed) {
     const void *p = args[k];
     if (a->output) {
         /* What the call wrote there; before it, or after a failure, only the pointer. */
         const void *to = *(const void *const *)p;
-        if (r != CUDA_SUCCESS || to == NULL) {
+        if (failed || to == NULL) {
             cushim__put_hex(t, (unsigned long long)(uintptr_t)to);
             return;
         }
@@ -198,7 +198,7 @@ static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *
         cushim__trace_arg value = *a;
         value.output = 0;
         const void *at[1] = {to};
-        put_value(t, &value, (void *const *)at, 0, json, r);
+        put_value(t, &value, enums, (void *const *)at, 0, json, failed);
         cushim__put_char(t, ']');
         return;
     }
@@ -213,12 +213,8 @@ static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *
         break;
     }
     case CUSHIM__ARG_STRING: put_string(t, *(const char *const *)p, json); break;
-    case CUSHIM__ARG_ENUM:
-        put_enum(t, &cushim__trace_enums[a->enum_index], read_signed(p, a->size));
-        break;
-    case CUSHIM__ARG_FLAGS:
-        put_flags(t, &cushim__trace_enums[a->enum_index], read_unsigned(p, a->size));
-        break;
+    case CUSHIM__ARG_ENUM: put_enum(t, &enums[a->enum_index], read_signed(p, a->size)); break;
+    case CUSHIM__ARG_FLAGS: put_flags(t, &enums[a->enum_index], read_unsigned(p, a->size)); break;
     case CUSHIM__ARG_DIM3:
         cushim__put_char(t, '(');
         for (unsigned d = 0; d < 3; d++) {
@@ -228,6 +224,17 @@ static void put_value(cushim__text *t, const cushim__trace_arg *a, void *const *
         cushim__put_char(t, ')');
         break;
     case CUSHIM__ARG_RESULT: cushim__put(t, cushim_error_name(*(const CUresult *)p)); break;
+    case CUSHIM__ARG_DIM3_STRUCT: {
+        unsigned d[3];
+        memcpy(d, p, sizeof d);
+        cushim__put_char(t, '(');
+        for (unsigned i = 0; i < 3; i++) {
+            if (i > 0) cushim__put_char(t, ',');
+            cushim__put_u64(t, d[i]);
+        }
+        cushim__put_char(t, ')');
+        break;
+    }
     default: CUSHIM__PUT_LIT(t, "{...}"); break;
     }
 }
@@ -248,26 +255,26 @@ static void put_kernel(cushim__text *t, const char *name, size_t len, bool json)
     }
 }
 
-void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json, const char *kernel,
-                      size_t kernel_len) {
-    const cushim__trace_entry *e = &cushim__trace_entries[c->index];
+void cushim__put_arg_list(cushim__text *t, const cushim__trace_arg *desc, unsigned count,
+                          const cushim__trace_enum *enums, void *const *args, bool json,
+                          bool failed, int function, const char *kernel, size_t kernel_len) {
     bool first = true;
-    for (unsigned k = 0; k < e->count && k < c->arg_count; k++) {
-        const cushim__trace_arg *a = &e->args[k];
+    for (unsigned k = 0; k < count; k++) {
+        const cushim__trace_arg *a = &desc[k];
         if (a->kind == CUSHIM__ARG_GROUPED) continue;
         if (json) {
             if (!first) cushim__put_char(t, ',');
             cushim__put_char(t, '"');
             cushim__put_n(t, a->name, a->name_len);
             CUSHIM__PUT_LIT(t, "\":\"");
-            put_value(t, a, c->args, k, true, c->result);
+            put_value(t, a, enums, args, k, true, failed);
         } else {
             if (!first) CUSHIM__PUT_LIT(t, ", ");
             cushim__put_n(t, a->name, a->name_len);
             cushim__put_char(t, '=');
-            put_value(t, a, c->args, k, false, c->result);
+            put_value(t, a, enums, args, k, false, failed);
         }
-        if (kernel != NULL && (int)k == e->function) {
+        if (kernel != NULL && (int)k == function) {
             CUSHIM__PUT_LIT(t, " <");
             put_kernel(t, kernel, kernel_len, json);
             cushim__put_char(t, '>');
@@ -280,6 +287,14 @@ void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json, con
         put_kernel(t, kernel, kernel_len, true);
         cushim__put_char(t, '"');
     }
+}
+
+void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json, const char *kernel,
+                      size_t kernel_len) {
+    const cushim__trace_entry *e = &cushim__trace_entries[c->index];
+    cushim__put_arg_list(t, e->args, e->count < c->arg_count ? e->count : c->arg_count,
+                         cushim__trace_enums, c->args, json, c->result != CUDA_SUCCESS, e->function,
+                         kernel, kernel_len);
 }
 
 bool cushim__call_stream(const cushim_hook_call *c, CUstream *out) {

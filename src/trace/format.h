@@ -45,6 +45,15 @@ void cushim__put_us(cushim__text *t, unsigned long long ns);
 void cushim__put_args(cushim__text *t, const cushim_hook_call *c, bool json, const char *kernel,
                       size_t kernel_len);
 
+/* The same for any list of arguments described by desc (count of them, their enums in enums):
+ * failed says whether outputs were written; function is the argument that kernel names (-1:
+ * none). */
+struct cushim__trace_arg;
+struct cushim__trace_enum;
+void cushim__put_arg_list(cushim__text *t, const struct cushim__trace_arg *desc, unsigned count,
+                          const struct cushim__trace_enum *enums, void *const *args, bool json,
+                          bool failed, int function, const char *kernel, size_t kernel_len);
+
 /* The stream a call queues work on, if its entry has one: true and *out set. */
 bool cushim__call_stream(const cushim_hook_call *c, CUstream *out);
 

@@ -2,6 +2,7 @@
  * the tracer's stop can write what each holds, written and freed at the thread's exit. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/hints.h"
 #include "trace/tbuf.h"
@@ -40,6 +41,8 @@ static cushim__tbuf *make(void) {
     b->len = 0;
     b->tid = 0;
     b->ids_len = b->prefix_len = b->stream_len = 0;
+    b->nest_depth = 0;
+    b->nest_len = 0;
     b->prev = NULL;
     pthread_mutex_lock(&list_lock);
     b->next = list;
@@ -59,6 +62,24 @@ cushim__tbuf *cushim__tbuf_mine(void) {
         b->len = 0;
     }
     return b;
+}
+
+cushim__tbuf *cushim__tbuf_current(void) { return mine; }
+
+void cushim__tbuf_put(cushim__tbuf *b, const char *p, size_t n) {
+    while (n > 0) {
+        size_t room = sizeof b->data - b->len;
+        if (room == 0) {
+            sink(b->data, b->len);
+            b->len = 0;
+            continue;
+        }
+        size_t k = n < room ? n : room;
+        memcpy(b->data + b->len, p, k);
+        b->len += k;
+        p += k;
+        n -= k;
+    }
 }
 
 void cushim__tbuf_drain(void) {
@@ -84,6 +105,8 @@ static void after_fork_child(void) {
         mine->len = 0;
         mine->tid = 0;
         mine->ids_len = mine->prefix_len = mine->stream_len = 0;
+        mine->nest_depth = 0;
+        mine->nest_len = 0;
     }
 }
 static CUSHIM__CONSTRUCTOR void tbuf_register_fork(void) {

@@ -8,6 +8,7 @@
  * they interleave with the program's own output. */
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "trace/hooks.h"
 #include "trace/kernels.h"
 #include "trace/output.h"
+#include "trace/rt_entry.h"
 #include "trace/summary.h"
 #include "trace/tbuf.h"
 #include "trace/trace.h"
@@ -125,10 +127,21 @@ static void reopen_in_child(void) {
     pthread_mutex_unlock(&lock);
 }
 
-static void after_call(const cushim_hook_call *c, void *user) {
-    (void)user;
+void cushim__trace_settle(void) {
     if (atomic_load_explicit(&reopen, memory_order_relaxed)) reopen_in_child();
     if (atomic_load_explicit(&warn_pending, memory_order_relaxed)) say_warning();
+}
+
+bool cushim__trace_calls(bool *to_stderr) {
+    *to_stderr = calls_to_stderr;
+    return cfg.calls;
+}
+bool cushim__trace_timeline(void) { return cfg.timeline; }
+bool cushim__trace_summary(void) { return cfg.summary; }
+
+static void after_call(const cushim_hook_call *c, void *user) {
+    (void)user;
+    cushim__trace_settle();
     if (cfg.summary) cushim__summary_count(c);
     /* The kernel of a call that names a function: learnt from the calls that make handles. */
     cushim__kernels_learn(c);
@@ -200,8 +213,10 @@ static CUresult start(const char *what, const char *path) {
     cushim__events_reset(cushim__now_ns());
     cushim__summary_reset();
     cushim__kernels_reset();
+    cushim__summary_rt_reset();
     cushim__tbuf_set_sink(sink);
     running = true;
+    atomic_store(&cushim__trace_runtime, 1);
     static bool registered;
     if (!registered) registered = atexit(at_exit) == 0;
     pthread_mutex_unlock(&lock);
@@ -227,8 +242,9 @@ CUSHIM_API CUresult cushim_trace_start(const char *what, const char *path) {
 
 /* The summary's tables: into the file when it is the only thing traced there, else stderr. */
 static void summary_out(void) {
-    static char table[1 << 17];
-    size_t n = cushim__summary_print(table, sizeof table / 2);
+    static char table[1 << 18];
+    size_t n = cushim__summary_rt_print(table, sizeof table / 4);
+    n += cushim__summary_print(table + n, sizeof table / 2 - n);
     n += cushim__kernels_print(table + n, sizeof table - n);
     if (cushim__out_is_open() && !cfg.timeline && !cfg.calls) {
         cushim__out_append(table, n);
@@ -242,6 +258,9 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     bool was = running;
     pthread_mutex_unlock(&lock);
     if (!was) return CUDA_SUCCESS;
+    /* Runtime calls in flight from now on write nothing; those formatting now are waited for. */
+    atomic_store(&cushim__trace_runtime, 0);
+    while (atomic_load(&cushim__trace_rt_busy) != 0) sched_yield();
     (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
     observe(false);                    /* and for a kernel told to the observer */
     cushim__tbuf_drain();              /* every thread's lines, before the file's tail */
@@ -257,15 +276,27 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     return CUDA_SUCCESS;
 }
 
-void cushim__trace_from_env(void) {
-    static bool tried; /* once: a forked child keeps its parent's tracer, with a file of its own */
-    if (tried) return;
-    tried = true;
+_Atomic int cushim__trace_runtime = 2;
+atomic_int cushim__trace_rt_busy;
+
+/* Once: a forked child keeps its parent's tracer, with a file of its own. The driver's first
+ * fill and the runtime's first traced call may ask at once. */
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static void from_env(void);
+
+void cushim__trace_from_env(void) { (void)pthread_once(&env_once, from_env); }
+
+static void from_env(void) {
     /* secure_getenv: a setuid program must not write a file its caller names. */
     const char *what = secure_getenv("CUSHIM_TRACE");
-    if (what == NULL || what[0] == '\0') return;
+    int unknown = 2;
+    if (what == NULL || what[0] == '\0') {
+        atomic_compare_exchange_strong(&cushim__trace_runtime, &unknown, 0);
+        return;
+    }
     CUresult r = start(what, secure_getenv("CUSHIM_TRACE_FILE"));
     if (r == CUDA_SUCCESS) return;
+    atomic_compare_exchange_strong(&cushim__trace_runtime, &unknown, 0);
     /* Said at the next driver call: this runs inside cushim_init, where no log handler may be
      * called. When nothing is traced, a hook of its own says it, once. */
     atomic_store(&warn_pending, true);

@@ -3,13 +3,13 @@
  *
  * Usage and exit codes: see usage_text below, or README.md beside this file.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench-args.h"
 #include "bench-init.h"
 #include "bench-ops.h"
 
@@ -79,16 +79,6 @@ static int usage_error(const char *fmt, ...) {
     fprintf(stderr, "\n\n%s", usage_text);
     va_end(ap);
     return BENCH_RC_USAGE;
-}
-
-static bool parse_int(const char *s, int min, int *out) {
-    if (s == NULL || *s == '\0') return false;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > 100000000) return false;
-    *out = (int)v;
-    return true;
 }
 
 static const bench_op *find_op(const char *id, size_t len) {
@@ -163,7 +153,7 @@ static int parse_args(int argc, char **argv, options *o) {
             return usage_error("unknown option '%s'", a);
         }
         if (target != NULL) {
-            if (!parse_int(next, min, target)) return usage_error("%s needs a number", a);
+            if (!bench_parse_int(next, min, target)) return usage_error("%s needs a number", a);
             if (set != NULL) *set = true;
             i++;
         }
