@@ -39,6 +39,12 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
         }                                                                                          \
     } while (0)
 
+/* Exported as NVIDIA's library does, declared here by hand: cuda_gl_interop.h needs GL's
+ * headers, and no header declares __cudaRegisterUnifiedTable. */
+cudaError_t cudaGLSetGLDevice(int device);
+cudaError_t cudaVDPAUGetDevice(int *device, unsigned vdp_device, void *get_proc_address);
+cudaError_t __cudaRegisterUnifiedTable(void);
+
 /* The kernel's host stub: only its address matters, as for nvcc's. */
 static void cushim_double_stub(float *data, unsigned n) {
     (void)data;
@@ -244,11 +250,25 @@ static void test_exit_with_driver_gone_is_quiet(void **state) {
     assert_string_equal(err, "");
 }
 
+/* The graphics interop functions and the undocumented exports are stubs: not supported, and
+ * recorded as the thread's last error. */
+static void test_interop_stubs_answer_not_supported(void **state) {
+    (void)state;
+    int device = -1;
+    assert_rt(cudaErrorNotSupported, cudaGLSetGLDevice(0));
+    assert_rt(cudaErrorNotSupported, cudaVDPAUGetDevice(&device, 1, NULL));
+    assert_int_equal(device, -1);
+    assert_rt(cudaErrorNotSupported, __cudaRegisterUnifiedTable());
+    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    assert_rt(cudaSuccess, cudaGetLastError());
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--exit-child") == 0) return exit_child(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_after_reset_is_quiet),
         cmocka_unit_test(test_exit_with_driver_gone_is_quiet),
+        cmocka_unit_test(test_interop_stubs_answer_not_supported),
         cmocka_unit_test(test_registered_kernel_runs),
         cmocka_unit_test(test_device_and_last_error_are_per_thread),
         cmocka_unit_test(test_threads_launch_on_two_devices),
