@@ -232,7 +232,7 @@ static void snapshot(void) {
 
 /* Whether the mock's objects and memory are what snapshot() saw; says what differs. */
 static bool same_as_snapshot(const char *name, const char *when) {
-    cudaStreamSynchronize(fx.stream);
+    if (fx.stream != NULL) cudaStreamSynchronize(fx.stream);
     bool same = true;
     for (int k = 0; k < CUSHIM_MOCK_KIND_COUNT; k++) {
         int now = mock.live((cushim_mock_kind)k);
@@ -277,29 +277,20 @@ static cudaError_t run(const scenario *sc, int k, int *calls) {
         e = cudaErrorUnknown;
     }
     if (sc->cleanup != NULL) sc->cleanup();
-    cudaStreamSynchronize(fx.stream);
+    if (fx.stream != NULL) cudaStreamSynchronize(fx.stream);
     cudaGetLastError();
     return e;
 }
 
-static void test_each_driver_call_of_each_function_fails_cleanly(void **state) {
-    (void)state;
-    assert_true(cushim_mock_open(&mock, NULL));
-    /* What every scenario uses, and each kernel and symbol loaded once (first use loads the
-     * module: that is the launch's and the symbol's business, not swept here). */
-    assert_rt_ok(cudaMalloc((void **)&fx.dev, sizeof fx.host));
-    assert_rt_ok(cudaMallocHost((void **)&fx.pinned, sizeof fx.host));
-    assert_rt_ok(cudaStreamCreate(&fx.stream));
-    assert_rt_ok(cudaEventCreate(&fx.start));
-    assert_rt_ok(cudaEventCreate(&fx.stop));
-    touch<<<1, 32>>>(fx.dev);
-    assert_rt_ok(cudaGetLastError());
-    assert_rt_ok(cudaMemcpyToSymbol(symbol_var, fx.host, sizeof symbol_var));
-    assert_rt_ok(cudaDeviceSynchronize());
+/* The (function, driver call) pairs swept so far, over how many functions. */
+static int pairs, functions;
 
-    int pairs = 0, bad = 0;
-    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
-        const scenario *sc = &scenarios[i];
+/* Sweeps each scenario of the table; same_context: the calling thread's current context must be
+ * the one it was after each faulted run. Returns the number of faults found (each said). */
+static int sweep(const scenario *table, size_t count, bool same_context) {
+    int bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        const scenario *sc = &table[i];
         snapshot();
         int n = 0, ignored = 0;
         cudaError_t e = run(sc, 0, &n);
@@ -309,8 +300,14 @@ static void test_each_driver_call_of_each_function_fails_cleanly(void **state) {
             continue;
         }
         for (int k = 1; k <= n; k++) {
+            CUcontext current = mock.current();
             e = run(sc, k, &ignored);
             pairs++;
+            if (same_context && mock.current() != current) {
+                print_error("%s, driver call %d failing: the current context is %p, was %p\n",
+                            sc->name, k, (void *)mock.current(), (void *)current);
+                bad++;
+            }
             bool refused_destroy = sc->destroy != NULL && k <= MAX_CALLS &&
                                    strcmp(call_names[k - 1], sc->destroy) == 0;
             if (e != cudaErrorMemoryAllocation && !(refused_destroy && e == cudaSuccess)) {
@@ -335,8 +332,26 @@ static void test_each_driver_call_of_each_function_fails_cleanly(void **state) {
             if (!same_as_snapshot(sc->name, "after a fault")) bad++;
         }
     }
-    printf("# %d (runtime function, driver call) pairs swept over %d functions\n", pairs,
-           (int)(sizeof scenarios / sizeof scenarios[0]));
+    functions += (int)count;
+    return bad;
+}
+
+static void test_each_driver_call_of_each_function_fails_cleanly(void **state) {
+    (void)state;
+    assert_true(cushim_mock_open(&mock, NULL));
+    /* What every scenario uses, and each kernel and symbol loaded once (first use loads the
+     * module: that is the launch's and the symbol's business, not swept here). */
+    assert_rt_ok(cudaMalloc((void **)&fx.dev, sizeof fx.host));
+    assert_rt_ok(cudaMallocHost((void **)&fx.pinned, sizeof fx.host));
+    assert_rt_ok(cudaStreamCreate(&fx.stream));
+    assert_rt_ok(cudaEventCreate(&fx.start));
+    assert_rt_ok(cudaEventCreate(&fx.stop));
+    touch<<<1, 32>>>(fx.dev);
+    assert_rt_ok(cudaGetLastError());
+    assert_rt_ok(cudaMemcpyToSymbol(symbol_var, fx.host, sizeof symbol_var));
+    assert_rt_ok(cudaDeviceSynchronize());
+
+    int bad = sweep(scenarios, sizeof scenarios / sizeof scenarios[0], true);
     assert_int_equal(bad, 0);
 
     assert_rt_ok(cudaEventDestroy(fx.start));
@@ -344,11 +359,44 @@ static void test_each_driver_call_of_each_function_fails_cleanly(void **state) {
     assert_rt_ok(cudaStreamDestroy(fx.stream));
     assert_rt_ok(cudaFreeHost(fx.pinned));
     assert_rt_ok(cudaFree(fx.dev));
+    fx.stream = NULL;
+}
+
+/* The first use of a device after cudaDeviceReset: the primary context retained again and the
+ * module loaded again. Each run starts and ends with a reset. */
+static void reset_device(void) { cudaDeviceReset(); }
+static void free_and_reset(void) {
+    free_made();
+    cudaDeviceReset();
+}
+static cudaError_t init_op(void) { return cudaFree(NULL); }
+static cudaError_t first_launch(void) {
+    touch<<<1, 32>>>(NULL);
+    cudaError_t e = cudaPeekAtLastError();
+    return e != cudaSuccess ? e : cudaDeviceSynchronize();
+}
+
+static const scenario after_reset[] = {
+    {"cudaFree(NULL) after cudaDeviceReset", NULL, reset_device, init_op, reset_device},
+    {"cudaMalloc after cudaDeviceReset", NULL, reset_device, malloc_op, free_and_reset},
+    {"<<<...>>> after cudaDeviceReset", NULL, reset_device, first_launch, reset_device},
+    {"cudaMemcpyToSymbol after cudaDeviceReset", NULL, reset_device, to_symbol, reset_device},
+    {"cudaGetSymbolAddress after cudaDeviceReset", NULL, reset_device, symbol_address,
+     reset_device},
+};
+
+static void test_first_use_after_reset_fails_cleanly(void **state) {
+    (void)state;
+    assert_rt_ok(cudaDeviceReset());
+    assert_int_equal(sweep(after_reset, sizeof after_reset / sizeof after_reset[0], false), 0);
+    printf("# %d (runtime function, driver call) pairs swept over %d functions\n", pairs,
+           functions);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_driver_call_of_each_function_fails_cleanly),
+        cmocka_unit_test(test_first_use_after_reset_fails_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
