@@ -203,6 +203,9 @@ static int exit_child(const char *how) {
     return 0;
 }
 
+/* This program's path, as main was given it (under valgrind /proc/self/exe is valgrind's). */
+static const char *self_path;
+
 /* Runs this program as exit_child(how) and returns what it wrote on stderr (NULL when it did
  * not exit 0). */
 static char *stderr_of_child(const char *how) {
@@ -215,7 +218,7 @@ static char *stderr_of_child(const char *how) {
         dup2(fds[1], 2);
         close(fds[0]);
         close(fds[1]);
-        execl("/proc/self/exe", "test_rt_registration", "--exit-child", how, (char *)NULL);
+        execl(self_path, self_path, "--exit-child", how, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -265,6 +268,7 @@ static void test_interop_stubs_answer_not_supported(void **state) {
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--exit-child") == 0) return exit_child(argv[2]);
+    self_path = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_after_reset_is_quiet),
         cmocka_unit_test(test_exit_with_driver_gone_is_quiet),
