@@ -38,10 +38,18 @@ c_string = cuda_header.c_string
 ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)")
 DECL = re.compile(r"extern\s+([^;(){}]*?)\b(\w+)\s*\(([^;]*?)\)\s*;")
 # The headers whose functions NVIDIA's libcudart exports and this runtime therefore has: the
-# runtime API, and the profiler's start and stop (declared apart). The graphics interop headers
-# (cuda_gl_interop.h, cuda_egl_interop.h, cuda_vdpau_interop.h) need GL, EGL and VDPAU headers
-# and are left out.
+# runtime API, and the profiler's start and stop (declared apart).
 HEADERS = ("cuda_runtime_api.h", "cuda_profiler_api.h")
+# The graphics interop headers: NVIDIA's library exports their functions too, but their
+# prototypes name GL, EGL and VDPAU types, whose headers a build machine need not have. Their
+# names are read from the text, and each is a stub answering cudaErrorNotSupported (cushim
+# drives no graphics API). cudaWGLGetDevice is Windows only.
+INTEROP = ("cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h")
+INTEROP_SKIP = re.compile(r"cudaWGL\w*")
+# Exported by NVIDIA's library but declared by no header of the toolkit (CUPTI's callback ids
+# name them, nothing documents them): stubs that answer cudaErrorNotSupported, so that a program
+# built against NVIDIA's library still resolves every symbol here.
+UNDOCUMENTED = ("__cudaGetProcAddress", "__cudaRegisterUnifiedTable")
 GROUP = re.compile(r"\\defgroup\s+(\w+)\s+([^\n]*)")
 GROUP_END = re.compile(r"/\*\*\s*@\}\s*\*/")
 
@@ -86,6 +94,18 @@ def functions(cc, inc):
         out.append({"name": name, "ret": ret, "params": params,
                     "pt": pname if pname != name else None})
     return out
+
+
+def interop_names(inc):
+    """The functions the graphics interop headers declare, read from their text."""
+    names = []
+    for h in INTEROP:
+        path = os.path.join(inc, h)
+        if os.path.exists(path):
+            for name in re.findall(r"CUDARTAPI\s+(\w+)\s*\(", cuda_header.read(path)):
+                if not INTEROP_SKIP.fullmatch(name) and name not in names:
+                    names.append(name)
+    return names
 
 
 def runtime_version(inc):
@@ -134,6 +154,11 @@ def write_sources(inc, fns, stubs_c, ptds_h, errors_c, map_path):
         c.append(stub(f["name"], f["ret"], f["params"], None))
         if f["pt"]:
             c.append(stub(f["name"], f["ret"], f["params"], f["pt"]))
+    c += ["", "/* Graphics interop and undocumented exports: their parameter types are not",
+          " * declared here, so each stub takes none (the calling convention lets a caller pass",
+          " * arguments that a function does not read) and answers cudaErrorNotSupported. */"]
+    for name in interop_names(inc) + list(UNDOCUMENTED):
+        c += ["cudaError_t CUDARTAPI %s(void);" % name, stub(name, "cudaError_t", "", None)]
     with open(stubs_c, "w", encoding="utf-8") as out:
         out.write("\n".join(c) + "\n")
 

@@ -69,7 +69,8 @@ int cushim__rt_device(void);
 /* Sets it, after checking the ordinal against the device count. */
 cudaError_t cushim__rt_set_device(int device, const char *fn);
 /* The driver loaded and initialised, and the number of devices (at most CUSHIM__RT_MAX_DEVICES):
- * cudaErrorInsufficientDriver without a driver, cudaErrorNoDevice with none, each recorded. */
+ * cudaErrorInsufficientDriver without a driver, cudaErrorNoDevice with none, each recorded;
+ * *count is left as it was on an error. */
 cudaError_t cushim__rt_devices(int *count, const char *fn);
 
 /* The primary context of the calling thread's current device: retained on first use, made
@@ -91,7 +92,8 @@ cushim_context *cushim__rt_context_forget(int device);
 void cushim__rt_sticky_clear(int device);
 
 /* The calling thread's last error: read and reset (cudaGetLastError), or only read. A sticky
- * error of the current device is answered and never reset. */
+ * error of the current device, and the driver's failure to initialise, are answered and never
+ * reset. */
 cudaError_t cushim__rt_last_error(bool reset);
 
 /* ------------------------------------------------------------------------------------------ */

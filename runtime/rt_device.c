@@ -4,8 +4,8 @@
 
 cudaError_t cudaGetDeviceCount(int *count) {
     if (count == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: count is NULL", __func__);
-    /* As NVIDIA's runtime: 0 devices, and the reason as the code, when there is no driver or
-     * no device. */
+    /* As NVIDIA's runtime: the reason as the code when there is no driver or no device, and
+     * *count left as it was (NVIDIA's 13.0 leaves a -1 there, observed). */
     return cushim__rt_devices(count, __func__);
 }
 
@@ -13,6 +13,10 @@ cudaError_t cudaGetDevice(int *device) {
     if (device == NULL) {
         return cushim__rt_fail(cudaErrorInvalidValue, "%s: device is NULL", __func__);
     }
+    /* As NVIDIA's runtime: without a usable driver the reason, and *device left as it was. */
+    int n;
+    cudaError_t e = cushim__rt_devices(&n, __func__);
+    if (e != cudaSuccess) return e;
     *device = cushim__rt_device();
     return cudaSuccess;
 }

@@ -26,11 +26,14 @@ static cudaError_t check_kind(enum cudaMemcpyKind kind, const char *fn) {
 cudaError_t cudaMalloc(void **devPtr, size_t size) {
     if (devPtr == NULL)
         return cushim__rt_fail(cudaErrorInvalidValue, "%s: devPtr is NULL", __func__);
-    *devPtr = NULL;
+    /* On an error *devPtr is left as it was (NVIDIA's 13.0 without a driver, observed). */
     cushim_context *ctx;
     cudaError_t e = cushim__rt_context(&ctx, __func__);
     if (e != cudaSuccess) return e;
-    if (size == 0) return cudaSuccess; /* NULL, and success, as NVIDIA's runtime */
+    if (size == 0) { /* NULL, and success, as NVIDIA's runtime */
+        *devPtr = NULL;
+        return cudaSuccess;
+    }
     CUdeviceptr p = 0;
     CUresult r = cushim__table.cuMemAlloc(&p, size);
     if (r != CUDA_SUCCESS) {

@@ -168,9 +168,15 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, __func__, "cuDeviceGetName");
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         int v = 0;
-        /* An attribute the driver does not know (an older driver) reads as 0, as it does for
-         * NVIDIA's runtime on such a driver. */
-        if (t->cuDeviceGetAttribute(&v, fields[i].attr, dev) != CUDA_SUCCESS) v = 0;
+        /* An attribute the driver does not know (an older driver: CUDA_ERROR_INVALID_VALUE)
+         * reads as 0, as it does for NVIDIA's runtime on such a driver; any other failure is
+         * the answer (the fault sweep, rt_faults, fails each of these calls). */
+        r = t->cuDeviceGetAttribute(&v, fields[i].attr, dev);
+        if (r == CUDA_ERROR_INVALID_VALUE) {
+            v = 0;
+        } else if (r != CUDA_SUCCESS) {
+            return cushim__rt_driver_failed(r, __func__, "cuDeviceGetAttribute");
+        }
         char *at = (char *)prop + fields[i].offset;
         if (fields[i].wide) {
             size_t w = (size_t)(unsigned)v;

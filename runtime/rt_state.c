@@ -96,7 +96,14 @@ cudaError_t cushim__rt_unimplemented(const char *name, atomic_bool *said) {
                            name);
 }
 
+/* Set once cuInit failed: the driver cannot come later in this process (cushim_init answers the
+ * same from then on), and as NVIDIA's runtime 13.0 does without a driver (observed),
+ * cudaGetLastError answers it on every thread and never resets it. */
+static _Atomic int init_failure;
+
 cudaError_t cushim__rt_last_error(bool reset) {
+    int failed = atomic_load_explicit(&init_failure, memory_order_relaxed);
+    if (CUSHIM__UNLIKELY(failed != cudaSuccess)) return (cudaError_t)failed;
     cudaError_t e = self.last;
     if (reset) self.last = cudaSuccess;
     int d = self.device;
@@ -125,6 +132,7 @@ static CUSHIM__COLD cudaError_t no_driver(CUresult r, const char *fn) {
     case CUSHIM_DRIVER_STUB: e = cudaErrorStubLibrary; break;
     default: e = cushim__rt_from_cu(r); break;
     }
+    atomic_store_explicit(&init_failure, (int)e, memory_order_relaxed);
     return cushim__rt_fail(e, "%s: no CUDA driver can be used: %s", fn,
                            info->message ? info->message : cushim_last_error());
 }
@@ -135,7 +143,6 @@ cudaError_t cushim__rt_devices(int *count, const char *fn) {
         *count = n;
         return cudaSuccess;
     }
-    *count = 0;
     CUresult r = cushim_init();
     if (r != CUDA_SUCCESS) return no_driver(r, fn);
     int got = 0;

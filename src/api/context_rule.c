@@ -32,8 +32,11 @@ CUresult cushim__leave_switched(const cushim__guard *g, const char *fn) {
 
 void cushim__destroy_refused(const char *fn, const char *what, const void *handle, CUresult r) {
     /* A forked child releasing what it inherited is expected to be refused (the driver is not
-     * usable there); that is worth a debug line, not a warning per object. */
-    cushim__log(cushim__forked ? CUSHIM_LOG_DEBUG : CUSHIM_LOG_WARN,
+     * usable there); so is a release after the driver tore itself down (CUDA_ERROR_DEINITIALIZED:
+     * at process exit, its own exit handlers ran before the runtime's __cudaUnregisterFatBinary,
+     * and it freed everything). Each is worth a debug line, not a warning per object. */
+    bool expected = cushim__forked || r == CUDA_ERROR_DEINITIALIZED;
+    cushim__log(expected ? CUSHIM_LOG_DEBUG : CUSHIM_LOG_WARN,
                 "%s: destroying %s %p: the driver refused with %s (%d): %s", fn, what, handle,
                 cushim_error_name(r), (int)r, cushim_error_string(r));
 }

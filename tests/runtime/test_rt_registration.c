@@ -1,8 +1,9 @@
 /* The registration ABI written out as nvcc emits it, in C and without nvcc: a constructor
  * registers a PTX image and one kernel before main, and the runtime loads it on first use. With
  * it: the current device and last error of each host thread, launches from several threads on
- * two devices at once (this test runs under ThreadSanitizer in CI), and fork. The PTX is
- * ptx/double.ptx, read from PTX_PATH. */
+ * two devices at once (this test runs under ThreadSanitizer in CI), fork, and a quiet exit (the
+ * fatbin unregistered at exit after cudaDeviceReset, or with a driver already torn down). The PTX
+ * is ptx/double.ptx, read from PTX_PATH. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>
@@ -18,6 +19,8 @@
 
 #include <cmocka.h>
 #include <cuda_runtime_api.h>
+
+#include "cushim_mock.h"
 
 /* What crt/host_runtime.h declares for C++; nvcc's generated code calls these. */
 void **__cudaRegisterFatBinary(void *fatCubin);
@@ -35,6 +38,12 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
                      cudaGetErrorName(want));                                                      \
         }                                                                                          \
     } while (0)
+
+/* Exported as NVIDIA's library does, declared here by hand: cuda_gl_interop.h needs GL's
+ * headers, and no header declares __cudaRegisterUnifiedTable. */
+cudaError_t cudaGLSetGLDevice(int device);
+cudaError_t cudaVDPAUGetDevice(int *device, unsigned vdp_device, void *get_proc_address);
+cudaError_t __cudaRegisterUnifiedTable(void);
 
 /* The kernel's host stub: only its address matters, as for nvcc's. */
 static void cushim_double_stub(float *data, unsigned n) {
@@ -180,8 +189,90 @@ static void test_fork_after_use(void **state) {
     assert_true(double_on_device(3.0f, 10));
 }
 
-int main(void) {
+/* The program run again as a child that uses the kernel, then ends with its fatbin still
+ * registered: after cudaDeviceReset ("reset"), or with the mock answering
+ * CUDA_ERROR_DEINITIALIZED to every unload, as a driver whose exit handlers ran first does
+ * ("deinit"). __cudaUnregisterFatBinary then runs from atexit. */
+static int exit_child(const char *how) {
+    if (!double_on_device(1.0f, 64)) return 2;
+    if (strcmp(how, "reset") == 0) return cudaDeviceReset() == cudaSuccess ? 0 : 3;
+    cushim_mock_api mock;
+    if (!cushim_mock_open(&mock, NULL)) return 4;
+    mock.fail_always("cuModuleUnload", CUDA_ERROR_DEINITIALIZED);
+    mock.fail_always("cuDevicePrimaryCtxRelease", CUDA_ERROR_DEINITIALIZED);
+    return 0;
+}
+
+/* This program's path, as main was given it (under valgrind /proc/self/exe is valgrind's). */
+static const char *self_path;
+
+/* Runs this program as exit_child(how) and returns what it wrote on stderr (NULL when it did
+ * not exit 0). */
+static char *stderr_of_child(const char *how) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl(self_path, self_path, "--exit-child", how, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    static char text[4096];
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof text - 1 && (got = read(fds[0], text + n, sizeof text - 1 - n)) > 0) {
+        n += (size_t)got;
+    }
+    text[n] = '\0';
+    close(fds[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        print_error("child %s: status %d, stderr: %s\n", how, status, text);
+        return NULL;
+    }
+    return text;
+}
+
+static void test_exit_after_reset_is_quiet(void **state) {
+    (void)state;
+    char *err = stderr_of_child("reset");
+    assert_non_null(err);
+    assert_string_equal(err, "");
+}
+
+static void test_exit_with_driver_gone_is_quiet(void **state) {
+    (void)state;
+    char *err = stderr_of_child("deinit");
+    assert_non_null(err);
+    assert_string_equal(err, "");
+}
+
+/* The graphics interop functions and the undocumented exports are stubs: not supported, and
+ * recorded as the thread's last error. */
+static void test_interop_stubs_answer_not_supported(void **state) {
+    (void)state;
+    int device = -1;
+    assert_rt(cudaErrorNotSupported, cudaGLSetGLDevice(0));
+    assert_rt(cudaErrorNotSupported, cudaVDPAUGetDevice(&device, 1, NULL));
+    assert_int_equal(device, -1);
+    assert_rt(cudaErrorNotSupported, __cudaRegisterUnifiedTable());
+    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    assert_rt(cudaSuccess, cudaGetLastError());
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--exit-child") == 0) return exit_child(argv[2]);
+    self_path = argv[0];
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_after_reset_is_quiet),
+        cmocka_unit_test(test_exit_with_driver_gone_is_quiet),
+        cmocka_unit_test(test_interop_stubs_answer_not_supported),
         cmocka_unit_test(test_registered_kernel_runs),
         cmocka_unit_test(test_device_and_last_error_are_per_thread),
         cmocka_unit_test(test_threads_launch_on_two_devices),
