@@ -369,14 +369,14 @@ static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
 
 /* Functions that a call instruction named while another body was being decoded: each is
  * decoded after that body, from this list, so that a chain of 10,000 calls costs no host stack.
- * Non-NULL only inside ptx__decode, which mock__ptx_prepare runs under its lock: one thread at
- * a time. */
+ * Non-NULL only inside ptx__decode, which mock__ptx_prepare runs under the module's lock; one
+ * per host thread, since threads may decode kernels of different modules at once. */
 typedef struct dqueue {
     mock_ptx_func **v;
     size_t n, cap;
     bool oom;
 } dqueue;
-static dqueue *queued;
+static _Thread_local dqueue *queued;
 
 /* Why f cannot run (kept unless it already has a reason). */
 static void set_error(mock_ptx_func *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
