@@ -162,14 +162,14 @@ static void test_a_second_synchronize_waits_for_the_running_kernel(void **state)
 
 /* Two kernels of one module, each with a .shared array of its own: each thread writes its index
  * there, waits at a barrier, reads it back and stores it plus the kernel's constant. */
-#define SHARED_KERNEL(name, k)                                                                   \
-    ".visible .entry " name "(.param .u64 out)\n{\n"                                             \
-    ".reg .b64 %rd<6>; .reg .b32 %r<8>;\n"                                                       \
-    ".shared .align 4 .b32 s_" name "[64];\n"                                                    \
-    "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x;\n"                    \
-    "mul.wide.u32 %rd2, %r1, 4; mov.u64 %rd3, s_" name "; add.u64 %rd3, %rd3, %rd2;\n"          \
-    "st.shared.u32 [%rd3], %r1; bar.sync 0; ld.shared.u32 %r3, [%rd3];\n"                       \
-    "add.u32 %r3, %r3, " k "; mad.lo.u32 %r4, %r2, 64, %r1;\n"                                  \
+#define SHARED_KERNEL(name, k)                                                                     \
+    ".visible .entry " name "(.param .u64 out)\n{\n"                                               \
+    ".reg .b64 %rd<6>; .reg .b32 %r<8>;\n"                                                         \
+    ".shared .align 4 .b32 s_" name "[64];\n"                                                      \
+    "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x;\n"                      \
+    "mul.wide.u32 %rd2, %r1, 4; mov.u64 %rd3, s_" name "; add.u64 %rd3, %rd3, %rd2;\n"             \
+    "st.shared.u32 [%rd3], %r1; bar.sync 0; ld.shared.u32 %r3, [%rd3];\n"                          \
+    "add.u32 %r3, %r3, " k "; mad.lo.u32 %r4, %r2, 64, %r1;\n"                                     \
     "mul.wide.u32 %rd4, %r4, 4; add.u64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r3;\nret;\n}\n"
 static const char ptx_pair[] = PTX_HEAD SHARED_KERNEL("ka", "1000") SHARED_KERNEL("kb", "2000");
 
