@@ -84,7 +84,7 @@ typedef struct pblock {
     unsigned exited, waiting_warp, waiting_bar;
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     bool done;
-    uint64_t steps; /* thread-instructions of this block so far */
+    uint64_t steps; /* thread-instructions of this block and those its host thread ran before */
     uint64_t rng;   /* the random schedule's state, 0 for none */
 } pblock;
 

@@ -72,7 +72,6 @@ static void block_start(pblock *b, unsigned long long index) {
     b->waiting_bar = 0;
     b->bar_general = 0;
     b->done = false;
-    b->steps = 0;
     b->rng = r->seed != 0 ? r->seed ^ (index * 0x9e3779b97f4a7c15ull) : 0;
     /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
      * either). */
@@ -174,6 +173,9 @@ static void worker(void *arg) {
     pblock b;
     memset(&b, 0, sizeof b);
     bool made = false;
+    /* The launch's count gets this thread's steps every 2^16 of them (bounded) and at its
+     * end, not after every block: a short block would make it a contended line. */
+    uint64_t counted = 0;
     for (;;) {
         unsigned long long i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
         if (i >= r->nblocks || failed(r)) break;
@@ -185,13 +187,12 @@ static void worker(void *arg) {
         made = true;
         b.w = &w;
         block_start(&b, r->order != NULL ? r->order[i] : i);
-        uint64_t counted = 0;
         int s;
         while ((s = block_turn(&b, &counted)) > 0) {
         }
-        flush(&b, &counted);
         if (s == 0) ptx__deadlock(&b);
     }
+    if (made) flush(&b, &counted);
     block_free(&b);
 }
 
