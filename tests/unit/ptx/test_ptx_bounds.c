@@ -241,40 +241,38 @@ static char *reduce_ptx(void) {
     return text;
 }
 
-/* The reduction of 5000 ints over one host thread, with `schedule`; n past the input's end
- * makes it fault. The total (or -1) and the message (or ""). */
-static int reduce_once(const char *schedule, int n, char msg[1024]) {
-    enum { N = 5000 };
+/* The reduction of the 5000 ints at in over one host thread, with `schedule`; n past the
+ * input's end makes it fault. The total (or -1) and the message (or ""); the same memory each
+ * time, since the message names the address. */
+static int reduce_once(const char *schedule, int *in, int *total, int n, char msg[1024]) {
+    *total = 0;
     if (schedule != NULL) setenv("CUSHIM_MOCK_SCHEDULE", schedule, 1);
-    int *in = dev_alloc(N * sizeof *in), *total = dev_alloc(sizeof *total);
-    for (int i = 0; i < N; i++) in[i] = (i * 7919) % 2001 - 1000;
     void *p[] = {&in, &n, &total};
     CUresult r =
         run_ex(reduce_ptx(), "k_reduce", (unsigned)(n + 255) / 256, 256, p, 1, false, NULL);
     unsetenv("CUSHIM_MOCK_SCHEDULE");
-    assert_int_equal(r, n > N ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS);
+    assert_int_equal(r, n > 5000 ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS);
     snprintf(msg, 1024, "%s", r == CUDA_SUCCESS ? "" : err);
-    int v = r == CUDA_SUCCESS ? *total : -1;
-    dev_free_all();
-    return v;
+    return r == CUDA_SUCCESS ? *total : -1;
 }
 
 static void test_kernel_suite_reduction_is_deterministic(void **state) {
     (void)state;
-    int want = 0;
-    for (int i = 0; i < 5000; i++) want += (i * 7919) % 2001 - 1000;
+    int want = 0, *in = dev_alloc(5000 * sizeof *in), *total = dev_alloc(sizeof *total);
+    for (int i = 0; i < 5000; i++) want += in[i] = (i * 7919) % 2001 - 1000;
     const char *const schedules[] = {NULL, "random:5"};
     for (int s = 0; s < 2; s++) {
         char a[1024], b[1024];
-        assert_int_equal(reduce_once(schedules[s], 5000, a), want);
-        assert_int_equal(reduce_once(schedules[s], 5000, b), want);
-        /* Past the end (the allocation is the input's): the same fault, named the same way. */
-        assert_int_equal(reduce_once(schedules[s], 5000 + 600, a), -1);
-        assert_int_equal(reduce_once(schedules[s], 5000 + 600, b), -1);
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000, a), want);
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000, b), want);
+        /* Past the end of the input's allocation: the same fault, named the same way. */
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000 + 600, a), -1);
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000 + 600, b), -1);
         assert_string_equal(a, b);
         assert_has(a, "k_reduce");
         assert_has(a, "PTX line");
     }
+    dev_free_all();
 }
 
 int main(void) {
