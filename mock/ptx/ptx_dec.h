@@ -1,4 +1,5 @@
-/* Internal to the decoder (ptx_decode.c: bodies and names; ptx_inst.c: instructions). */
+/* Internal to the decoder (ptx_decode.c: bodies and names; ptx_inst.c: instructions; ptx_dec.c:
+ * the helpers both use). */
 #ifndef CUSHIM_MOCK_PTX_DEC_H
 #define CUSHIM_MOCK_PTX_DEC_H
 
@@ -61,9 +62,5 @@ uint32_t dec_const(dec *d, uint64_t v);
 const dname *dec_lookup(dec *d, const char *w, size_t n, uint32_t *index);
 bool dec_fixup(dec *d, const char *w, size_t n);
 pinst *dec_emit(dec *d);
-bool dec_instruction(dec *d, const char *w, size_t n);
-/* A type word without its dot ("u32"): T_*, -1 for none; its size in bytes. */
-int dec_type(const char *w, size_t n);
-int dec_type_bytes(int t);
 
 #endif

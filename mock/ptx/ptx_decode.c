@@ -7,32 +7,8 @@
 #include <string.h>
 
 #include "ptx_dec.h"
+#include "ptx_inst.h"
 #include "ptx_size.h"
-
-bool dec_fail(dec *d, const char *fmt, ...) {
-    if (d->failed) return false;
-    d->failed = true;
-    int n =
-        d->oplen > 0
-            ? snprintf(d->err, d->errlen, "PTX line %u (in %s, instruction '%.*s'): ", d->inst_line,
-                       d->f->name, (int)d->oplen, d->op)
-            : snprintf(d->err, d->errlen, "PTX line %u (in %s): ", d->inst_line, d->f->name);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < d->errlen) vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
-uint32_t dec_const(dec *d, uint64_t v) {
-    if (d->const_start == 0) d->const_start = d->nslots;
-    if (!ptx__grow(&d->init, &d->capinit, (size_t)d->nslots + 1, sizeof *d->init)) {
-        dec_fail(d, "out of memory");
-        return SL_ZERO;
-    }
-    d->init[d->nslots] = v;
-    return d->nslots++;
-}
 
 static uint32_t new_slots(dec *d, uint32_t n) {
     if (!ptx__grow(&d->init, &d->capinit, (size_t)d->nslots + n, sizeof *d->init)) {
@@ -63,31 +39,6 @@ static bool declare(dec *d, const char *name, size_t len, uint32_t count, int by
     n->off = off;
     n->slot = kind == N_REG ? new_slots(d, count ? count : 1) : 0;
     return !d->failed;
-}
-
-/* A name of the body: the latest declaration wins; `%r12` is found in `%r<N>`. */
-const dname *dec_lookup(dec *d, const char *w, size_t n, uint32_t *index) {
-    for (size_t i = d->nnames; i-- > 0;) {
-        const dname *x = &d->names[i];
-        if (x->count == 0) {
-            if (x->len == n && memcmp(x->name, w, n) == 0) {
-                *index = 0;
-                return x;
-            }
-            continue;
-        }
-        if (n <= x->len || memcmp(x->name, w, x->len) != 0) continue;
-        uint32_t v = 0;
-        size_t k = x->len;
-        if (w[k] == '0' && n > k + 1) continue;
-        for (; k < n && w[k] >= '0' && w[k] <= '9' && v < 100000000; k++)
-            v = v * 10 + (uint32_t)(w[k] - '0');
-        if (k == n && v < x->count) {
-            *index = v;
-            return x;
-        }
-    }
-    return NULL;
 }
 
 /* `.reg .type a, b, %r<N>;` and `.local`/`.param` variables of the body. */
@@ -210,26 +161,6 @@ static bool resolve_labels(dec *d) {
     return true;
 }
 
-bool dec_fixup(dec *d, const char *w, size_t n) {
-    if (!ptx__grow(&d->fix, &d->capfix, d->nfix + 1, sizeof *d->fix))
-        return dec_fail(d, "out of memory");
-    d->fix[d->nfix++] = (dfix){w, n, d->ncode};
-    return true;
-}
-
-pinst *dec_emit(dec *d) {
-    if (!ptx__grow(&d->code, &d->capcode, d->ncode + 1, sizeof *d->code)) {
-        dec_fail(d, "out of memory");
-        return NULL;
-    }
-    pinst *in = &d->code[d->ncode++];
-    memset(in, 0, sizeof *in);
-    in->guard = d->guard;
-    in->gneg = d->gneg;
-    in->line = d->inst_line;
-    return in;
-}
-
 static bool statement(dec *d) {
     const char *w;
     ptx__skip(&d->l);
@@ -298,6 +229,26 @@ static void add_params(dec *d) {
     }
 }
 
+/* Functions that a body calls: each is
+ * decoded after that body, from this list, so that a chain of 10,000 calls costs no host stack.
+ * Non-NULL only inside ptx__decode, which mock__ptx_prepare runs under the module's lock; one
+ * per host thread, since threads may decode kernels of different modules at once. */
+typedef struct dqueue {
+    mock_ptx_func **v;
+    size_t n, cap;
+    bool oom;
+} dqueue;
+static _Thread_local dqueue *queued;
+
+static void enqueue(mock_ptx_func *f) {
+    if (!ptx__grow(&queued->v, &queued->cap, queued->n + 1, sizeof *queued->v)) {
+        queued->oom = true;
+        return;
+    }
+    queued->v[queued->n++] = f;
+    f->busy = true; /* queued: a later call of it does not queue it again */
+}
+
 /* Decodes f's own body: its code, slots, frame and the special registers it reads itself.
  * What it calls is only named (pcall); the call-graph walk below adds what callees need. */
 static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
@@ -327,6 +278,12 @@ static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
         }
     }
     if (!d.failed) resolve_labels(&d);
+    /* The functions it calls are decoded after it, from the work list (ptx_inst.c only names
+     * them, so that no chain of calls recurses on the host stack). */
+    for (size_t i = 0; !d.failed && i < d.ncalls; i++) {
+        mock_ptx_func *c = d.calls[i].callee;
+        if (c != NULL && !c->decoded && !c->busy) enqueue(c);
+    }
     f->busy = false;
     free(d.names);
     free(d.labels);
@@ -366,17 +323,6 @@ static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
 /* ------------------------------------------------------------------------------------------ */
 /* The call graph, without host recursion                                                     */
 /* ------------------------------------------------------------------------------------------ */
-
-/* Functions that a call instruction named while another body was being decoded: each is
- * decoded after that body, from this list, so that a chain of 10,000 calls costs no host stack.
- * Non-NULL only inside ptx__decode, which mock__ptx_prepare runs under its lock: one thread at
- * a time. */
-typedef struct dqueue {
-    mock_ptx_func **v;
-    size_t n, cap;
-    bool oom;
-} dqueue;
-static dqueue *queued;
 
 /* Why f cannot run (kept unless it already has a reason). */
 static void set_error(mock_ptx_func *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -468,16 +414,6 @@ bool ptx__decode(mock_ptx_func *f, char *err, size_t errlen) {
     if (f->body == NULL) {
         snprintf(err, errlen, "the function %s is declared but not defined in the module", f->name);
         return false;
-    }
-    if (queued != NULL) { /* a call in a body being decoded: decoded after it */
-        if (!ptx__grow(&queued->v, &queued->cap, queued->n + 1, sizeof *queued->v)) {
-            queued->oom = true;
-            snprintf(err, errlen, "out of memory");
-            return false;
-        }
-        queued->v[queued->n++] = f;
-        f->busy = true; /* queued: a later call of it does not queue it again */
-        return true;
     }
     mock_ptx_module *m = f->mod;
     dqueue q = {0};

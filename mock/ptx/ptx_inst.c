@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptx_dec.h"
+#include "ptx_inst.h"
 
 int dec_type(const char *w, size_t n) {
     static const struct {
@@ -857,9 +857,10 @@ static bool call(dec *d, mods *m) {
         c.ret_size = f->ret_size;
         if (c.ret_off >= 0 && f->ret_off < 0) c.ret_off = -1;
         c.callee = f;
-        if (!f->decoded && !f->busy) {
-            char err[512];
-            if (!ptx__decode(f, err, sizeof err)) return dec_fail(d, "%s", err);
+        /* Decoded after this body (ptx_decode.c); one declared only cannot run. */
+        if (f->body == NULL) {
+            return dec_fail(d, "the function %s is declared but not defined in the module",
+                            f->name);
         } else if (f->decoded && f->error != NULL) {
             return dec_fail(d, "%s", f->error);
         }

@@ -3,6 +3,8 @@
 #ifndef CUSHIM_MOCK_PTX_INT_H
 #define CUSHIM_MOCK_PTX_INT_H
 
+#include <pthread.h>
+
 #include "ptx.h"
 
 /* Type classes of an instruction's type. */
@@ -240,6 +242,13 @@ typedef struct mock_ptx_func {
     size_t ncalls;
     size_t max_depth_bytes; /* frames of this function and what it calls, for the stack */
     bool recursive;         /* it may call itself: the stack gets room for depth */
+    /* A kernel's, set once by mock__ptx_prepare under the module's lock and published by
+     * `prepared` (release; a launch reads it with acquire and then reads these unlocked): */
+    bool prepared;
+    uint32_t run_nslots; /* the widest frame of what it may call */
+    size_t smem_static;  /* the module's static shared memory when it was decoded, its own
+                          * .shared included, */
+    size_t smem_dyn_off; /* and where its dynamic shared memory starts */
 } mock_ptx_func;
 
 typedef struct pvar {
@@ -260,6 +269,9 @@ struct mock_ptx_module {
     size_t storage_bytes;
     size_t smem_static;
     size_t smem_dyn_off;
+    /* Held while a body is decoded: decoding a kernel's own .shared moves the two above, and
+     * two threads may prepare kernels of one module at once. */
+    pthread_mutex_t lock;
 };
 
 /* Between the parser and the decoder. */

@@ -454,6 +454,7 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
         free(copy);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    pthread_mutex_init(&m->lock, NULL);
     memcpy(copy, text, len);
     copy[len] = 0;
     /* The text ends at its first NUL, as a C string would. */
@@ -506,6 +507,7 @@ void mock__ptx_free(mock_ptx_module *m) {
     free(m->vars);
     free(m->storage);
     free(m->text);
+    pthread_mutex_destroy(&m->lock);
     free(m);
 }
 
@@ -526,7 +528,13 @@ void mock__ptx_storage(const mock_ptx_module *m, void **ptr, size_t *size) {
     *size = m->storage_bytes;
 }
 
-size_t mock__ptx_static_smem(const mock_ptx_kernel *k) { return k->mod->smem_static; }
+size_t mock__ptx_static_smem(const mock_ptx_kernel *k) {
+    if (__atomic_load_n(&k->prepared, __ATOMIC_ACQUIRE)) return k->smem_static;
+    pthread_mutex_lock(&k->mod->lock);
+    size_t n = k->mod->smem_static;
+    pthread_mutex_unlock(&k->mod->lock);
+    return n;
+}
 
 bool mock__ptx_global(mock_ptx_module *m, const char *name, void **ptr, size_t *size) {
     pvar *v = ptx__var(m, name, strlen(name));

@@ -84,15 +84,15 @@ typedef struct pblock {
     unsigned exited, waiting_warp, waiting_bar;
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     bool done;
-    uint64_t steps; /* thread-instructions of this block so far */
+    uint64_t steps; /* thread-instructions of this block and those its host thread ran before */
     uint64_t rng;   /* the random schedule's state, 0 for none */
 } pblock;
 
+/* A host thread's, on its own stack: nothing another thread writes shares its cache lines. */
 typedef struct pworker {
     prun *run;
     uintptr_t lo[4], hi[4]; /* the last allocations global accesses were found in */
     unsigned next;          /* the entry the next one replaces */
-    pthread_t th;
 } pworker;
 
 struct prun {
@@ -104,7 +104,6 @@ struct prun {
     uint32_t nslots;   /* the most slots of any function the kernel runs */
     unsigned threads;  /* per block */
     unsigned long long nblocks;
-    unsigned long long next;   /* the next block to run, taken atomically */
     unsigned long long *order; /* a random schedule's order of blocks, NULL for in turn */
     int nworkers;
     int failed; /* atomically: the first fault wins */
@@ -114,8 +113,11 @@ struct prun {
     uint64_t step_limit;  /* thread-instructions of the launch, all blocks */
     uint64_t deadline_ns; /* CLOCK_MONOTONIC, 0 for none */
     double timeout_s;
-    _Alignas(64) uint64_t steps; /* thread-instructions run, summed as blocks go (a line of
-                                  * its own: host threads add to it) */
+    /* The next block to run, taken atomically, and the thread-instructions run, summed as
+     * blocks go: host threads write them, so each has a cache line of its own, apart from
+     * what every thread reads on every turn (failed, the kernel). */
+    _Alignas(64) unsigned long long next;
+    _Alignas(64) uint64_t steps;
     _Alignas(64) char after_steps;
     uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */

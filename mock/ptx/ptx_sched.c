@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ptx_coll.h"
+#include "ptx_pool.h"
 #include "ptx_run.h"
 
 #define QUANTUM 4096 /* warp-instructions a path runs before the next gets a turn */
@@ -50,7 +51,7 @@ static bool block_alloc(pblock *b, prun *r) {
     b->nwarps = (b->n + 31) / 32;
     b->t = calloc(b->n, sizeof *b->t);
     b->local_all = malloc(r->local_size * b->n + 16);
-    b->smem_size = k->mod->smem_dyn_off + r->l->dynamic_smem;
+    b->smem_size = k->smem_dyn_off + r->l->dynamic_smem;
     b->smem = malloc(b->smem_size + 16);
     if (b->t == NULL || b->local_all == NULL || b->smem == NULL || !ptx__warps_alloc(b))
         return false;
@@ -71,7 +72,6 @@ static void block_start(pblock *b, unsigned long long index) {
     b->waiting_bar = 0;
     b->bar_general = 0;
     b->done = false;
-    b->steps = 0;
     b->rng = r->seed != 0 ? r->seed ^ (index * 0x9e3779b97f4a7c15ull) : 0;
     /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
      * either). */
@@ -163,31 +163,37 @@ static int block_turn(pblock *b, uint64_t *counted) {
 /* The grid                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-static void *worker(void *arg) {
-    pworker *w = arg;
-    prun *r = w->run;
+/* A host thread's share of a grid: blocks taken in turn from the launch's counter until none
+ * is left. Its block's memory is made when it takes its first. */
+static void worker(void *arg) {
+    prun *r = arg;
+    pworker w;
+    memset(&w, 0, sizeof w);
+    w.run = r;
     pblock b;
     memset(&b, 0, sizeof b);
-    if (!block_alloc(&b, r)) {
-        b.run = r;
-        ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a block");
-        block_free(&b);
-        return NULL;
-    }
-    b.w = w;
+    bool made = false;
+    /* The launch's count gets this thread's steps every 2^16 of them (bounded) and at its
+     * end, not after every block: a short block would make it a contended line. */
+    uint64_t counted = 0;
     for (;;) {
         unsigned long long i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
         if (i >= r->nblocks || failed(r)) break;
+        if (!made && !block_alloc(&b, r)) {
+            b.run = r;
+            ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a block");
+            break;
+        }
+        made = true;
+        b.w = &w;
         block_start(&b, r->order != NULL ? r->order[i] : i);
-        uint64_t counted = 0;
         int s;
         while ((s = block_turn(&b, &counted)) > 0) {
         }
-        flush(&b, &counted);
         if (s == 0) ptx__deadlock(&b);
     }
+    if (made) flush(&b, &counted);
     block_free(&b);
-    return NULL;
 }
 
 /* Cooperative: every block resident, all interleaved on the calling thread, so that a grid
@@ -245,19 +251,39 @@ static int host_threads(const mock_ptx_launch *l, unsigned long long blocks) {
     return (int)n;
 }
 
-uint64_t mock__ptx_last_steps; /* for the benchmark: thread-instructions of the last run */
-static uint64_t total_steps;   /* and of every run */
+static uint64_t total_steps; /* thread-instructions of every run */
 
 uint64_t mock__ptx_instructions(void) { return __atomic_load_n(&total_steps, __ATOMIC_RELAXED); }
 
-bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen) {
-    static pthread_mutex_t decode_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Decoded once: the first launch of a kernel decodes it under its module's lock (a kernel's
+ * .shared moves the module's layout, and two threads may launch kernels of one module at once),
+ * then publishes it; later launches see `prepared` and take no lock. */
+bool mock__ptx_prepare(const mock_ptx_kernel *kernel, char *err, size_t errlen) {
+    mock_ptx_func *k = (mock_ptx_func *)kernel;
     if (errlen > 0) err[0] = 0;
-    pthread_mutex_lock(&decode_lock);
-    bool ok = ptx__decode((mock_ptx_func *)k, err, errlen);
-    pthread_mutex_unlock(&decode_lock);
-    if (!ok && k->error != NULL) snprintf(err, errlen, "%s", k->error);
-    return ok;
+    if (!__atomic_load_n(&k->prepared, __ATOMIC_ACQUIRE)) {
+        mock_ptx_module *m = k->mod;
+        pthread_mutex_lock(&m->lock);
+        if (!k->prepared) {
+            bool ok = ptx__decode(k, err, errlen);
+            if (ok) {
+                /* Every function the kernel may call is decoded by now: the widest frame. */
+                k->run_nslots = k->nslots;
+                for (size_t i = 0; i < m->nfuncs; i++) {
+                    const mock_ptx_func *f = &m->funcs[i];
+                    if (f->decoded && f->error == NULL && f->nslots > k->run_nslots)
+                        k->run_nslots = f->nslots;
+                }
+                k->smem_static = m->smem_static;
+                k->smem_dyn_off = m->smem_dyn_off;
+            }
+            /* A reason that stays (not a passing lack of memory) is published as well. */
+            if (ok || k->error != NULL) __atomic_store_n(&k->prepared, true, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    if (k->error != NULL) snprintf(err, errlen, "%s", k->error);
+    return k->error == NULL && __atomic_load_n(&k->prepared, __ATOMIC_RELAXED);
 }
 
 CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char *err,
@@ -277,12 +303,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     r.nblocks = (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2];
     if (r.threads == 0 || r.nblocks == 0) return CUDA_ERROR_INVALID_VALUE;
     r.local_size = (k->max_depth_bytes + (k->recursive ? 64 * 1024 : 0) + 31) / 16 * 16;
-    /* Every function the kernel may call is decoded by now: the widest frame of the module's. */
-    r.nslots = k->nslots;
-    for (size_t i = 0; i < k->mod->nfuncs; i++) {
-        const mock_ptx_func *f = &k->mod->funcs[i];
-        if (f->decoded && f->error == NULL && f->nslots > r.nslots) r.nslots = f->nslots;
-    }
+    r.nslots = k->run_nslots;
     const char *e = getenv("CUSHIM_MOCK_PTX_STEPS");
     r.step_limit = e != NULL && strtoull(e, NULL, 10) > 0 ? strtoull(e, NULL, 10) : 1ull << 40;
     e = getenv("CUSHIM_MOCK_TIMEOUT_S");
@@ -327,27 +348,11 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         pworker w = {.run = &r};
         cooperative(&r, &w);
     } else {
-        int n = host_threads(l, r.nblocks);
-        pworker *ws = calloc((size_t)n, sizeof *ws);
-        if (ws == NULL) {
-            free(r.params);
-            free(r.order);
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        }
-        int started = 0;
-        for (int i = 0; i < n; i++) {
-            ws[i].run = &r;
-            if (i > 0 && pthread_create(&ws[i].th, NULL, worker, &ws[i]) != 0) break;
-            started = i + 1;
-        }
-        worker(&ws[0]);
-        for (int i = 1; i < started; i++) pthread_join(ws[i].th, NULL);
-        free(ws);
+        ptx__pool_run(worker, &r, host_threads(l, r.nblocks) - 1);
     }
     pthread_mutex_destroy(&r.out_lock);
     free(r.params);
     free(r.order);
-    mock__ptx_last_steps = r.steps;
     __atomic_fetch_add(&total_steps, r.steps, __ATOMIC_RELAXED);
     if (l->out != NULL)
         fflush(l->out);

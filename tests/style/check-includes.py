@@ -42,13 +42,9 @@ SCANNED = ("src", "runtime", "mock", "tools")
 # Circles known and being removed elsewhere, each with the reason. The check fails when one of
 # them is no longer there, so that this list is emptied as they go rather than left to hide a
 # new one.
-KNOWN = {
-    # The decoder's shared helpers (dec_fail, dec_const, ... in ptx_decode.c) and the
-    # instructions (ptx_inst.c), whose call of a function decodes the callee (ptx__decode) in
-    # turn: the helpers go to a file of their own once the call graph is decoded by a walk
-    # rather than by that recursion.
-    ("mock/ptx/ptx_decode", "mock/ptx/ptx_inst"),
-}
+# None now: the last (ptx_decode.c <-> ptx_inst.c) went when the decoder's shared helpers moved
+# to ptx_dec.c and a body's callees were queued by the body rather than decoded by the call.
+KNOWN = set()
 # Generated headers are not in the tree: the build writes them beside the others (the table of
 # each library the loader opens).
 GENERATED = re.compile(r"cushim_(\w+_)?table\.h$|cudart_ptds\.h$")

@@ -2,7 +2,10 @@
  * kernel, another thread's cuStreamQuery answers CUDA_ERROR_NOT_READY, and its cuMemAlloc,
  * cuCtxGetDevice and cuEventQuery answer too, as on a GPU. On main they waited for the kernel's
  * end. The kernel spins until the other thread releases it, for at most a bounded count: a
- * kernel that ran out its count (result 2) shows that the other thread's calls waited. */
+ * kernel that ran out its count (result 2) shows that the other thread's calls waited. Two
+ * threads that launch kernels of one freshly loaded module at once (each kernel's own .shared
+ * moves the module's layout when it is decoded) get the right results, under TSan too. */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers, setenv */
 #include <pthread.h>
 
 #include "exec_util.h"
@@ -157,11 +160,85 @@ static void test_a_second_synchronize_waits_for_the_running_kernel(void **state)
     end_spin(&k);
 }
 
+/* Two kernels of one module, each with a .shared array of its own: each thread writes its index
+ * there, waits at a barrier, reads it back and stores it plus the kernel's constant. */
+#define SHARED_KERNEL(name, k)                                                                     \
+    ".visible .entry " name "(.param .u64 out)\n{\n"                                               \
+    ".reg .b64 %rd<6>; .reg .b32 %r<8>;\n"                                                         \
+    ".shared .align 4 .b32 s_" name "[64];\n"                                                      \
+    "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x;\n"                      \
+    "mul.wide.u32 %rd2, %r1, 4; mov.u64 %rd3, s_" name "; add.u64 %rd3, %rd3, %rd2;\n"             \
+    "st.shared.u32 [%rd3], %r1; bar.sync 0; ld.shared.u32 %r3, [%rd3];\n"                          \
+    "add.u32 %r3, %r3, " k "; mad.lo.u32 %r4, %r2, 64, %r1;\n"                                     \
+    "mul.wide.u32 %rd4, %r4, 4; add.u64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r3;\nret;\n}\n"
+static const char ptx_pair[] = PTX_HEAD SHARED_KERNEL("ka", "1000") SHARED_KERNEL("kb", "2000");
+
+enum { PAIR_BLOCKS = 8, PAIR_THREADS = 64 };
+
+typedef struct launcher {
+    CUmodule m;
+    const char *name;
+    uint32_t add;
+    pthread_barrier_t *start;
+    CUresult r;
+    unsigned wrong;
+} launcher;
+
+static void *launch_thread(void *arg) {
+    launcher *a = arg;
+    CUfunction f;
+    CUstream s;
+    CUdeviceptr d;
+    a->r = t->cuCtxSetCurrent(cushim_context_raw(ctx));
+    if (a->r == CUDA_SUCCESS) a->r = t->cuModuleGetFunction(&f, a->m, a->name);
+    if (a->r == CUDA_SUCCESS) a->r = t->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    if (a->r == CUDA_SUCCESS) a->r = t->cuMemAlloc(&d, PAIR_BLOCKS * PAIR_THREADS * 4);
+    pthread_barrier_wait(a->start); /* both launch at once */
+    void *params[] = {&d};
+    if (a->r == CUDA_SUCCESS)
+        a->r = t->cuLaunchKernel(f, PAIR_BLOCKS, 1, 1, PAIR_THREADS, 1, 1, 0, s, params, NULL);
+    if (a->r == CUDA_SUCCESS) a->r = t->cuStreamSynchronize(s);
+    if (a->r == CUDA_SUCCESS) {
+        const uint32_t *out = (const uint32_t *)(uintptr_t)d; /* the mock's memory is the host's */
+        for (unsigned i = 0; i < PAIR_BLOCKS * PAIR_THREADS; i++)
+            a->wrong += out[i] != i % PAIR_THREADS + a->add;
+        t->cuMemFree(d);
+        t->cuStreamDestroy(s);
+    }
+    t->cuCtxSetCurrent(NULL);
+    return NULL;
+}
+
+static void test_two_threads_launch_kernels_of_a_fresh_module_at_once(void **state) {
+    (void)state;
+    for (int round = 0; round < 40; round++) {
+        CUmodule m;
+        assert_ok(t->cuModuleLoadData(&m, ptx_pair));
+        pthread_barrier_t start;
+        assert_int_equal(pthread_barrier_init(&start, NULL, 2), 0);
+        launcher a[2] = {{.m = m, .name = "ka", .add = 1000, .start = &start},
+                         {.m = m, .name = "kb", .add = 2000, .start = &start}};
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, launch_thread, &a[i]), 0);
+        for (int i = 0; i < 2; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+        pthread_barrier_destroy(&start);
+        for (int i = 0; i < 2; i++) {
+            assert_ok(a[i].r);
+            assert_int_equal(a[i].wrong, 0);
+        }
+        assert_ok(t->cuModuleUnload(m));
+    }
+}
+
 int main(void) {
+    /* Each launch over two host threads of the pool, so that the two launches share it. */
+    setenv("CUSHIM_MOCK_THREADS", "2", 1);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, exec_setup, exec_teardown)
     const struct CMUnitTest tests[] = {
         T(test_other_threads_calls_answer_while_a_kernel_runs),
         T(test_a_second_synchronize_waits_for_the_running_kernel),
+        T(test_two_threads_launch_kernels_of_a_fresh_module_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * in a block of 1024 threads ends in seconds with CUDA_ERROR_LAUNCH_TIMEOUT naming its kernel,
  * block, thread and line; a cooperative deadlock names the block that waits; one host thread
  * gives the same results and messages on every run, and a seeded random schedule changes the
- * order of warps the same way each time; lanes of one warp that wait on each other across a
+ * order of warps the same way each time (the kernel suite's reduction too: its sum, and the
+ * message of its fault when it reads past its input, the same twice in turn and twice with one
+ * seed); lanes of one warp that wait on each other across a
  * branch (a spin in one, the store it waits for in the other) finish. */
 #include <time.h>
 
@@ -227,6 +229,52 @@ static void test_lanes_waiting_across_a_branch_finish(void **state) {
     dev_free_all();
 }
 
+/* The kernel suite's reduction (ptx/kernels/reduce.ptx): k_reduce(in, n, total). */
+static char *reduce_ptx(void) {
+    FILE *f = fopen(PTX_DIR "/../../../ptx/kernels/reduce.ptx", "rb");
+    assert_non_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(n > 0 && n < sizeof text - 1);
+    text[n] = 0;
+    return text;
+}
+
+/* The reduction of the 5000 ints at in over one host thread, with `schedule`; n past the
+ * input's end makes it fault. The total (or -1) and the message (or ""); the same memory each
+ * time, since the message names the address. */
+static int reduce_once(const char *schedule, int *in, int *total, int n, char msg[1024]) {
+    *total = 0;
+    if (schedule != NULL) setenv("CUSHIM_MOCK_SCHEDULE", schedule, 1);
+    void *p[] = {&in, &n, &total};
+    CUresult r =
+        run_ex(reduce_ptx(), "k_reduce", (unsigned)(n + 255) / 256, 256, p, 1, false, NULL);
+    unsetenv("CUSHIM_MOCK_SCHEDULE");
+    assert_int_equal(r, n > 5000 ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS);
+    snprintf(msg, 1024, "%s", r == CUDA_SUCCESS ? "" : err);
+    return r == CUDA_SUCCESS ? *total : -1;
+}
+
+static void test_kernel_suite_reduction_is_deterministic(void **state) {
+    (void)state;
+    int want = 0, *in = dev_alloc(5000 * sizeof *in), *total = dev_alloc(sizeof *total);
+    for (int i = 0; i < 5000; i++) want += in[i] = (i * 7919) % 2001 - 1000;
+    const char *const schedules[] = {NULL, "random:5"};
+    for (int s = 0; s < 2; s++) {
+        char a[1024], b[1024];
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000, a), want);
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000, b), want);
+        /* Past the end of the input's allocation: the same fault, named the same way. */
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000 + 600, a), -1);
+        assert_int_equal(reduce_once(schedules[s], in, total, 5000 + 600, b), -1);
+        assert_string_equal(a, b);
+        assert_has(a, "k_reduce");
+        assert_has(a, "PTX line");
+    }
+    dev_free_all();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrapping_addresses_fault),
@@ -237,6 +285,7 @@ int main(void) {
         cmocka_unit_test(test_cooperative_deadlock_names_its_block),
         cmocka_unit_test(test_one_host_thread_is_deterministic),
         cmocka_unit_test(test_random_schedule_is_seeded),
+        cmocka_unit_test(test_kernel_suite_reduction_is_deterministic),
         cmocka_unit_test(test_lanes_waiting_across_a_branch_finish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

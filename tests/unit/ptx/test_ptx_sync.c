@@ -1,7 +1,20 @@
 /* Threads meeting: barriers (with divergence before them and bar.red), warp collectives
  * (shfl.sync, vote.sync, match.sync, redux.sync, activemask), atomics from blocks on several
- * host threads, and a cooperative grid barrier built from atomics and spins. */
+ * host threads, and a cooperative grid barrier built from atomics and spins. The pool of host
+ * threads survives fork(): a child makes its own and runs a grid over it. */
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "ptx_util.h"
+
+/* TSan starts no thread in the child of a multi-threaded fork: the fork test is left out. */
+#if defined(__SANITIZE_THREAD__)
+#define NO_FORK_THREADS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NO_FORK_THREADS 1
+#endif
+#endif
 
 /* PTX ISA, "bar, barrier": every thread writes its slot, meets the others, then reads its
  * neighbour's; odd threads take a longer path first. bar.red.popc counts the odd ones. */
@@ -158,9 +171,60 @@ static void test_cooperative_groups_grid_sync(void **state) {
     dev_free_all();
 }
 
+#ifndef NO_FORK_THREADS
+/* out[i] = 3 * i over 16 blocks of 64 threads, on 4 host threads: whether every value is right. */
+static const char triple_ptx[] = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+                                      ".reg .b32 %r<6>; .reg .b64 %rd<4>;\n"
+                                      "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+                                      "mov.u32 %r2, %ctaid.x; mad.lo.u32 %r3, %r2, 64, %r1;\n"
+                                      "mul.lo.u32 %r4, %r3, 3; mul.wide.u32 %rd2, %r3, 4;\n"
+                                      "add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r4;\n"
+                                      "ret;\n}\n";
+
+/* Block 0 spins until block 1 sets a flag: it ends only when two host threads run the blocks at
+ * once (on one, the launch times out). */
+static const char meet_ptx[] = HEAD ".visible .entry k(.param .u64 flag)\n{\n"
+                                    ".reg .b32 %r<4>; .reg .b64 %rd<2>; .reg .pred %p<3>;\n"
+                                    "ld.param.u64 %rd1, [flag]; mov.u32 %r1, %ctaid.x;\n"
+                                    "setp.eq.u32 %p1, %r1, 0; @%p1 bra SPIN;\n"
+                                    "atom.global.exch.b32 %r2, [%rd1], 1; ret;\n"
+                                    "SPIN: atom.global.add.u32 %r3, [%rd1], 0;\n"
+                                    "setp.eq.u32 %p2, %r3, 0; @%p2 bra SPIN;\n"
+                                    "ret;\n}\n";
+
+static bool triple_on_four_threads(void) {
+    uint32_t *out = dev_alloc(16 * 64 * 4), *flag = dev_alloc(4);
+    void *p[] = {&out}, *q[] = {&flag};
+    bool ok = run_ex(triple_ptx, "k", 16, 64, p, 4, false, NULL) == CUDA_SUCCESS;
+    for (uint32_t i = 0; ok && i < 16 * 64; i++) ok = out[i] == 3 * i;
+    *flag = 0;
+    ok = ok && run_ex(meet_ptx, "k", 2, 32, q, 2, false, NULL) == CUDA_SUCCESS;
+    dev_free_all();
+    return ok;
+}
+
+static void test_pool_after_fork(void **state) {
+    (void)state;
+    setenv("CUSHIM_MOCK_TIMEOUT_S", "5", 1); /* a child without threads fails in 5 s */
+    assert_true(triple_on_four_threads());   /* the pool has its threads now */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(triple_on_four_threads() && triple_on_four_threads() ? 0 : 1);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_true(triple_on_four_threads()); /* the parent's pool still works */
+    unsetenv("CUSHIM_MOCK_TIMEOUT_S");
+}
+#endif
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_barrier_with_divergence),
+#ifndef NO_FORK_THREADS
+        cmocka_unit_test(test_pool_after_fork),
+#endif
         cmocka_unit_test(test_warp_collectives),
         cmocka_unit_test(test_atomics_across_host_threads),
         cmocka_unit_test(test_cooperative_grid_barrier),
