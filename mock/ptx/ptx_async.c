@@ -74,6 +74,8 @@ int ptx__async(pblock *b, pthr *t, const pinst *in, uint64_t *R) {
 #define REG(slot) LANE_REG(R, slot)
     if (in->sub == AS_COPY) {
         uint64_t size = REG(in->d[1]), src_size = REG(in->d[2]);
+        if (in->flags & F_CLAMP) /* an ignore-src predicate: true reads nothing, zero fills */
+            src_size = ((src_size & 1) != 0) != ((in->flags & F_NEGC) != 0) ? 0 : size;
         if (src_size > size)
             return ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_INSTRUCTION,
                               "cp.async with a src-size of %llu, above its cp-size of %llu",

@@ -930,6 +930,10 @@ static bool async_op(dec *d, mods *m, bool mbar, opnd *o, int no) {
                             (unsigned long long)o[2].v);
         in->d[1] = value(d, &o[2], T_U32);                               /* cp-size */
         in->d[2] = no == 4 && !bulk ? value(d, &o[3], T_U32) : in->d[1]; /* src-size */
+        if (no == 4 && !bulk && o[3].kind == K_REG && o[3].bytes == 1) { /* ignore-src */
+            in->flags |= F_CLAMP;
+            if (o[3].neg) in->flags |= F_NEGC;
+        }
         in->d[3] = SL_ZERO;
         in->imm = 0;
         if (bulk && no == 4) {

@@ -1,33 +1,34 @@
 /* cp.async and mbarrier on the interpreter alone: PTX ISA 9.7.9.25 "cp.async" (cp-size 4, 8, 16
- * with src-size zero fill; commit_group and wait_group), 9.7.9.25.4 "cp.async.bulk" (completing
- * transaction bytes on an mbarrier), 9.7.13.15 "mbarrier" (init, arrive with a state and a count,
- * arrive_drop, expect_tx, test_wait / try_wait with a state and with .parity, pending_count,
- * inval; cp.async.mbarrier.arrive.noinc). */
+ * with src-size and ignore-src zero fill; commit_group and wait_group), 9.7.9.25.4 "cp.async.bulk"
+ * (completing transaction bytes on an mbarrier), 9.7.13.15 "mbarrier" (init, arrive with a state
+ * and a count, arrive_drop, expect_tx, test_wait / try_wait with a state and with .parity,
+ * pending_count, inval; cp.async.mbarrier.arrive.noinc). */
 #include "ptx_util.h"
 
 /* Thread t copies 16 bytes of in[t] to shared with cp.async.cg and a src-size of t % 17 bytes
  * (the rest zero), 8 bytes with .ca, 4 bytes with .ca, then reads them back to out. */
-static const char copy_ptx[] =
-    HEAD ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
-         ".shared .align 16 .b8 sm[2048];\n"
-         ".reg .b32 %r<12>; .reg .b64 %rd<8>;\n"
-         "ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
-         "mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 16;\n"
-         "add.s64 %rd4, %rd1, %rd3; add.s64 %rd5, %rd2, %rd3;\n"
-         "shl.b32 %r2, %r1, 4; mov.u32 %r3, sm; add.s32 %r4, %r3, %r2;\n"
-         "rem.u32 %r5, %r1, 17;\n"
-         "cp.async.cg.shared.global [%r4], [%rd4], 16, %r5;\n"
-         "cp.async.commit_group;\n"
-         "cp.async.ca.shared.global [%r4+1024], [%rd4], 8;\n"
-         "cp.async.ca.shared::cta.global [%r4+1032], [%rd4+8], 4;\n"
-         "cp.async.commit_group;\n"
-         "cp.async.wait_group 1;\n"
-         "cp.async.wait_all;\n"
-         "ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r4];\n"
-         "st.global.v4.u32 [%rd5], {%r6, %r7, %r8, %r9};\n"
-         "ld.shared.v2.u32 {%r6, %r7}, [%r4+1024]; ld.shared.u32 %r8, [%r4+1032];\n"
-         "st.global.v2.u32 [%rd5+512], {%r6, %r7}; st.global.u32 [%rd5+520], %r8;\n"
-         "ret;\n}\n";
+static const char copy_ptx[] = HEAD ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
+                                    ".shared .align 16 .b8 sm[2048];\n"
+                                    ".reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p1;\n"
+                                    "ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+                                    "mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 16;\n"
+                                    "add.s64 %rd4, %rd1, %rd3; add.s64 %rd5, %rd2, %rd3;\n"
+                                    "shl.b32 %r2, %r1, 4; mov.u32 %r3, sm; add.s32 %r4, %r3, %r2;\n"
+                                    "rem.u32 %r5, %r1, 17;\n"
+                                    "cp.async.cg.shared.global [%r4], [%rd4], 16, %r5;\n"
+                                    "cp.async.commit_group;\n"
+                                    "cp.async.ca.shared.global [%r4+1024], [%rd4], 8;\n"
+                                    "cp.async.ca.shared::cta.global [%r4+1032], [%rd4+8], 4;\n"
+                                    "setp.lt.u32 %p1, %r1, 8;\n"
+                                    "cp.async.ca.shared.global [%r4+1036], [%rd4+12], 4, %p1;\n"
+                                    "cp.async.commit_group;\n"
+                                    "cp.async.wait_group 1;\n"
+                                    "cp.async.wait_all;\n"
+                                    "ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r4];\n"
+                                    "st.global.v4.u32 [%rd5], {%r6, %r7, %r8, %r9};\n"
+                                    "ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r4+1024];\n"
+                                    "st.global.v4.u32 [%rd5+512], {%r6, %r7, %r8, %r9};\n"
+                                    "ret;\n}\n";
 
 static void test_cp_async_sizes_and_zero_fill(void **state) {
     (void)state;
@@ -43,6 +44,12 @@ static void test_cp_async_sizes_and_zero_fill(void **state) {
                 fail_msg("t %d i %d: %d, not %d", t, i, out[t * 16 + i], want);
         }
         assert_memory_equal(out + 512 + t * 16, in + t * 16, 12);
+        /* ignore-src true for threads 0-7: zeros */
+        uint32_t last;
+        memcpy(&last, out + 512 + t * 16 + 12, 4);
+        uint32_t want;
+        memcpy(&want, in + t * 16 + 12, 4);
+        assert_int_equal(last, t < 8 ? 0 : want);
     }
     dev_free_all();
 }
