@@ -665,6 +665,22 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 }
                 break;
             }
+            C(O_ASYNC, T_NONE) : {
+                bool waiting = false;
+                EACH(m) {
+                    if (ptx__async(b, &lanes[l], in, R + l) != TS_RUN) {
+                        st = TS_FAULT;
+                        goto out;
+                    }
+                    waiting |= (in->sub == AS_TEST || in->sub == AS_PARITY) && d[l] == 0;
+                }
+                /* An mbarrier phase not complete: the others run before this lane spins on */
+                if (waiting) {
+                    st = TS_YIELD;
+                    goto out;
+                }
+                break;
+            }
             C(O_BRA, T_NONE) : if (m != mask) {
                 w->split_mask = m;
                 w->split_pc = (uint32_t)in->imm;

@@ -875,6 +875,124 @@ static bool call(dec *d, mods *m) {
     return true;
 }
 
+/* An address operand into s[base] and a constant slot of its offset (shared addresses are 32-bit
+ * offsets whatever the register's width). */
+static int async_addr(dec *d, int sp, const opnd *a, uint32_t *base, uint32_t *off) {
+    if (a->kind != K_ADDR) return dec_fail(d, "an operand that is not an [address]"), -1;
+    *base = a->base;
+    *off = dec_const(d, (uint64_t)a->off);
+    return access_space(d, sp, a);
+}
+
+/* The shared-memory space words: .shared, .shared::cta, .shared::cluster (one CTA per cluster on
+ * the mock, so the same memory). */
+static int async_space(mods *m, int dflt) {
+    if (take(m, "shared") || take(m, "shared::cta") || take(m, "shared::cluster")) return S_SHARED;
+    return dflt;
+}
+
+/* PTX ISA 9.7.9.25 "Data Movement and Conversion Instructions: cp.async" (and its
+ * commit_group / wait_group / wait_all, and cp.async.bulk), 9.7.13.15 "Parallel Synchronization
+ * and Communication Instructions: mbarrier". The mock copies at issue, so that the groups are
+ * complete when they are committed and the waits are no-ops. */
+static bool async_op(dec *d, mods *m, bool mbar, opnd *o, int no) {
+    pinst *in;
+    int sp;
+    if (!mbar) {
+        if (!take(m, "async")) return dec_fail(d, "'cp' without '.async'");
+        if (take(m, "commit_group") || take(m, "wait_all")) return no == 0 || want(d, no, 0, m);
+        if (take(m, "wait_group")) return want(d, no, 1, m) && o[0].kind == K_IMM;
+        if (take(m, "mbarrier")) {
+            take(m, "arrive");
+            bool noinc = take(m, "noinc");
+            sp = async_space(m, S_GENERIC);
+            if (!want(d, no, 1, m) || (in = emit(d, O_ASYNC, T_NONE)) == NULL) return false;
+            in->sub = AS_CPARRIVE;
+            in->imm = noinc;
+            in->space = (uint8_t)async_addr(d, sp, &o[0], &in->s[0], &in->s[1]);
+            return in->space != (uint8_t)-1;
+        }
+        bool bulk = take(m, "bulk");
+        if (!bulk && !take(m, "ca") && !take(m, "cg"))
+            return dec_fail(d, "cp.async without .ca, .cg or .bulk");
+        if (!async_space(m, -1) || !take(m, "global"))
+            return dec_fail(d, "cp.async other than shared from global");
+        take(m, "mbarrier::complete_tx::bytes");
+        if (!bulk && take(m, "L2::cache_hint")) no--;
+        if (no < 3 || no > (bulk ? 4 : 4)) return dec_fail(d, "a bad cp.async");
+        if ((in = emit(d, O_ASYNC, T_NONE)) == NULL) return false;
+        in->sub = AS_COPY;
+        in->d[0] = SL_SINK;
+        in->space = (uint8_t)async_addr(d, S_SHARED, &o[0], &in->s[0], &in->s[1]);
+        if (async_addr(d, S_GLOBAL, &o[1], &in->s[2], &in->s[3]) < 0) return false;
+        if (o[2].kind != K_IMM && !bulk) return dec_fail(d, "cp.async with a cp-size not a number");
+        if (!bulk && o[2].v != 4 && o[2].v != 8 && o[2].v != 16)
+            return dec_fail(d, "cp.async of %llu bytes, not 4, 8 or 16",
+                            (unsigned long long)o[2].v);
+        in->d[1] = value(d, &o[2], T_U32);                               /* cp-size */
+        in->d[2] = no == 4 && !bulk ? value(d, &o[3], T_U32) : in->d[1]; /* src-size */
+        if (no == 4 && !bulk && o[3].kind == K_REG && o[3].bytes == 1) { /* ignore-src */
+            in->flags |= F_CLAMP;
+            if (o[3].neg) in->flags |= F_NEGC;
+        }
+        in->d[3] = SL_ZERO;
+        in->imm = 0;
+        if (bulk && no == 4) {
+            uint32_t base, off;
+            if (async_addr(d, S_SHARED, &o[3], &base, &off) < 0) return false;
+            in->d[3] = base;
+            in->aux = off;
+            in->imm = 1;
+        }
+        return in->space != (uint8_t)-1;
+    }
+    static const char *const ops[] = {"init",      "arrive",        "arrive_drop",
+                                      "expect_tx", "complete_tx",   "test_wait",
+                                      "try_wait",  "pending_count", "inval"};
+    int k = take_one(m, ops, 9);
+    if (k < 0) return dec_fail(d, "an mbarrier without an operation");
+    sp = async_space(m, S_GENERIC);
+    bool parity = take(m, "parity"), expect = take(m, "expect_tx");
+    take(m, "noComplete");
+    if ((in = emit(d, O_ASYNC, T_NONE)) == NULL) return false;
+    in->d[0] = SL_SINK;
+    in->s[2] = SL_ZERO;
+    if (k == 7) { /* pending_count count, state */
+        in->sub = AS_PENDING;
+        in->s[0] = value(d, &o[1], T_U64);
+        return want(d, no, 2, m) && dest(d, &o[0], &in->d[0]);
+    }
+    bool hasdst = k == 1 || k == 2 || k == 5 || k == 6;
+    const opnd *a = &o[hasdst ? 1 : 0];
+    if (no < (hasdst ? 2 : 1)) return dec_fail(d, "a bad mbarrier");
+    in->space = (uint8_t)async_addr(d, sp, a, &in->s[0], &in->s[1]);
+    if (in->space == (uint8_t)-1) return false;
+    if (hasdst && !dest(d, &o[0], &in->d[0])) return false;
+    int rest = no - (hasdst ? 2 : 1);
+    if (k == 0 || k == 3 || k == 4) {
+        in->sub = k == 0 ? AS_INIT : k == 3 ? AS_EXPECT : AS_COMPLETE;
+        if (rest != 1) return dec_fail(d, "a bad mbarrier.%s", ops[k]);
+        in->s[2] = value(d, &o[no - 1], T_U32);
+    } else if (k == 1 || k == 2) {
+        in->sub = AS_ARRIVE;
+        in->imm = k == 2;
+        if (rest > 1) return dec_fail(d, "a bad mbarrier.%s", ops[k]);
+        in->s[3] = rest == 1 ? value(d, &o[no - 1], T_U32) : dec_const(d, 1);
+        if (expect) { /* arrive.expect_tx: the count is the tx-count, the arrival is one */
+            in->s[2] = in->s[3];
+            in->s[3] = dec_const(d, 1);
+        }
+    } else if (k == 5 || k == 6) {
+        in->sub = parity ? AS_PARITY : AS_TEST;
+        if (rest < 1 || rest > 2) return dec_fail(d, "a bad mbarrier.%s", ops[k]);
+        in->s[2] = value(d, &o[2], T_U64); /* the state or the parity; a time limit is ignored */
+    } else {
+        in->sub = AS_INVAL;
+        if (rest != 0) return dec_fail(d, "a bad mbarrier.inval");
+    }
+    return true;
+}
+
 static bool nop(dec *d) {
     while (d->l.p < d->l.end && *d->l.p != ';') d->l.p++;
     return ptx__eat(&d->l, ';');
@@ -893,14 +1011,15 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
         return nop(d);
     }
     static const char *const known[] = {
-        "add",  "sub",  "mul",   "div",   "rem",        "min",   "max",         "and",
-        "or",   "xor",  "shl",   "shr",   "copysign",   "abs",   "neg",         "not",
-        "cnot", "sqrt", "rcp",   "rsqrt", "sin",        "cos",   "lg2",         "ex2",
-        "tanh", "brev", "clz",   "popc",  "bfind",      "mad",   "fma",         "bfe",
-        "selp", "slct", "prmt",  "sad",   "addc",       "subc",  "bfi",         "lop3",
-        "shf",  "setp", "mov",   "cvt",   "cvta",       "ld",    "ldu",         "st",
-        "atom", "red",  "bra",   "ret",   "exit",       "trap",  "bar",         "barrier",
-        "shfl", "vote", "match", "redux", "activemask", "testp", "createpolicy"};
+        "add",     "sub",  "mul",   "div",   "rem",        "min",   "max",          "and",
+        "or",      "xor",  "shl",   "shr",   "copysign",   "abs",   "neg",          "not",
+        "cnot",    "sqrt", "rcp",   "rsqrt", "sin",        "cos",   "lg2",          "ex2",
+        "tanh",    "brev", "clz",   "popc",  "bfind",      "mad",   "fma",          "bfe",
+        "selp",    "slct", "prmt",  "sad",   "addc",       "subc",  "bfi",          "lop3",
+        "shf",     "setp", "mov",   "cvt",   "cvta",       "ld",    "ldu",          "st",
+        "atom",    "red",  "bra",   "ret",   "exit",       "trap",  "bar",          "barrier",
+        "shfl",    "vote", "match", "redux", "activemask", "testp", "createpolicy", "cp",
+        "mbarrier"};
     bool is_known = false;
     for (size_t i = 0; i < sizeof known / sizeof known[0] && !is_known; i++) {
         is_known = IS(known[i]);
@@ -1020,6 +1139,8 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
         pinst *in = no >= 1 ? emit(d, O_MOV, T_NONE) : NULL;
         ok = in != NULL && dest(d, &o[0], &in->d[0]);
         if (ok) in->s[0] = SL_ZERO;
+    } else if (IS("cp") || IS("mbarrier")) {
+        ok = async_op(d, &m, IS("mbarrier"), o, no);
     } else {
         return dec_fail(d, "the instruction '%.*s' is not supported by the mock's interpreter",
                         (int)n, w);

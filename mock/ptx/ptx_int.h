@@ -108,6 +108,7 @@ enum {
     O_PRINTF,
     O_ASSERT,
     O_SETMAXNREG,
+    O_ASYNC, /* cp.async and mbarrier (ptx_async.c); sub: AS_* */
     O_COUNT
 };
 
@@ -147,6 +148,19 @@ enum {
     C_GEU,
     C_NUM,
     C_NAN
+};
+/* Sub-operations of O_ASYNC. */
+enum {
+    AS_COPY,     /* cp.async, cp.async.bulk (d[2] + d[3]: its mbarrier, 0 for none) */
+    AS_INIT,     /* mbarrier.init */
+    AS_ARRIVE,   /* mbarrier.arrive; imm 1: arrive_drop; s[2]: expect_tx count */
+    AS_EXPECT,   /* mbarrier.expect_tx */
+    AS_COMPLETE, /* mbarrier.complete_tx */
+    AS_TEST,     /* mbarrier.test_wait / try_wait against a state */
+    AS_PARITY,   /* mbarrier.test_wait.parity / try_wait.parity */
+    AS_PENDING,  /* mbarrier.pending_count */
+    AS_INVAL,    /* mbarrier.inval */
+    AS_CPARRIVE  /* cp.async.mbarrier.arrive.noinc (without .noinc it is no change) */
 };
 enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS };
 
