@@ -45,20 +45,6 @@ static bool hidden(const char *name) {
     return false;
 }
 
-int mock__best_row(const char *base, int version, bool *known) {
-    int best = -1;
-    *known = false;
-    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
-        if (strcmp(mock__rows[i].base, base) != 0) continue;
-        *known = true;
-        if (mock__rows[i].version <= version &&
-            (best < 0 || mock__rows[i].version > mock__rows[best].version)) {
-            best = i;
-        }
-    }
-    return best;
-}
-
 /* Not a driver call: neither logged nor counted nor subject to injected failures. */
 static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status) {

@@ -10,7 +10,23 @@
  * their mock_ names, never through the plain ones. A program that loads the mock by the name
  * libcuda.so.1 (LD_LIBRARY_PATH, -lcuda) gets them, as it would the driver's.
  */
+#include <string.h>
+
 #include "mock.h"
+
+int mock__best_row(const char *base, int version, bool *known) {
+    int best = -1;
+    *known = false;
+    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
+        if (strcmp(mock__rows[i].base, base) != 0) continue;
+        *known = true;
+        if (mock__rows[i].version <= version &&
+            (best < 0 || mock__rows[i].version > mock__rows[best].version)) {
+            best = i;
+        }
+    }
+    return best;
+}
 
 static void (*plain_fn(const mock_cuda_entry *e, bool per_thread))(void) {
     int version = per_thread ? e->ptds_version : e->version;
