@@ -29,6 +29,52 @@ def choose_chain(name, cands):
     return cuda_header.choose_chain(name, cands, "MOCK__PICK")
 
 
+# Defined in C by mock_control.c, whatever the variant.
+DEFINED_IN_C = {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2"}
+
+
+def plain_exports(E):
+    """Every symbol of cuda.h under its plain name, as libcuda.so.1 exports it (cuMemAlloc_v2,
+    cuMemcpy_ptds): a jump through a slot that mock_exports.c fills, at load, with what
+    cuGetProcAddress answers for the entry's ABI (its implementation or its stub), so that a
+    program linked with -lcuda, or one that looks names up with dlsym, runs on the mock. Not in
+    the variant without cuGetProcAddress, which poses as a driver too old for the loader."""
+    plains = []  # (symbol, entry index, per-thread)
+    seen = set(DEFINED_IN_C)
+    for i, e in enumerate(E.list):
+        for sym, pt in ((e["symbol"], False), (e["ptds"]["final"], True)):
+            if pt and (not e["ptds_cands"] or sym == e["legacy"]["final"]):
+                continue
+            if sym in seen:
+                continue
+            seen.add(sym)
+            plains.append((sym, i, pt))
+    out = ["#if !defined(MOCK_NO_PROC_ADDRESS) && (defined(__x86_64__) || defined(__aarch64__))",
+           "void (*mock__plain_slots[%d])(void);" % len(plains),
+           "const mock_plain mock__plains[] = {"]
+    out += ["    {%d, %s}," % (i, "true" if pt else "false") for _, i, pt in plains]
+    out.append("};")
+    out.append("const int mock__plain_count = %d;" % len(plains))
+    out.append("#if defined(__x86_64__)")
+    out.append("#define MOCK__JUMP(k) \"jmp *mock__plain_slots+\" #k \"*8(%rip)\\n\"")
+    out.append("#else")
+    out.append("#define MOCK__JUMP(k) \"adrp x16, mock__plain_slots+\" #k \"*8\\n\" \\")
+    out.append("    \"ldr x16, [x16, #:lo12:mock__plain_slots+\" #k \"*8]\\nbr x16\\n\"")
+    out.append("#endif")
+    out.append("#define MOCK__PLAIN(name, k) \\")
+    out.append("    __asm__(\".text\\n.globl \" name \"\\n.type \" name \", %function\\n\" name \":\\n\" \\")
+    out.append("            MOCK__JUMP(k) \".size \" name \", .-\" name \"\\n\");")
+    for k, (sym, _, _) in enumerate(plains):
+        out.append("MOCK__PLAIN(\"%s\", %d)" % (sym, k))
+    out.append("#else")
+    out.append("void (*mock__plain_slots[1])(void);")
+    out.append("const mock_plain mock__plains[1];")
+    out.append("const int mock__plain_count = 0;")
+    out.append("#endif")
+    out.append("")
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: gen-mock-stubs.py CUDA_INCLUDE_DIR OUT_SOURCE")
@@ -76,6 +122,14 @@ def main():
     out.append("const int mock__cuda_entry_count = %d;" % len(E.list))
     out.append("mock_cuda_entry_state mock__cuda_entry_states[%d];" % len(E.list))
     out.append("")
+    # The names and texts of every CUresult of cuda.h, parsed as cushim's loader parses them.
+    out.append("const mock_error_text mock__errors[] = {")
+    for ename, val, text in E.errors:
+        out.append("    {%d, %s, %s}," % (val, c_string(ename), c_string(text)))
+    out.append("};")
+    out.append("const unsigned mock__error_count = %du;" % len(E.errors))
+    out.append("")
+    out += plain_exports(E)
     with open(out_path, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
 

@@ -265,6 +265,13 @@ typedef struct cushim_mock_api {
     int (*implemented_count)(void);
     int (*entry_count)(void);
     const char *(*implemented_name)(int i);
+
+    /* Progress: with pending on, queued stream work (kernels, copies, host functions,
+     * callbacks, records) runs by itself on a thread of the mock, as a GPU runs it, without a
+     * synchronize; in stream order, under the mock's lock. Off: it waits for a synchronize, a
+     * destroy or a query's poll limit, so that CUDA_ERROR_NOT_READY is certain. On by default;
+     * CUSHIM_MOCK_ASYNC=0 turns it off, and reset goes back to what that says. */
+    void (*set_async)(bool on);
 } cushim_mock_api;
 
 /* Faults are by driver entry, so a fault reaches a cushim function only through the entries it

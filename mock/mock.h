@@ -441,6 +441,14 @@ void mock__observe_end(mock_kernel_run *run);
 
 /* A code's name (name true) or text; NULL for a code the mock does not know. */
 const char *mock__error_name(CUresult r, bool name);
+/* Every CUresult of cuda.h, its name and the first sentence of its doc comment, generated with
+ * the stubs (gen/gen-mock-stubs.py, from the parse that gives cushim's loader its table). */
+typedef struct mock_error_text {
+    int code;
+    const char *name, *text;
+} mock_error_text;
+extern const mock_error_text mock__errors[];
+extern const unsigned mock__error_count;
 
 #define MOCK_ENTER(id)                                                                             \
     do {                                                                                           \
@@ -496,6 +504,14 @@ void mock__submit(struct CUstream_st *s);
 void mock__complete(struct CUstream_st *s, unsigned long long upto, int depth);
 void mock__stream_init(struct CUstream_st *s, struct CUctx_st *ctx);
 void mock__ctx_sync(struct CUctx_st *ctx);
+/* The progress thread (mock_progress.c): s has new work; progress on or off (set_async); at
+ * reset (waits for the thread to be idle, forgets the list, takes CUSHIM_MOCK_ASYNC again); at
+ * boot (the environment, the fork handlers). */
+void mock__progress_note(struct CUstream_st *s);
+void mock__progress_set(bool on);
+void mock__progress_reset(void);
+void mock__progress_boot(void);
+void mock__progress_forked(void);
 /* Execution state at reset (mock_capture.c); its control functions (mock_exec_control.c). */
 void mock__exec_reset(void);
 void mock__exec_api(cushim_mock_api *api);

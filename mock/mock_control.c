@@ -65,17 +65,8 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
     }
     if (hidden(symbol)) return mock__leave(CUDA_ERROR_NOT_FOUND);
-    /* The newest ABI that the asked version has. */
-    int best = -1;
     bool known_name = false;
-    for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
-        if (strcmp(mock__rows[i].base, symbol) != 0) continue;
-        known_name = true;
-        if (mock__rows[i].version <= version &&
-            (best < 0 || mock__rows[i].version > mock__rows[best].version)) {
-            best = i;
-        }
-    }
+    int best = mock__best_row(symbol, version, &known_name);
     /* An entry of cuda.h the mock does not implement: its stub, which answers
      * CUDA_ERROR_NOT_SUPPORTED (mock_coverage.c). */
     if (!known_name) {
@@ -139,7 +130,8 @@ MOCK_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, in
 
 static void ctl_reset(void) {
     mock__lock();
-    mock__wait_kernels(); /* their streams and memory are freed below */
+    mock__progress_reset(); /* the progress thread idle, its list of streams empty */
+    mock__wait_kernels();   /* their streams and memory are freed below */
     mock__forget_all();
     mock__forget_launches();
     free(mock__state.log);
@@ -366,6 +358,12 @@ static void ctl_set_pending(bool on) {
     mock__unlock();
 }
 
+static void ctl_set_async(bool on) {
+    mock__lock();
+    mock__progress_set(on);
+    mock__unlock();
+}
+
 static void ctl_set_launch_us(unsigned long long us) {
     mock__lock();
     mock__state.launch_us = us;
@@ -428,6 +426,7 @@ MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api) {
         .set_device_count = ctl_set_device_count,
         .set_attribute = ctl_set_attribute,
         .set_pending = ctl_set_pending,
+        .set_async = ctl_set_async,
         .set_launch_us = ctl_set_launch_us,
         .set_occupancy_override = ctl_set_occupancy_override,
         .set_kernel_attributes = ctl_set_kernel_attributes,

@@ -26,6 +26,10 @@ static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
 /* The first row of each row's base name, so that rows of one base count as one entry. */
 static int base_row[MOCK_ENTRY_COUNT];
 
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
 static void boot(void) {
     for (int i = 0; i < MOCK_ENTRY_COUNT; i++) {
         base_row[i] = i;
@@ -44,6 +48,8 @@ static void boot(void) {
     mock__state.booted = true; /* the profiles take the lock's state as ready */
     mock__default_devices();
     mock__state.pending = true;
+    mock__progress_boot();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
     mock__state.launch_us = 1000;
     mock__state.occupancy_override = -1;
     mock__state.kernel_static_smem = 0;
@@ -88,6 +94,21 @@ void mock__wait(void) {
 }
 
 void mock__wake(void) { pthread_cond_broadcast(&changed); }
+
+/* fork: the prepare handler takes the lock, so that no other thread holds it, or is halfway
+ * through a change of the state, when the process forks (the progress thread drains streams
+ * under it). The child's one thread has another thread id than the one that took it, which a
+ * recursive mutex would not let unlock it: the child makes the lock and the condition anew. */
+static void fork_prepare(void) { mock__lock(); }
+static void fork_parent(void) { mock__unlock(); }
+static void fork_child(void) {
+    static const pthread_mutex_t fresh_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+    static const pthread_cond_t fresh_cond = PTHREAD_COND_INITIALIZER;
+    memcpy(&lock, &fresh_lock, sizeof lock);
+    memcpy(&changed, &fresh_cond, sizeof changed);
+    holds = 0;
+    mock__progress_forked();
+}
 
 static bool sticky_exempt(const char *base);
 

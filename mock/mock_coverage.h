@@ -56,6 +56,20 @@ void mock__coverage_reset(void);
 /* The control functions of coverage (cushim_mock.h, "Coverage"). */
 struct cushim_mock_api;
 void mock__coverage_api(struct cushim_mock_api *api);
+/* The plain exports (generated with the stubs): slot k is jumped through by the symbol of
+ * entry mock__plains[k].entry (its per-thread symbol when per_thread), filled at load by
+ * mock_exports.c. */
+typedef struct mock_plain {
+    int entry;
+    bool per_thread;
+} mock_plain;
+extern void (*mock__plain_slots[])(void);
+extern const mock_plain mock__plains[];
+extern const int mock__plain_count;
+/* The row of MOCK_ENTRIES that cuGetProcAddress answers for a base name at a version: the
+ * newest ABI the version has; -1 for none, with *known saying whether the name has a row. */
+int mock__best_row(const char *base, int version, bool *known);
+
 /* Applies the faults armed for key (a row's base row, or a stub's key) and fail_any to one
  * call, with the lock held: the code to fail it with, CUDA_SUCCESS for none (mock_core.c). */
 CUresult mock__injected(int key);

@@ -37,9 +37,14 @@ static bool push(struct CUstream_st *s, mock_op op) {
     return true;
 }
 
-/* With pending work off, what enters a stream runs at once. */
+/* With pending work off, what enters a stream runs at once; with it on, the progress thread
+ * runs it when progress is on (mock_progress.c), else a synchronize does. */
 static void settle(struct CUstream_st *s) {
-    if (!mock__state.pending) mock__complete(s, s->submitted, 0);
+    if (!mock__state.pending) {
+        mock__complete(s, s->submitted, 0);
+    } else {
+        mock__progress_note(s);
+    }
 }
 
 void mock__submit(struct CUstream_st *s) {
