@@ -298,7 +298,8 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
     if (k != NULL) {
         bool ok = mock__ptx_prepare(k, err, sizeof err);
         if (ok && mock__ptx_local_bytes(k) > MOCK_MAX_LOCAL) {
-            return refuse(CUDA_ERROR_OUT_OF_MEMORY,
+            /* The H200 (driver 580) refuses such a launch with CUDA_ERROR_INVALID_VALUE. */
+            return refuse(CUDA_ERROR_INVALID_VALUE,
                           "kernel %s needs %zu bytes of local memory per thread (its .local "
                           "variables and call frames), more than the %u a GPU thread may have",
                           ke->name, mock__ptx_local_bytes(k), MOCK_MAX_LOCAL);

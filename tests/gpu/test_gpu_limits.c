@@ -2,7 +2,7 @@
  * parameter space, static shared data and constant data over ptxas's limits (the mock answers
  * CUDA_ERROR_INVALID_PTX with ptxas's sentence in the JIT log), sizes of 2^64 bytes (ptxas wraps
  * them; the mock refuses them) and a kernel with 600,000 bytes of .local (the mock refuses the
- * launch with CUDA_ERROR_OUT_OF_MEMORY). The driver's code and log are printed for each, so
+ * launch with CUDA_ERROR_INVALID_VALUE, as the H200 does). The driver's code and log are printed for each, so
  * that the mock can follow; a load of what ptxas refuses must fail. Skips (77) without a GPU. */
 #include "gpu_util.h"
 
@@ -33,7 +33,11 @@ static void test_what_ptxas_refuses_fails_the_load(void **state) {
     assert_int_not_equal(load("0xc004 bytes of static .shared",
                               HEAD81
                               ".shared .align 4 .b8 s[49156];\n"
-                              ".visible .entry k()\n{\n.reg .b64 %rd1; mov.u64 %rd1, s;\nret;\n}\n",
+                              /* used, so that ptxas cannot drop it (unused, the driver loads it) */
+                              ".visible .entry k(.param .u64 o)\n{\n.reg .b32 %r1; .reg .b64 %rd1;\n"
+                              "mov.u32 %r1, 1; st.shared.u32 [s+49152], %r1;\n"
+                              "ld.shared.u32 %r1, [s+49152]; ld.param.u64 %rd1, [o];\n"
+                              "st.global.u32 [%rd1], %r1;\nret;\n}\n",
                               NULL),
                          CUDA_SUCCESS);
     assert_int_not_equal(load("0x11170 bytes of .const",
@@ -70,8 +74,10 @@ static void test_what_the_mock_refuses_by_its_own_rule(void **state) {
     void *params[] = {&d};
     r = cushim_driver()->cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
     CUresult s = r == CUDA_SUCCESS ? cushim_driver()->cuCtxSynchronize() : r;
-    printf("# %-34s launch %s, synchronize %s (the mock: CUDA_ERROR_OUT_OF_MEMORY)\n",
+    printf("# %-34s launch %s, synchronize %s (the mock: CUDA_ERROR_INVALID_VALUE)\n",
            "600,000 bytes of .local", cushim_error_name(r), cushim_error_name(s));
+    /* What the mock answers, because the H200 answered it (driver 580). */
+    assert_int_equal(r, CUDA_ERROR_INVALID_VALUE);
     cushim_driver()->cuMemFree(d);
     cushim_driver()->cuModuleUnload(m);
 }
