@@ -52,7 +52,7 @@ cudaError_t cushim__rt_kernel_function(cushim_function **out, cushim__rt_kernel 
         *out = f;
         return cudaSuccess;
     }
-    cushim_module *m;
+    cushim_module *m = NULL;
     e = cushim__rt_fatbin_module(&m, k->fatbin, ctx, device, fn);
     if (e != cudaSuccess) return e;
     /* cushim_module_function answers the same object for the same name: a race stores it
@@ -88,7 +88,7 @@ static cudaError_t var_address(CUdeviceptr *ptr, size_t *size, cushim__rt_var *v
         if (size) *size = v->size;
         return cudaSuccess;
     }
-    cushim_module *m;
+    cushim_module *m = NULL;
     cudaError_t e = cushim__rt_fatbin_module(&m, v->fatbin, ctx, device, fn);
     if (e != cudaSuccess) return e;
     size_t bytes = 0;
@@ -136,7 +136,7 @@ cudaError_t cushim__rt_init_managed(cushim__rt_fatbin *fb, const char *fn) {
     cushim__rt_registry_each_var(fb, collect_managed, &w);
     int device = cushim__rt_device();
     for (int i = 0; i < w.n; i++) {
-        CUdeviceptr p;
+        CUdeviceptr p = 0;
         e = var_address(&p, NULL, w.vars[i], ctx, device, fn);
         if (e != cudaSuccess) return e;
         *w.vars[i]->managed_ptr = (void *)(uintptr_t)p;

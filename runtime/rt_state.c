@@ -161,7 +161,7 @@ cudaError_t cushim__rt_devices(int *count, const char *fn) {
 int cushim__rt_device(void) { return self.device; }
 
 cudaError_t cushim__rt_set_device(int device, const char *fn) {
-    int n;
+    int n = 0;
     cudaError_t e = cushim__rt_devices(&n, fn);
     if (e != cudaSuccess) return e;
     if (device < 0 || device >= n) {
@@ -186,7 +186,7 @@ void cushim__rt_set_device_flags(int device, unsigned flags) {
  * scheduling bits and cudaDeviceLmemResizeToMax go through). */
 static CUSHIM__NOINLINE cudaError_t retain_primary(cushim_context **out, int device,
                                                    const char *fn) {
-    int n;
+    int n = 0;
     cudaError_t e = cushim__rt_devices(&n, fn);
     if (e != cudaSuccess) return e;
     if (device >= n) {
@@ -237,7 +237,7 @@ cudaError_t cushim__rt_context_of(cushim_context **out, int device, const char *
 }
 
 cudaError_t cushim__rt_context(cushim_context **out, const char *fn) {
-    cushim_context *ctx;
+    cushim_context *ctx = NULL;
     cudaError_t e = cushim__rt_context_of(&ctx, self.device, fn);
     if (CUSHIM__UNLIKELY(e != cudaSuccess)) return e;
     unsigned epoch = atomic_load_explicit(&reset_epoch, memory_order_relaxed);

@@ -30,7 +30,7 @@ static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, 
                                "%s: kind %d: a copy to a symbol is from the host or the device", fn,
                                (int)kind);
     }
-    CUdeviceptr at;
+    CUdeviceptr at = 0;
     cudaError_t e = symbol_at(&at, symbol, count, offset, fn);
     if (e != cudaSuccess) return e;
     return cushim__rt_copy((void *)(uintptr_t)at, src, count, kind, async, stream, pt, fn);
@@ -45,7 +45,7 @@ static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size
                                "%s: kind %d: a copy from a symbol is to the host or the device", fn,
                                (int)kind);
     }
-    CUdeviceptr at;
+    CUdeviceptr at = 0;
     cudaError_t e = symbol_at(&at, symbol, count, offset, fn);
     if (e != cudaSuccess) return e;
     return cushim__rt_copy(dst, (const void *)(uintptr_t)at, count, kind, async, stream, pt, fn);
