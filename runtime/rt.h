@@ -72,6 +72,8 @@ cudaError_t cushim__rt_set_device(int device, const char *fn);
  * cudaErrorInsufficientDriver without a driver, cudaErrorNoDevice with none, each recorded;
  * *count is left as it was on an error. */
 cudaError_t cushim__rt_devices(int *count, const char *fn);
+/* The driver's device of a runtime ordinal, checked against the device count. */
+cudaError_t cushim__rt_device_handle(CUdevice *dev, int device, const char *fn);
 
 /* The primary context of the calling thread's current device: retained on first use, made
  * current on this thread if it is not, and refused with the device's sticky error if a kernel

@@ -45,7 +45,7 @@ static cudaError_t copy_batch(void *const *dsts, const void *const *srcs, const 
     if (e == cudaSuccess) e = arrays(count, sizes, sizes, fn);
     if (e != cudaSuccess) return e;
     CUSHIM__RT_FORWARD(fn, "cuMemcpyBatchAsync",
-                       CUSHIM__RT_TABLE(pt)->cuMemcpyBatchAsync(
+                       cushim__rt_table(pt)->cuMemcpyBatchAsync(
                            (CUdeviceptr *)dsts, (CUdeviceptr *)srcs, (size_t *)sizes, count,
                            (CUmemcpyAttributes *)attrs, attrsIdxs, numAttrs,
                            cushim__rt_stream(stream, pt)));
@@ -72,7 +72,7 @@ static cudaError_t copy3d_batch(size_t numOps, struct cudaMemcpy3DBatchOp *opLis
     if (e != cudaSuccess) return e;
     CUSHIM__RT_FORWARD(
         fn, "cuMemcpy3DBatchAsync",
-        CUSHIM__RT_TABLE(pt)->cuMemcpy3DBatchAsync(numOps, (CUDA_MEMCPY3D_BATCH_OP *)opList, flags,
+        cushim__rt_table(pt)->cuMemcpy3DBatchAsync(numOps, (CUDA_MEMCPY3D_BATCH_OP *)opList, flags,
                                                    cushim__rt_stream(stream, pt)));
 }
 
@@ -98,7 +98,7 @@ static cudaError_t hint_batch(batch_op op, void **dptrs, size_t *sizes, size_t c
     if (e != cudaSuccess) return e;
     e = cushim__rt_ready(fn);
     if (e != cudaSuccess) return e;
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     CUdeviceptr *p = (CUdeviceptr *)dptrs;
     CUmemLocation *l = (CUmemLocation *)locs;
     CUstream s = cushim__rt_stream(stream, pt);

@@ -20,7 +20,7 @@ static cudaError_t begin(cudaStream_t stream, enum cudaStreamCaptureMode mode, b
     cudaError_t e = check_mode(mode, fn);
     if (e != cudaSuccess) return e;
     CUSHIM__RT_FORWARD(fn, "cuStreamBeginCapture",
-                       CUSHIM__RT_TABLE(pt)->cuStreamBeginCapture(cushim__rt_stream(stream, pt),
+                       cushim__rt_table(pt)->cuStreamBeginCapture(cushim__rt_stream(stream, pt),
                                                                   (CUstreamCaptureMode)mode));
 }
 
@@ -43,7 +43,7 @@ static cudaError_t begin_to_graph(cudaStream_t stream, cudaGraph_t graph,
                                fn, n);
     }
     CUSHIM__RT_FORWARD(fn, "cuStreamBeginCaptureToGraph",
-                       CUSHIM__RT_TABLE(pt)->cuStreamBeginCaptureToGraph(
+                       cushim__rt_table(pt)->cuStreamBeginCaptureToGraph(
                            cushim__rt_stream(stream, pt), (CUgraph)graph, (const CUgraphNode *)deps,
                            (const CUgraphEdgeData *)data, n, (CUstreamCaptureMode)mode));
 }
@@ -69,7 +69,7 @@ static cudaError_t end(cudaStream_t stream, cudaGraph_t *graph, bool pt, const c
     CUSHIM__RT_NONNULL(fn, graph);
     CUSHIM__RT_FORWARD(
         fn, "cuStreamEndCapture",
-        CUSHIM__RT_TABLE(pt)->cuStreamEndCapture(cushim__rt_stream(stream, pt), (CUgraph *)graph));
+        cushim__rt_table(pt)->cuStreamEndCapture(cushim__rt_stream(stream, pt), (CUgraph *)graph));
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
@@ -84,7 +84,7 @@ static cudaError_t is_capturing(cudaStream_t stream, enum cudaStreamCaptureStatu
                                 const char *fn) {
     CUSHIM__RT_NONNULL(fn, status);
     CUSHIM__RT_FORWARD(fn, "cuStreamIsCapturing",
-                       CUSHIM__RT_TABLE(pt)->cuStreamIsCapturing(cushim__rt_stream(stream, pt),
+                       cushim__rt_table(pt)->cuStreamIsCapturing(cushim__rt_stream(stream, pt),
                                                                  (CUstreamCaptureStatus *)status));
 }
 
@@ -102,7 +102,7 @@ static cudaError_t capture_info(cudaStream_t stream, enum cudaStreamCaptureStatu
                                 size_t *n, bool pt, const char *fn) {
     CUSHIM__RT_NONNULL(fn, status);
     CUSHIM__RT_FORWARD(fn, "cuStreamGetCaptureInfo",
-                       CUSHIM__RT_TABLE(pt)->cuStreamGetCaptureInfo(
+                       cushim__rt_table(pt)->cuStreamGetCaptureInfo(
                            cushim__rt_stream(stream, pt), (CUstreamCaptureStatus *)status,
                            (cuuint64_t *)id, (CUgraph *)graph, (const CUgraphNode **)deps,
                            (const CUgraphEdgeData **)data, n));
@@ -152,7 +152,7 @@ static cudaError_t update_deps(cudaStream_t stream, cudaGraphNode_t *deps,
     }
     /* The flags have the numbers of CU_STREAM_ADD/SET_CAPTURE_DEPENDENCIES. */
     CUSHIM__RT_FORWARD(fn, "cuStreamUpdateCaptureDependencies",
-                       CUSHIM__RT_TABLE(pt)->cuStreamUpdateCaptureDependencies(
+                       cushim__rt_table(pt)->cuStreamUpdateCaptureDependencies(
                            cushim__rt_stream(stream, pt), (CUgraphNode *)deps,
                            (const CUgraphEdgeData *)data, n, flags));
 }

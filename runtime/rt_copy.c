@@ -190,7 +190,7 @@ cudaError_t cushim__rt_copy3d_of(CUDA_MEMCPY3D *c, const struct cudaMemcpy3DParm
 
 cudaError_t cushim__rt_copy_run(const CUDA_MEMCPY3D *c, bool async, cudaStream_t stream, bool pt,
                                 const char *fn) {
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     if (async) {
         return cushim__rt_checked(t->cuMemcpy3DAsync(c, cushim__rt_stream(stream, pt)), fn,
                                   "cuMemcpy3DAsync");

@@ -142,7 +142,7 @@ static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, bool async, cudaStr
     e = describe(&c, p->srcArray, p->srcPos, p->srcPtr, p->dstArray, p->dstPos, p->dstPtr,
                  p->extent, p->kind, fn);
     if (e != cudaSuccess || c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0) return e;
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     CUstream s = cushim__rt_stream(stream, pt);
     CUDA_MEMCPY2D flat;
     if (as_2d(&flat, &c)) {
@@ -203,7 +203,7 @@ static cudaError_t copy3d_peer(const struct cudaMemcpy3DPeerParms *p, bool async
     memcpy(&c, &plain, sizeof c);
     c.srcContext = sctx;
     c.dstContext = dctx;
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     return async ? cushim__rt_checked(t->cuMemcpy3DPeerAsync(&c, cushim__rt_stream(stream, pt)), fn,
                                       "cuMemcpy3DPeerAsync")
                  : cushim__rt_checked(t->cuMemcpy3DPeer(&c), fn, "cuMemcpy3DPeer");

@@ -59,23 +59,11 @@ cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
 }
 #pragma GCC diagnostic pop
 
-/* The driver's device of a runtime ordinal, checked against the device count. */
-static cudaError_t device_of(CUdevice *dev, int device, const char *fn) {
-    int n;
-    cudaError_t e = cushim__rt_devices(&n, fn);
-    if (e != cudaSuccess) return e;
-    if (device < 0 || device >= n) {
-        return cushim__rt_fail(cudaErrorInvalidDevice, "%s: device %d does not exist (%d)", fn,
-                               device, n);
-    }
-    return cushim__rt_checked(cushim__table.cuDeviceGet(dev, device), fn, "cuDeviceGet");
-}
-
 cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device) {
     CUSHIM__RT_NONNULL(__func__, pciBusId);
     if (len <= 0) return cushim__rt_fail(cudaErrorInvalidValue, "%s: len is %d", __func__, len);
     CUdevice dev;
-    cudaError_t e = device_of(&dev, device, __func__);
+    cudaError_t e = cushim__rt_device_handle(&dev, device, __func__);
     if (e != cudaSuccess) return e;
     return cushim__rt_checked(cushim__table.cuDeviceGetPCIBusId(pciBusId, len, dev), __func__,
                               "cuDeviceGetPCIBusId");

@@ -6,9 +6,6 @@
 
 #include "runtime/rt.h"
 
-/* The legacy or the per-thread driver table, for a function and its _ptsz/_ptds variant. */
-#define CUSHIM__RT_TABLE(pt) ((pt) ? &cushim__table_per_thread : &cushim__table)
-
 /* The primary context of the current device made current (the sticky error, no driver and no
  * device refused as everywhere in the runtime). */
 static inline cudaError_t cushim__rt_ready(const char *fn) {

@@ -201,7 +201,7 @@ static cudaError_t instantiate_with_params(cudaGraphExec_t *exec, cudaGraph_t gr
     cudaError_t e = cushim__rt_ready(fn);
     if (e != cudaSuccess) return e;
     CUresult r =
-        CUSHIM__RT_TABLE(pt)->cuGraphInstantiateWithParams((CUgraphExec *)exec, (CUgraph)graph, &p);
+        cushim__rt_table(pt)->cuGraphInstantiateWithParams((CUgraphExec *)exec, (CUgraph)graph, &p);
     params->errNode_out = (cudaGraphNode_t)p.hErrNode_out;
     params->result_out = (cudaGraphInstantiateResult)p.result_out;
     return cushim__rt_checked(r, fn, "cuGraphInstantiateWithParams");
@@ -234,7 +234,7 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
 static cudaError_t launch(cudaGraphExec_t exec, cudaStream_t stream, bool upload, bool pt,
                           const char *fn) {
     CUSHIM__RT_NONNULL(fn, exec);
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     CUstream s = cushim__rt_stream(stream, pt);
     if (upload) CUSHIM__RT_FORWARD(fn, "cuGraphUpload", t->cuGraphUpload((CUgraphExec)exec, s));
     CUSHIM__RT_FORWARD(fn, "cuGraphLaunch", t->cuGraphLaunch((CUgraphExec)exec, s));

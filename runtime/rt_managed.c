@@ -55,7 +55,7 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
 static cudaError_t prefetch(const void *ptr, size_t count, struct cudaMemLocation location,
                             unsigned flags, cudaStream_t stream, bool pt, const char *fn) {
     CUSHIM__RT_FORWARD(fn, "cuMemPrefetchAsync",
-                       CUSHIM__RT_TABLE(pt)->cuMemPrefetchAsync(DPTR(ptr), count,
+                       cushim__rt_table(pt)->cuMemPrefetchAsync(DPTR(ptr), count,
                                                                 location_of(location), flags,
                                                                 cushim__rt_stream(stream, pt)));
 }
@@ -103,7 +103,7 @@ cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
 static cudaError_t attach(cudaStream_t stream, void *ptr, size_t length, unsigned flags, bool pt,
                           const char *fn) {
     CUSHIM__RT_FORWARD(fn, "cuStreamAttachMemAsync",
-                       CUSHIM__RT_TABLE(pt)->cuStreamAttachMemAsync(cushim__rt_stream(stream, pt),
+                       cushim__rt_table(pt)->cuStreamAttachMemAsync(cushim__rt_stream(stream, pt),
                                                                     DPTR(ptr), length, flags));
 }
 

@@ -106,7 +106,7 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
     c.dstPitch = dpitch;
     c.WidthInBytes = width;
     c.Height = height;
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     if (async) {
         return cushim__rt_checked(t->cuMemcpy2DAsync(&c, cushim__rt_stream(stream, pt)), fn,
                                   "cuMemcpy2DAsync");
@@ -157,7 +157,7 @@ static cudaError_t set3d(void *ptr, size_t pitch, size_t slice, int value, size_
         height *= depth;
         depth = 1;
     }
-    const cushim_driver_table *t = CUSHIM__RT_TABLE(pt);
+    const cushim_driver_table *t = cushim__rt_table(pt);
     CUstream s = cushim__rt_stream(stream, pt);
     for (size_t z = 0; z < depth; z++) {
         CUdeviceptr at = DPTR(ptr) + z * slice;

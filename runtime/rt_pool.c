@@ -43,8 +43,8 @@ static cudaError_t alloc_async(void **ptr, size_t size, cudaMemPool_t pool, bool
     if (e != cudaSuccess) return e;
     CUdeviceptr p = 0;
     CUstream s = cushim__rt_stream(stream, pt);
-    CUresult r = from_pool ? CUSHIM__RT_TABLE(pt)->cuMemAllocFromPoolAsync(&p, size, pool, s)
-                           : CUSHIM__RT_TABLE(pt)->cuMemAllocAsync(&p, size, s);
+    CUresult r = from_pool ? cushim__rt_table(pt)->cuMemAllocFromPoolAsync(&p, size, pool, s)
+                           : cushim__rt_table(pt)->cuMemAllocAsync(&p, size, s);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         return cushim__rt_fail(cudaErrorMemoryAllocation,
                                "%s: %zu bytes: the device is out of memory", fn, size);
@@ -75,7 +75,7 @@ cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t 
 static cudaError_t free_async(void *ptr, cudaStream_t stream, bool pt, const char *fn) {
     CUSHIM__RT_FORWARD(
         fn, "cuMemFreeAsync",
-        CUSHIM__RT_TABLE(pt)->cuMemFreeAsync(DPTR(ptr), cushim__rt_stream(stream, pt)));
+        cushim__rt_table(pt)->cuMemFreeAsync(DPTR(ptr), cushim__rt_stream(stream, pt)));
 }
 
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {

@@ -142,23 +142,10 @@ static const prop_field fields[] = {
     INT(hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED),
 };
 
-static cudaError_t device_of(CUdevice *dev, int device, const char *fn) {
-    int n;
-    cudaError_t e = cushim__rt_devices(&n, fn);
-    if (e != cudaSuccess) return e;
-    if (device < 0 || device >= n) {
-        return cushim__rt_fail(cudaErrorInvalidDevice, "%s: device %d does not exist (%d)", fn,
-                               device, n);
-    }
-    CUresult r = cushim__table.cuDeviceGet(dev, device);
-    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuDeviceGet");
-    return cudaSuccess;
-}
-
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     if (prop == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: prop is NULL", __func__);
     CUdevice dev;
-    cudaError_t e = device_of(&dev, device, __func__);
+    cudaError_t e = cushim__rt_device_handle(&dev, device, __func__);
     if (e != cudaSuccess) return e;
     memset(prop, 0, sizeof *prop);
     const cushim_driver_table *t = &cushim__table;
@@ -191,7 +178,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
     if (value == NULL) return cushim__rt_fail(cudaErrorInvalidValue, "%s: value is NULL", __func__);
     CUdevice dev;
-    cudaError_t e = device_of(&dev, device, __func__);
+    cudaError_t e = cushim__rt_device_handle(&dev, device, __func__);
     if (e != cudaSuccess) return e;
     /* cudaDeviceAttr has the numbers of CUdevice_attribute. */
     CUresult r = cushim__table.cuDeviceGetAttribute(value, (CUdevice_attribute)attr, dev);
@@ -212,7 +199,7 @@ cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop) {
     for (int d = 0; d < n; d++) {
         int major = 0, minor = 0;
         CUdevice dev;
-        if (device_of(&dev, d, __func__) != cudaSuccess) continue;
+        if (cushim__rt_device_handle(&dev, d, __func__) != cudaSuccess) continue;
         cushim__table.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                                            dev);
         cushim__table.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,

@@ -266,3 +266,16 @@ void cushim__rt_sticky_clear(int device) {
     int sticky = atomic_exchange(&devices[device].sticky, cudaSuccess);
     if (sticky != cudaSuccess && self.last == (cudaError_t)sticky) self.last = cudaSuccess;
 }
+
+cudaError_t cushim__rt_device_handle(CUdevice *dev, int device, const char *fn) {
+    int n = 0;
+    cudaError_t e = cushim__rt_devices(&n, fn);
+    if (e != cudaSuccess) return e;
+    if (device < 0 || device >= n) {
+        return cushim__rt_fail(cudaErrorInvalidDevice, "%s: device %d does not exist (%d)", fn,
+                               device, n);
+    }
+    CUresult r = cushim__table.cuDeviceGet(dev, device);
+    if (r != CUDA_SUCCESS) return cushim__rt_driver_failed(r, fn, "cuDeviceGet");
+    return cudaSuccess;
+}
