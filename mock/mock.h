@@ -205,6 +205,9 @@ struct CUstream_st {
     mock_capture *cap; /* the capture this stream takes part in, NULL for none */
     size_t cap_tail;   /* nodes of the capture's graph when this stream last added one */
     bool cap_unjoined; /* a joined stream with nodes its origin has not waited for */
+    /* A context's per-thread default stream (CU_STREAM_PER_THREAD) for thread `owner`. */
+    bool per_thread;
+    pthread_t owner;
 };
 
 struct CUctx_st {
@@ -217,7 +220,11 @@ struct CUctx_st {
     unsigned long long id;
     CUresult sticky;   /* a kernel's fault: every later call in the context answers it */
     mock_obj children; /* sentinel of the list of live children */
-    struct CUstream_st default_stream; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+    struct CUstream_st default_stream; /* the legacy default stream: NULL, CU_STREAM_LEGACY */
+    /* The live blocking streams (created without CU_STREAM_NON_BLOCKING, and the per-thread
+     * default streams), which synchronise with the legacy one (mock_queue.c). */
+    struct CUstream_st **blocking;
+    size_t nblocking, capblocking;
 };
 
 struct CUevent_st {
@@ -493,9 +500,18 @@ bool mock__replace_top(struct CUctx_st *ctx);
 /* The current context, usable for work: CUDA_ERROR_INVALID_CONTEXT when there is none,
  * CUDA_ERROR_CONTEXT_IS_DESTROYED for a released primary; aborts for a destroyed context. */
 CUresult mock__need_current(const char *entry, struct CUctx_st **out);
-/* A stream argument: NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are the current context's
- * default stream. */
+/* A stream argument (mock_default_stream.c): NULL and CU_STREAM_LEGACY are the current
+ * context's legacy default stream, CU_STREAM_PER_THREAD (and NULL in a call through a
+ * per-thread entry) the calling thread's per-thread default stream of that context. */
 CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out);
+/* Whether s is its context's legacy default stream. */
+bool mock__is_legacy(const struct CUstream_st *s);
+/* A blocking stream joins or leaves its context's list (false: out of memory). */
+bool mock__blocking_add(struct CUstream_st *s);
+void mock__blocking_remove(struct CUstream_st *s);
+/* Queues on s the waits of the legacy default stream's implicit synchronisation (mock_queue.c):
+ * called before work enters s, and before a synchronous call on s runs. */
+void mock__implicit_waits(struct CUstream_st *s);
 struct CUctx_st *mock__stream_ctx(const struct CUstream_st *s);
 
 /* Work on streams (mock_stream.c, mock_queue.c). mock__submit adds a marker item (no work) to

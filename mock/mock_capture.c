@@ -157,7 +157,7 @@ CUresult CUDAAPI mock_cuStreamBeginCapture(CUstream hs, CUstreamCaptureMode mode
     CUresult r = mock__stream(hs, "cuStreamBeginCapture", &s);
     if (r != CUDA_SUCCESS) return mock__leave(r);
     /* The legacy default stream cannot be captured. */
-    if (hs == NULL || hs == CU_STREAM_LEGACY) {
+    if (mock__is_legacy(s)) {
         return mock__leave(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
     }
     if (s->cap != NULL) return mock__leave(CUDA_ERROR_ILLEGAL_STATE);

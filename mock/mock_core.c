@@ -426,7 +426,8 @@ void mock__kill(mock_obj *o) {
         struct CUstream_st *st = (struct CUstream_st *)o;
         mock__complete(st, st->submitted, 0); /* its work finishes, as on the driver */
         if (!o->alive) return; /* killed by another thread while this one waited in the drain */
-        mock__state.live[CUSHIM_MOCK_STREAM]--;
+        mock__blocking_remove(st);
+        if (!st->per_thread) mock__state.live[CUSHIM_MOCK_STREAM]--;
         break;
     }
     case CUSHIM_MOCK_EVENT: mock__state.live[CUSHIM_MOCK_EVENT]--; break;
@@ -468,7 +469,10 @@ void mock__kill(mock_obj *o) {
 
 void mock__free_record(mock_obj *o) {
     switch (o->kind) {
-    case CUSHIM_MOCK_CONTEXT: mock__queue_free(&((struct CUctx_st *)o)->default_stream.q); break;
+    case CUSHIM_MOCK_CONTEXT:
+        mock__queue_free(&((struct CUctx_st *)o)->default_stream.q);
+        free(((struct CUctx_st *)o)->blocking);
+        break;
     case CUSHIM_MOCK_STREAM: mock__queue_free(&((struct CUstream_st *)o)->q); break;
     case CUSHIM_MOCK_MODULE:
         mock__image_free(&((struct CUmod_st *)o)->img);
@@ -566,19 +570,6 @@ CUresult mock__need_current(const char *entry, struct CUctx_st **out) {
     mock__expect(c, CUSHIM_MOCK_CONTEXT, entry);
     if (!c->active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     *out = c;
-    return CUDA_SUCCESS;
-}
-
-CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out) {
-    *out = NULL;
-    if (s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
-        struct CUctx_st *c;
-        CUresult r = mock__need_current(entry, &c);
-        if (r != CUDA_SUCCESS) return r;
-        *out = &c->default_stream;
-        return CUDA_SUCCESS;
-    }
-    *out = mock__expect(s, CUSHIM_MOCK_STREAM, entry);
     return CUDA_SUCCESS;
 }
 

@@ -367,6 +367,7 @@ CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUst
      * after the work before it, while the array is still the caller's. */
     if (ke->nparams < 0 && in->params != NULL) {
         if (s->cap == NULL) {
+            mock__implicit_waits(s);
             mock__complete(s, s->submitted, 0);
             record(l, in->stream);
             l->params = in->params;

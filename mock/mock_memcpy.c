@@ -53,7 +53,9 @@ static void run_queued(void *arg) { mock__run_op(arg); }
  * capture, where it runs at the call: replaying it would free twice. */
 CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sync) {
     if (sync) {
-        /* A synchronous call waits for the stream's earlier work, then does its own. */
+        /* A synchronous call waits for the stream's earlier work (with what the legacy stream
+         * synchronises with), then does its own. */
+        mock__implicit_waits(s);
         mock__complete(s, s->submitted, 0);
         mock__run_op(op);
         return CUDA_SUCCESS;
@@ -74,10 +76,7 @@ CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sy
  * synchronous one (which needs a current context as on the driver). */
 static CUresult stream_of(CUstream hs, bool async, struct CUstream_st **s) {
     if (async) return mock__stream(hs, mock__entry_name(), s);
-    struct CUctx_st *c;
-    CUresult r = mock__need_current(mock__entry_name(), &c);
-    if (r == CUDA_SUCCESS) *s = &c->default_stream;
-    return r;
+    return mock__stream(NULL, mock__entry_name(), s);
 }
 
 /* ------------------------------------------------------------------------------------------ */

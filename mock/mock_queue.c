@@ -27,7 +27,7 @@ void mock__work_unref(mock_work *w) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* Appends op as the next item of s. False when out of memory (nothing changed). */
-static bool push(struct CUstream_st *s, mock_op op) {
+static bool append(struct CUstream_st *s, mock_op op) {
     mock_queue *q = &s->q;
     if (q->head == q->n) q->head = q->n = 0;
     if (!mock__grow(&q->v, &q->cap, q->n + 1, sizeof *q->v)) return false;
@@ -35,6 +35,35 @@ static bool push(struct CUstream_st *s, mock_op op) {
     op.seq = ++s->submitted;
     q->v[q->n++] = op;
     return true;
+}
+
+/* s waits for the work `on` holds now, unless that is done; a wait that cannot be queued (out of
+ * memory) is done at once instead, which orders the same. */
+static void wait_pending(struct CUstream_st *s, struct CUstream_st *on) {
+    if (on == s || on->completed >= on->submitted) return;
+    if (!append(s, (mock_op){.type = MOCK_OP_WAIT, .stream = on, .upto = on->submitted})) {
+        mock__complete(on, on->submitted, 0);
+    }
+}
+
+/* CUDA's legacy default stream: what enters it waits for the earlier work of every blocking
+ * stream of its context, and what enters a blocking stream (one made without
+ * CU_STREAM_NON_BLOCKING, or a per-thread default stream) waits for the earlier work of the
+ * legacy stream. The list of blocking streams is the context's (mock_default_stream.c). */
+void mock__implicit_waits(struct CUstream_st *s) {
+    struct CUctx_st *c = s->h.ctx;
+    if (c == NULL) return;
+    if (mock__is_legacy(s)) {
+        for (size_t i = 0; i < c->nblocking; i++) wait_pending(s, c->blocking[i]);
+    } else if (!(s->flags & CU_STREAM_NON_BLOCKING)) {
+        wait_pending(s, &c->default_stream);
+    }
+}
+
+/* Appends op to s after the waits of the legacy stream's implicit synchronisation. */
+static bool push(struct CUstream_st *s, mock_op op) {
+    mock__implicit_waits(s);
+    return append(s, op);
 }
 
 /* With pending work off, what enters a stream runs at once; with it on, the progress thread

@@ -56,6 +56,10 @@ static CUresult create_stream(const char *entry, CUstream *ph, unsigned flags, i
     s->priority = priority;
     s->id = mock__state.next_id++;
     mock__state.live[CUSHIM_MOCK_STREAM]++;
+    if (!(flags & CU_STREAM_NON_BLOCKING) && !mock__blocking_add(s)) {
+        mock__kill(&s->h);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     *ph = s;
     return CUDA_SUCCESS;
 }

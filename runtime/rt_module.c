@@ -1,4 +1,5 @@
-/* Registered device code, loaded into a device's primary context on first use there: the whole
+/* Registered device code, loaded into a device's primary context on first use there (or, with
+ * CUDA_MODULE_LOADING=EAGER, when the runtime retains that context: rt_registry.c): the whole
  * fatbin goes to the driver, so a GPU picks its SASS and the mock runs its PTX. A kernel's
  * function and a variable's address are kept per device until cudaDeviceReset. */
 #include <string.h>
@@ -6,28 +7,35 @@
 #include "api/module.h"
 #include "runtime/rt_registry.h"
 
-cudaError_t cushim__rt_fatbin_module(cushim_module **out, cushim__rt_fatbin *fb,
-                                     cushim_context *ctx, int device, const char *fn) {
+CUresult cushim__rt_fatbin_load(cushim_module **out, cushim__rt_fatbin *fb, cushim_context *ctx,
+                                int device) {
     cushim_module *m = atomic_load_explicit(&fb->module[device], memory_order_acquire);
     if (CUSHIM__LIKELY(m != NULL)) {
         *out = m;
-        return cudaSuccess;
+        return CUDA_SUCCESS;
     }
     /* No lock is held across the driver's load (it may JIT for seconds): two threads that race
      * here both load, and the one that loses the exchange unloads its copy. */
     CUresult r = cushim_module_load_data(&m, ctx, fb->image);
-    if (r != CUDA_SUCCESS) {
-        return cushim__rt_fail(cushim__rt_from_cu(r),
-                               "%s: the device code registered by this program could not be "
-                               "loaded on device %d: %s",
-                               fn, device, cushim_last_error());
-    }
+    if (r != CUDA_SUCCESS) return r;
     cushim_module *none = NULL;
     if (!atomic_compare_exchange_strong(&fb->module[device], &none, m)) {
         cushim_module_release(m);
         m = none;
     }
     *out = m;
+    return CUDA_SUCCESS;
+}
+
+cudaError_t cushim__rt_fatbin_module(cushim_module **out, cushim__rt_fatbin *fb,
+                                     cushim_context *ctx, int device, const char *fn) {
+    CUresult r = cushim__rt_fatbin_load(out, fb, ctx, device);
+    if (CUSHIM__UNLIKELY(r != CUDA_SUCCESS)) {
+        return cushim__rt_fail(cushim__rt_from_cu(r),
+                               "%s: the device code registered by this program could not be "
+                               "loaded on device %d: %s",
+                               fn, device, cushim_last_error());
+    }
     return cudaSuccess;
 }
 

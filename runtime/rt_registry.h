@@ -34,8 +34,14 @@ cushim__rt_fatbin *cushim__rt_fatbin_of(void **handle);
 void cushim__rt_registry_each_var(cushim__rt_fatbin *fb, void (*fn)(cushim__rt_var *, void *),
                                   void *user);
 
+/* Whether CUDA_MODULE_LOADING asks for eager loading ("EAGER"); then every registered fatbin is
+ * loaded into a primary context when the runtime retains it (failures are left to first use). */
+bool cushim__rt_eager_loading(void);
+void cushim__rt_modules_load_all(cushim_context *ctx, int device);
 /* The module of fb in the current device's primary context (ctx, current), loaded on first
- * use. */
+ * use; the driver's code (cushim_last_error() says why), or with the failure recorded for fn. */
+CUresult cushim__rt_fatbin_load(cushim_module **out, cushim__rt_fatbin *fb, cushim_context *ctx,
+                                int device);
 cudaError_t cushim__rt_fatbin_module(cushim_module **out, cushim__rt_fatbin *fb,
                                      cushim_context *ctx, int device, const char *fn);
 /* __cudaInitModule: fb's module loaded on the current device and each of its managed

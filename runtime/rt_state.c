@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "runtime/rt_registry.h"
 
 /* What one host thread holds. `bound` is the context this thread last made current, with the
  * reset epoch it was made current in: after a cudaDeviceReset (in any thread) the epoch moves
@@ -209,6 +210,8 @@ static CUSHIM__NOINLINE cudaError_t retain_primary(cushim_context **out, int dev
         if (!atomic_compare_exchange_strong(&devices[device].ctx, &none, ctx)) {
             cushim_context_release(ctx);
             ctx = none;
+        } else if (cushim__rt_eager_loading()) {
+            cushim__rt_modules_load_all(ctx, device);
         }
     }
     if (r != CUDA_SUCCESS) return cushim__rt_cushim_failed(r, fn);

@@ -150,6 +150,70 @@ static void test_reset_destroys_streams_and_events(void **state) {
     assert_rt_ok(cudaStreamDestroy(s));
 }
 
+/* The legacy default stream's implicit synchronisation (CUDA's "Default stream" rules): work on
+ * cudaStreamLegacy waits for the earlier work of the blocking streams, the per-thread default
+ * stream included, and blocking streams wait for it; a cudaStreamNonBlocking stream takes no
+ * part. The progress thread is off in the suites, so work runs only when something drains it. */
+static int tags[8], ntags;
+static void CUDART_CB tag(void *user) {
+    if (ntags < 8) tags[ntags++] = (int)(intptr_t)user;
+}
+
+static void test_legacy_stream_synchronises_with_blocking_streams(void **state) {
+    (void)state;
+    cudaStream_t blocking, nb;
+    ntags = 0;
+    assert_rt_ok(cudaStreamCreate(&blocking));
+    assert_rt_ok(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    assert_rt_ok(cudaLaunchHostFunc(nb, tag, (void *)1));
+    assert_rt_ok(cudaLaunchHostFunc(blocking, tag, (void *)2));
+    assert_rt_ok(cudaLaunchHostFunc(cudaStreamPerThread, tag, (void *)3));
+    assert_rt_ok(cudaLaunchHostFunc(cudaStreamLegacy, tag, (void *)4));
+    assert_rt_ok(cudaLaunchHostFunc(blocking, tag, (void *)5));
+    assert_rt_ok(cudaStreamSynchronize(blocking));
+    assert_int_equal(ntags, 4);
+    assert_int_equal(tags[0], 2);
+    assert_int_equal(tags[1], 3);
+    assert_int_equal(tags[2], 4);
+    assert_int_equal(tags[3], 5);
+    assert_rt(cudaErrorNotReady, cudaStreamQuery(nb));
+    assert_rt_ok(cudaStreamSynchronize(nb));
+    assert_int_equal(ntags, 5);
+    assert_rt_ok(cudaStreamDestroy(blocking));
+    assert_rt_ok(cudaStreamDestroy(nb));
+}
+
+/* NVIDIA's simpleStreams: kernels and copies on blocking streams, an event recorded on the legacy
+ * stream and synchronised; the data is there when the event is. */
+static void test_event_on_legacy_stream_waits_for_blocking_streams(void **state) {
+    (void)state;
+    const int n = 1024;
+    float *pinned = NULL, *d = NULL;
+    assert_rt_ok(cudaMallocHost((void **)&pinned, n * sizeof(float)));
+    assert_rt_ok(cudaMalloc((void **)&d, n * sizeof(float)));
+    for (int i = 0; i < n; i++) pinned[i] = 1.0f;
+    assert_rt_ok(cudaMemcpy(d, pinned, n * sizeof(float), cudaMemcpyHostToDevice));
+    cudaStream_t s[2];
+    cudaEvent_t stop;
+    assert_rt_ok(cudaEventCreate(&stop));
+    for (int k = 0; k < 2; k++) assert_rt_ok(cudaStreamCreate(&s[k]));
+    for (int k = 0; k < 2; k++) {
+        float *part = d + k * n / 2;
+        scale<<<n / 2 / 128, 128, 0, s[k]>>>(part, 5.0f, n / 2);
+        assert_rt_ok(cudaMemcpyAsync(pinned + k * n / 2, part, n / 2 * sizeof(float),
+                                     cudaMemcpyDeviceToHost, s[k]));
+    }
+    assert_rt_ok(cudaEventRecord(stop, cudaStreamLegacy));
+    assert_rt_ok(cudaEventSynchronize(stop));
+    for (int i = 0; i < n; i++) assert_true(pinned[i] == 5.0f);
+    assert_rt_ok(cudaStreamQuery(s[0]));
+    assert_rt_ok(cudaStreamQuery(s[1]));
+    for (int k = 0; k < 2; k++) assert_rt_ok(cudaStreamDestroy(s[k]));
+    assert_rt_ok(cudaEventDestroy(stop));
+    assert_rt_ok(cudaFree(d));
+    assert_rt_ok(cudaFreeHost(pinned));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_properties_of_the_mock_h200),
@@ -157,6 +221,8 @@ int main(void) {
         cmocka_unit_test(test_callbacks_and_host_functions),
         cmocka_unit_test(test_priorities_are_clamped),
         cmocka_unit_test(test_reset_destroys_streams_and_events),
+        cmocka_unit_test(test_legacy_stream_synchronises_with_blocking_streams),
+        cmocka_unit_test(test_event_on_legacy_stream_waits_for_blocking_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
