@@ -25,6 +25,7 @@
 #include "mock_image.h"
 #include "mock_queue.h"
 #include "mock_mem.h"
+#include "mock_tex.h"
 
 #define MOCK_EXPORT __attribute__((visibility("default")))
 #define MOCK_NORETURN __attribute__((noreturn))
@@ -150,7 +151,8 @@
       PFN_cuOccupancyMaxActiveClusters_v11070)                                                     \
     MOCK_EXEC_ENTRIES(X)                                                                           \
     MOCK_GRAPH_BUILD_ENTRIES(X)                                                                    \
-    MOCK_MEMORY_ENTRIES(X)
+    MOCK_MEMORY_ENTRIES(X)                                                                         \
+    MOCK_TEX_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
 typedef enum mock_entry { MOCK_ENTRIES(MOCK_ENUM_) MOCK_ENTRY_COUNT } mock_entry;
@@ -173,7 +175,13 @@ extern const mock_row mock__rows[MOCK_ENTRY_COUNT];
 
 /* Kinds of handle records: the counted kinds of cushim_mock.h, then two more. */
 typedef struct mock_host_kernel mock_host_kernel;
-enum { MOCK_K_FUNCTION = CUSHIM_MOCK_KIND_COUNT, MOCK_K_KERNEL, MOCK_K_COUNT };
+enum {
+    MOCK_K_FUNCTION = CUSHIM_MOCK_KIND_COUNT,
+    MOCK_K_KERNEL,
+    MOCK_K_ARRAY,
+    MOCK_K_MIPMAP,
+    MOCK_K_COUNT
+};
 
 #define MOCK_MAGIC 0x6d6f636bu /* "mock" */
 

@@ -133,6 +133,7 @@ static void ctl_reset(void) {
     mock__progress_reset(); /* the progress thread idle, its list of streams empty */
     mock__wait_kernels();   /* their streams and memory are freed below */
     mock__forget_all();
+    mock__texobj_reset();
     mock__forget_launches();
     free(mock__state.log);
     mock__state.log = NULL;

@@ -299,6 +299,7 @@ const char *mock__kind_name(int kind) {
         [CUSHIM_MOCK_LIBRARY] = "library", [CUSHIM_MOCK_MEMORY] = "allocation",
         [CUSHIM_MOCK_GRAPH] = "graph",     [CUSHIM_MOCK_GRAPH_EXEC] = "graph exec",
         [MOCK_K_FUNCTION] = "function",    [MOCK_K_KERNEL] = "kernel",
+        [MOCK_K_ARRAY] = "array",          [MOCK_K_MIPMAP] = "mipmapped array",
     };
     return kind >= 0 && kind < MOCK_K_COUNT ? names[kind] : "object";
 }
@@ -483,6 +484,7 @@ void mock__free_record(mock_obj *o) {
         free(((struct CUlib_st *)o)->kernels);
         break;
     case MOCK_K_KERNEL: free(((struct CUkern_st *)o)->funcs); break;
+    case MOCK_K_ARRAY: mock__array_free_record((struct CUarray_st *)o); break;
     case CUSHIM_MOCK_GRAPH: mock__nodes_free(&((struct CUgraph_st *)o)->nodes); break;
     case CUSHIM_MOCK_GRAPH_EXEC: mock__nodes_free(&((struct CUgraphExec_st *)o)->nodes); break;
     default: break;

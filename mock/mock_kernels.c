@@ -148,6 +148,7 @@ static void run_ptx(klaunch *l) {
                 .cooperative = l->in.cooperative,
                 .sm_count = l->sms,
                 .check = kernel_access,
+                .texture = mock__texobj_lookup,
             },
     };
     mock__run_unlocked(interpret, &j);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mock.h"
+#include "mock_array.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The hook                                                                                   */
@@ -83,13 +83,14 @@ static CUresult stream_of(CUstream hs, bool async, struct CUstream_st **s) {
 /* 1D and 2D copies                                                                           */
 /* ------------------------------------------------------------------------------------------ */
 
-enum side { HOST, DEVICE, UNIFIED };
+enum side { HOST, DEVICE, UNIFIED, ARRAY };
 
 /* The first byte of one side of a 2D copy, checked over its whole extent. */
 static CUresult side(const char *what, enum side kind, uintptr_t p, size_t x, size_t y,
                      size_t pitch, size_t width, size_t height, uintptr_t *start) {
     if (p == 0) return CUDA_ERROR_INVALID_VALUE;
     if (height > 1 && pitch < width) return CUDA_ERROR_INVALID_VALUE;
+    if (kind == ARRAY && (x > pitch || width > pitch - x)) return CUDA_ERROR_INVALID_VALUE;
     if (height > 0 && y > (SIZE_MAX - x) / (pitch ? pitch : 1)) return CUDA_ERROR_INVALID_VALUE;
     *start = p + y * pitch + x;
     if (width == 0 || height == 0) return CUDA_SUCCESS;
@@ -97,6 +98,7 @@ static CUresult side(const char *what, enum side kind, uintptr_t p, size_t x, si
     size_t extent = (height - 1) * pitch + width;
     if (kind == DEVICE) return mock__check_device(what, *start, extent);
     if (kind == UNIFIED) return mock__check_any(what, *start, extent);
+    if (kind == ARRAY) return mock__array_span(what, *start, extent);
     return CUDA_SUCCESS;
 }
 
@@ -190,9 +192,10 @@ CUresult CUDAAPI mock_cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdevic
     return mock__leave(r);
 }
 
-/* One side of a CUDA_MEMCPY2D: the mock has no arrays. */
-static CUresult kind_of(CUmemorytype t, const void *host, CUdeviceptr dev, enum side *k,
-                        uintptr_t *p) {
+/* One side of a CUDA_MEMCPY2D or CUDA_MEMCPY3D. An array's side is its storage (mock_array.c):
+ * its pitch and rows per slice replace those of the description, which the driver ignores. */
+static CUresult kind_of(CUmemorytype t, const void *host, CUdeviceptr dev, CUarray array,
+                        enum side *k, uintptr_t *p, size_t *pitch, size_t *height) {
     switch (t) {
     case CU_MEMORYTYPE_HOST:
         *k = HOST;
@@ -206,7 +209,15 @@ static CUresult kind_of(CUmemorytype t, const void *host, CUdeviceptr dev, enum 
         *k = UNIFIED;
         *p = U(dev);
         return CUDA_SUCCESS;
-    case CU_MEMORYTYPE_ARRAY: return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_MEMORYTYPE_ARRAY: {
+        struct CUarray_st *a = mock__array(array);
+        if (a == NULL) return CUDA_ERROR_INVALID_HANDLE;
+        *k = ARRAY;
+        *p = U(a->data);
+        *pitch = a->desc.Width * a->elem;
+        *height = a->rows;
+        return CUDA_SUCCESS;
+    }
     default: return CUDA_ERROR_INVALID_VALUE;
     }
 }
@@ -215,11 +226,14 @@ static CUresult copy_desc(const CUDA_MEMCPY2D *c, CUstream hs, bool async) {
     if (c == NULL) return CUDA_ERROR_INVALID_VALUE;
     enum side dk, sk;
     uintptr_t d, s;
-    CUresult r = kind_of(c->dstMemoryType, c->dstHost, c->dstDevice, &dk, &d);
-    if (r == CUDA_SUCCESS) r = kind_of(c->srcMemoryType, c->srcHost, c->srcDevice, &sk, &s);
+    size_t dp = c->dstPitch, sp = c->srcPitch, dh = 0, sh = 0;
+    CUresult r =
+        kind_of(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, &dk, &d, &dp, &dh);
+    if (r == CUDA_SUCCESS)
+        r = kind_of(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, &sk, &s, &sp, &sh);
     if (r != CUDA_SUCCESS) return r;
-    return copy2d(hs, async, dk, d, c->dstXInBytes, c->dstY, c->dstPitch, sk, s, c->srcXInBytes,
-                  c->srcY, c->srcPitch, c->WidthInBytes, c->Height);
+    return copy2d(hs, async, dk, d, c->dstXInBytes, c->dstY, dp, sk, s, c->srcXInBytes, c->srcY, sp,
+                  c->WidthInBytes, c->Height);
 }
 
 CUresult CUDAAPI mock_cuMemcpy2D(const CUDA_MEMCPY2D *c) {
@@ -236,8 +250,8 @@ CUresult CUDAAPI mock_cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream hs) {
 }
 
 /* A 3D copy: one 2D copy per slice, slice z of a side starting (its z + z) times its rows per
- * slice after its first row; every slice is checked before the first is copied. No arrays, no
- * mipmap levels. */
+ * slice after its first row; every slice is checked before the first is copied. An array's rows
+ * per slice are its height; no mipmap levels. */
 static CUresult slice_row(size_t y, size_t z, size_t height, size_t *row) {
     if (height != 0 && z > (SIZE_MAX - y) / height) return CUDA_ERROR_INVALID_VALUE;
     *row = y + z * height;
@@ -253,10 +267,13 @@ static CUresult copy_desc3d(const CUDA_MEMCPY3D *c, CUstream hs, bool async) {
     CUresult r = stream_of(hs, async, &st);
     enum side dk, sk;
     uintptr_t d, s;
-    if (r == CUDA_SUCCESS) r = kind_of(c->dstMemoryType, c->dstHost, c->dstDevice, &dk, &d);
-    if (r == CUDA_SUCCESS) r = kind_of(c->srcMemoryType, c->srcHost, c->srcDevice, &sk, &s);
+    size_t dp = c->dstPitch, sp = c->srcPitch, dh = c->dstHeight, sh = c->srcHeight;
+    if (r == CUDA_SUCCESS)
+        r = kind_of(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, &dk, &d, &dp, &dh);
+    if (r == CUDA_SUCCESS)
+        r = kind_of(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, &sk, &s, &sp, &sh);
     if (r != CUDA_SUCCESS) return r;
-    if (c->Depth > 1 && (c->srcHeight < c->Height || c->dstHeight < c->Height)) {
+    if (c->Depth > 1 && (sh < c->Height || dh < c->Height)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (c->Depth > SIZE_MAX - c->srcZ || c->Depth > SIZE_MAX - c->dstZ) {
@@ -266,19 +283,19 @@ static CUresult copy_desc3d(const CUDA_MEMCPY3D *c, CUstream hs, bool async) {
         for (size_t z = 0; z < c->Depth && r == CUDA_SUCCESS; z++) {
             size_t sy, dy;
             uintptr_t at;
-            r = slice_row(c->srcY, c->srcZ + z, c->srcHeight, &sy);
-            if (r == CUDA_SUCCESS) r = slice_row(c->dstY, c->dstZ + z, c->dstHeight, &dy);
+            r = slice_row(c->srcY, c->srcZ + z, sh, &sy);
+            if (r == CUDA_SUCCESS) r = slice_row(c->dstY, c->dstZ + z, dh, &dy);
             if (r != CUDA_SUCCESS) break;
             if (pass == 0) {
-                r = side("destination", dk, d, c->dstXInBytes, dy, c->dstPitch, c->WidthInBytes,
-                         c->Height, &at);
+                r = side("destination", dk, d, c->dstXInBytes, dy, dp, c->WidthInBytes, c->Height,
+                         &at);
                 if (r == CUDA_SUCCESS) {
-                    r = side("source", sk, s, c->srcXInBytes, sy, c->srcPitch, c->WidthInBytes,
-                             c->Height, &at);
+                    r = side("source", sk, s, c->srcXInBytes, sy, sp, c->WidthInBytes, c->Height,
+                             &at);
                 }
             } else {
-                r = copy2d(hs, async, dk, d, c->dstXInBytes, dy, c->dstPitch, sk, s, c->srcXInBytes,
-                           sy, c->srcPitch, c->WidthInBytes, c->Height);
+                r = copy2d(hs, async, dk, d, c->dstXInBytes, dy, dp, sk, s, c->srcXInBytes, sy, sp,
+                           c->WidthInBytes, c->Height);
             }
         }
     }

@@ -26,6 +26,29 @@ typedef struct mock_ptx_func mock_ptx_kernel;
 typedef bool (*mock_ptx_check_fn)(void *ctx, uintptr_t addr, size_t len, uintptr_t *lo,
                                   uintptr_t *hi, char *why, size_t whylen);
 
+/* A texture or surface object as a kernel reads it (PTX tex, tld4, txq, suld, sust, suq),
+ * filled by the driver's lookup. Elements are `elem` bytes: `channels` values of `format`
+ * (CUarray_format); rows are `pitch` bytes apart, slices (or layers) `slice` bytes. */
+typedef struct mock_ptx_texture {
+    unsigned char *data;
+    uint32_t width, height, depth; /* in elements; 1 where the resource has no such extent */
+    uint32_t layers;               /* a layered array's layers, 0 for none */
+    int dims;                      /* 1, 2 or 3 */
+    size_t pitch, slice, elem;
+    int format, channels;
+    int address[3]; /* CUaddress_mode */
+    int filter;     /* CUfilter_mode */
+    unsigned flags; /* CU_TRSF_* */
+    float border[4];
+    unsigned levels; /* mipmap levels (the resource's first level is the one read) */
+} mock_ptx_texture;
+
+/* The object `handle` of a running kernel: a texture object (surface false) or a surface
+ * object; false, with a sentence in why, for a handle that is none (or whose array is gone).
+ * Called from several host threads at once. */
+typedef bool (*mock_ptx_texture_fn)(void *ctx, uint64_t handle, bool surface, mock_ptx_texture *out,
+                                    char *why, size_t whylen);
+
 typedef struct mock_ptx_launch {
     unsigned grid[3], block[3];
     size_t dynamic_smem;
@@ -35,7 +58,8 @@ typedef struct mock_ptx_launch {
     int sm_count;     /* for %nsmid */
     mock_ptx_check_fn check;
     void *check_ctx;
-    FILE *out; /* where device printf writes (stdout when NULL) */
+    mock_ptx_texture_fn texture; /* NULL: a kernel that uses one faults */
+    FILE *out;                   /* where device printf writes (stdout when NULL) */
 } mock_ptx_launch;
 
 /* Parses PTX text of `len` bytes. CUDA_ERROR_INVALID_PTX with a sentence in err for text the

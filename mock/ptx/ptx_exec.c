@@ -681,6 +681,13 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 }
                 break;
             }
+            C(O_TEX, T_NONE) : EACH(m) {
+                if (ptx__tex(b, &lanes[l], in, R + l) != TS_RUN) {
+                    st = TS_FAULT;
+                    goto out;
+                }
+            }
+            break;
             C(O_BRA, T_NONE) : if (m != mask) {
                 w->split_mask = m;
                 w->split_pc = (uint32_t)in->imm;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ptx_inst.h"
+#include "ptx_tex.h"
 
 int dec_type(const char *w, size_t n) {
     static const struct {
@@ -1010,6 +1011,7 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
         IS("applypriority")) {
         return nop(d);
     }
+    if (ptx__is_tex(op, ol)) return ptx__dec_tex(d, w, n);
     static const char *const known[] = {
         "add",     "sub",  "mul",   "div",   "rem",        "min",   "max",          "and",
         "or",      "xor",  "shl",   "shr",   "copysign",   "abs",   "neg",          "not",

@@ -109,6 +109,7 @@ enum {
     O_ASSERT,
     O_SETMAXNREG,
     O_ASYNC, /* cp.async and mbarrier (ptx_async.c); sub: AS_* */
+    O_TEX,   /* texture and surface instructions (ptx_tex.c, ptx_texrun.c); sub: TX_* */
     O_COUNT
 };
 

@@ -139,6 +139,8 @@ void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size
 bool ptx__alu(const pinst *in, uint64_t *col);
 /* cp.async and mbarrier for one lane (ptx_async.c): TS_RUN, or TS_FAULT after recording it. */
 int ptx__async(pblock *b, pthr *t, const pinst *in, uint64_t *col);
+/* A texture or surface instruction for one lane (ptx_texrun.c): TS_RUN, or TS_FAULT. */
+int ptx__tex(pblock *b, pthr *t, const pinst *in, uint64_t *col);
 uint64_t ptx__cvt(const pinst *in, uint64_t v);
 bool ptx__setp(const pinst *in, uint64_t a, uint64_t b);
 uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);

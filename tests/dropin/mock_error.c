@@ -43,7 +43,8 @@ int main(void) {
     check(cuMemAlloc(&p, 64) == CUDA_ERROR_OUT_OF_MEMORY && has("cuMemAlloc") &&
               has("the test armed"),
           "an armed failure says it was armed");
-    check(cuTexObjectDestroy(1) == CUDA_ERROR_NOT_SUPPORTED && has("does not implement"),
+    check(cuGraphicsUnregisterResource(NULL) == CUDA_ERROR_NOT_SUPPORTED &&
+              has("does not implement"),
           "an entry the mock lacks says so");
     CUmodule mod = NULL;
     CUfunction fn = NULL;

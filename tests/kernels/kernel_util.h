@@ -73,5 +73,6 @@ void kernel_noinline(void **state);
 void kernel_atomic64(void **state);
 void kernel_gridstride(void **state);
 void kernel_matmul(void **state);
+void kernel_texture(void **state);
 
 #endif

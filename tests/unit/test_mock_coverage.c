@@ -107,8 +107,10 @@ static void test_implemented_takes_any_name_form(void **state) {
     assert_true(mock.implemented("cuMemcpyHtoD_v2_ptds"));
     assert_true(mock.implemented("cuLaunchKernel_ptsz"));
     assert_true(mock.implemented("cuCtxSynchronize_v2"));
-    assert_false(mock.implemented("cuArrayDestroy"));
-    assert_false(mock.implemented("cuMemcpyDtoA_v2_ptds"));
+    assert_true(mock.implemented("cuArrayDestroy"));
+    assert_true(mock.implemented("cuMemcpyDtoA_v2_ptds"));
+    assert_false(mock.implemented("cuGraphicsUnregisterResource"));
+    assert_false(mock.implemented("cuGraphicsMapResources_ptsz"));
     assert_false(mock.implemented("cuNoSuchEntry"));
     assert_false(mock.implemented(""));
     assert_false(mock.implemented(NULL));
@@ -130,51 +132,51 @@ static void test_every_entry_resolves(void **state) {
     assert_true(cushim_driver_has("cuGraphicsUnregisterResource"));
 }
 
-static void call_array_destroy_twice(void) {
+static void call_unregister_twice(void) {
     for (int i = 0; i < 2; i++) {
-        assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_driver()->cuArrayDestroy(NULL));
+        assert_cu(CUDA_ERROR_NOT_SUPPORTED, cushim_driver()->cuGraphicsUnregisterResource(NULL));
     }
 }
 
 static void test_stub_answers_not_supported_and_says_so_once(void **state) {
     (void)state;
-    const char *said = stderr_of(call_array_destroy_twice);
-    const char *line =
-        "cushim mock: cuArrayDestroy is not implemented, answering CUDA_ERROR_NOT_SUPPORTED\n";
+    const char *said = stderr_of(call_unregister_twice);
+    const char *line = "cushim mock: cuGraphicsUnregisterResource is not implemented, answering "
+                       "CUDA_ERROR_NOT_SUPPORTED\n";
     if (strcmp(said, line) != 0) fail_msg("stderr was \"%s\"", said);
     /* Logged and counted like any call. */
-    assert_int_equal(mock.calls("cuArrayDestroy"), 2);
+    assert_int_equal(mock.calls("cuGraphicsUnregisterResource"), 2);
     assert_int_equal(mock.calls("*"), 2);
-    assert_string_equal(mock.call_name(0), "cuArrayDestroy");
-    assert_string_equal(mock.call_name(1), "cuArrayDestroy");
+    assert_string_equal(mock.call_name(0), "cuGraphicsUnregisterResource");
+    assert_string_equal(mock.call_name(1), "cuGraphicsUnregisterResource");
     assert_null(mock.call_name(2));
     /* Said once per process, not once per reset. */
     mock.reset();
-    assert_string_equal(stderr_of(call_array_destroy_twice), "");
-    assert_int_equal(mock.calls("cuArrayDestroy"), 2);
+    assert_string_equal(stderr_of(call_unregister_twice), "");
+    assert_int_equal(mock.calls("cuGraphicsUnregisterResource"), 2);
 }
 
 static void test_faults_reach_stubs(void **state) {
     (void)state;
     const cushim_driver_table *t = cushim_driver();
-    mock.fail_once("cuArrayDestroy", CUDA_ERROR_OUT_OF_MEMORY);
-    assert_int_equal(mock.armed("cuArrayDestroy"), 1);
-    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, t->cuArrayDestroy(NULL));
+    mock.fail_once("cuGraphicsUnregisterResource", CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(mock.armed("cuGraphicsUnregisterResource"), 1);
+    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, t->cuGraphicsUnregisterResource(NULL));
     assert_int_equal(mock.armed("*"), 0);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuArrayDestroy(NULL));
-    mock.fail_call("cuArrayDestroy", 2, CUDA_ERROR_UNKNOWN);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuArrayDestroy(NULL));
-    assert_cu(CUDA_ERROR_UNKNOWN, t->cuArrayDestroy(NULL));
-    mock.fail_always("cuArrayDestroy", CUDA_ERROR_INVALID_VALUE);
-    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuArrayDestroy(NULL));
-    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuArrayDestroy(NULL));
-    mock.disarm("cuArrayDestroy");
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuGraphicsUnregisterResource(NULL));
+    mock.fail_call("cuGraphicsUnregisterResource", 2, CUDA_ERROR_UNKNOWN);
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, t->cuGraphicsUnregisterResource(NULL));
+    assert_cu(CUDA_ERROR_UNKNOWN, t->cuGraphicsUnregisterResource(NULL));
+    mock.fail_always("cuGraphicsUnregisterResource", CUDA_ERROR_INVALID_VALUE);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphicsUnregisterResource(NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphicsUnregisterResource(NULL));
+    mock.disarm("cuGraphicsUnregisterResource");
     /* fail_any counts calls of stubs like any call. */
     mock.fail_any(2, CUDA_ERROR_LAUNCH_FAILED);
     int n = 0;
     assert_ok(t->cuDeviceGetCount(&n));
-    assert_cu(CUDA_ERROR_LAUNCH_FAILED, t->cuArrayDestroy(NULL));
-    assert_int_equal(mock.calls("cuArrayDestroy"), 7);
+    assert_cu(CUDA_ERROR_LAUNCH_FAILED, t->cuGraphicsUnregisterResource(NULL));
+    assert_int_equal(mock.calls("cuGraphicsUnregisterResource"), 7);
 }
 
 /* cuGetProcAddress_v2 of the mock itself, as the driver's ABI has it. */
@@ -196,19 +198,20 @@ static void test_stub_lookup(void **state) {
     gpa_fn gpa = mock_gpa();
     void *legacy = NULL, *pt = NULL, *fn = NULL;
     CUdriverProcAddressQueryResult st;
-    assert_ok(gpa("cuMemcpyDtoA", &legacy, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st));
+    assert_ok(gpa("cuGraphicsMapResources", &legacy, 3000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st));
     assert_int_equal(st, CU_GET_PROC_ADDRESS_SUCCESS);
-    assert_ok(gpa("cuMemcpyDtoA", &pt, 7000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    assert_ok(gpa("cuGraphicsMapResources", &pt, 7000,
+                  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
     assert_non_null(legacy);
     assert_non_null(pt);
     assert_ptr_not_equal(legacy, pt);
     /* A call through the per-thread stub is logged under the per-thread symbol. */
-    PFN_cuMemcpyDtoA_v7000_ptds dtoa;
-    memcpy(&dtoa, &pt, sizeof dtoa);
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, dtoa(NULL, 0, 0, 0));
-    assert_string_equal(mock.call_name(0), "cuMemcpyDtoA_v2_ptds");
-    assert_int_equal(mock.per_thread_calls("cuMemcpyDtoA"), 1);
-    assert_int_equal(mock.calls("cuMemcpyDtoA_v2"), 1);
+    PFN_cuGraphicsMapResources_v7000_ptsz map;
+    memcpy(&map, &pt, sizeof map);
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED, map(0, NULL, NULL));
+    assert_string_equal(mock.call_name(0), "cuGraphicsMapResources_ptsz");
+    assert_int_equal(mock.per_thread_calls("cuGraphicsMapResources"), 1);
+    assert_int_equal(mock.calls("cuGraphicsMapResources_ptsz"), 1);
     /* Older than the entry's ABI: not sufficient. Newer than the driver: refused. Unknown. */
     assert_cu(CUDA_ERROR_NOT_FOUND, gpa("cuGraphCreate", &fn, 9020, 0, &st));
     assert_int_equal(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);

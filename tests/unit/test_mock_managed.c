@@ -52,15 +52,15 @@ static void test_3d_copy_slices_and_positions(void **state) {
             for (int x = 0; x < W; x++) assert_int_equal(out[z][y + 1][x + 2], in[z + 1][y][x]);
     assert_int_equal(out[0][0][2], 0);
     assert_int_equal(out[2][1][2], 0);
-    /* Refused: a mipmap level, fewer rows per slice than copied, an array, no context's use. */
+    /* Refused: a mipmap level, fewer rows per slice than copied, an array that is none. */
     down.srcLOD = 1;
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy3D(&down));
     down.srcLOD = 0;
     down.dstHeight = H - 1;
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy3D(&down));
     down.dstHeight = H + 1;
-    down.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, D->cuMemcpy3D(&down));
+    down.srcMemoryType = CU_MEMORYTYPE_ARRAY; /* and no array named */
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, D->cuMemcpy3D(&down));
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy3D(NULL));
     /* A slice past the allocation is refused before any slice is copied. */
     mock.set_memory_errors_fatal(false);

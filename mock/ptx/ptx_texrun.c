@@ -1,0 +1,305 @@
+/* The texture and surface instructions, run for one lane (decoded by ptx_tex.c).
+ *
+ * Sampling follows the CUDA C++ Programming Guide, appendix "Texture Fetching": a coordinate x
+ * (times the extent N when normalized) gives, for point filtering, texel i = floor(x); for
+ * linear filtering, xB = x - 0.5, i = floor(xB) and the weight a = frac(xB) held in 9-bit
+ * fixed point with 8 fraction bits, the result (1 - a) T[i] + a T[i + 1] (in 2D and 3D the
+ * products of the weights of each dimension). The address mode maps each texel index: clamp
+ * to [0, N - 1]; border gives the border colour; wrap (i mod N) and mirror only with
+ * normalized coordinates (otherwise clamp, as the guide says they are not supported).
+ * Integers read as normalized floats are divided by 2^8 - 1 or 2^16 - 1 (signed: by 2^7 - 1
+ * or 2^15 - 1, and at least -1); missing channels read 0, and the fourth 1. */
+#include <math.h>
+#include <string.h>
+
+#include "ptx_run.h"
+#include "ptx_tex.h"
+#include "ptx_val.h"
+
+/* A texel's four channels: as floats, or as integers (read as integers from an integer
+ * format). */
+typedef struct texel {
+    float f[4];
+    int32_t i[4];
+} texel;
+
+static bool is_float_format(int f) { return f == CU_AD_FORMAT_HALF || f == CU_AD_FORMAT_FLOAT; }
+
+static bool reads_int(const mock_ptx_texture *t) {
+    return (t->flags & CU_TRSF_READ_AS_INTEGER) && !is_float_format(t->format);
+}
+
+/* Channel c of the element at p. */
+static void channel(const mock_ptx_texture *t, const unsigned char *p, int c, texel *out) {
+    bool norm = !(t->flags & CU_TRSF_READ_AS_INTEGER);
+    int32_t i = 0;
+    float f;
+    switch (t->format) {
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+        i = p[c];
+        f = norm ? (float)i / 255.0f : (float)i;
+        break;
+    case CU_AD_FORMAT_SIGNED_INT8:
+        i = (int8_t)p[c];
+        f = norm ? fmaxf((float)i / 127.0f, -1.0f) : (float)i;
+        break;
+    case CU_AD_FORMAT_UNSIGNED_INT16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * c, 2);
+        i = v;
+        f = norm ? (float)i / 65535.0f : (float)i;
+        break;
+    }
+    case CU_AD_FORMAT_SIGNED_INT16: {
+        int16_t v;
+        memcpy(&v, p + 2 * c, 2);
+        i = v;
+        f = norm ? fmaxf((float)i / 32767.0f, -1.0f) : (float)i;
+        break;
+    }
+    case CU_AD_FORMAT_HALF: {
+        uint16_t v;
+        memcpy(&v, p + 2 * c, 2);
+        f = ptx__half_to_float(v);
+        memcpy(&i, &f, 4);
+        break;
+    }
+    case CU_AD_FORMAT_FLOAT:
+        memcpy(&f, p + 4 * c, 4);
+        memcpy(&i, &f, 4);
+        break;
+    default: /* 32-bit integers: never normalized */
+        memcpy(&i, p + 4 * c, 4);
+        f = t->format == CU_AD_FORMAT_SIGNED_INT32 ? (float)i : (float)(uint32_t)i;
+        break;
+    }
+    out->f[c] = f;
+    out->i[c] = i;
+}
+
+/* The element at (x, y, z) of layer `layer`, or the border colour (x < 0). */
+static texel fetch(const mock_ptx_texture *t, long x, long y, long z, uint32_t layer) {
+    texel v = {{0, 0, 0, 1}, {0, 0, 0, 1}};
+    if (x < 0) {
+        for (int c = 0; c < 4; c++) {
+            v.f[c] = t->border[c];
+            v.i[c] = (int32_t)t->border[c];
+        }
+        return v;
+    }
+    const unsigned char *p = t->data + (size_t)layer * t->slice + (size_t)z * t->slice +
+                             (size_t)y * t->pitch + (size_t)x * t->elem;
+    for (int c = 0; c < t->channels; c++) channel(t, p, c, &v);
+    return v;
+}
+
+/* A texel index of extent n under address mode `mode`: -1 for the border. */
+static long address(long i, long n, int mode, bool normalized) {
+    if (!normalized && (mode == CU_TR_ADDRESS_MODE_WRAP || mode == CU_TR_ADDRESS_MODE_MIRROR)) {
+        mode = CU_TR_ADDRESS_MODE_CLAMP;
+    }
+    switch (mode) {
+    case CU_TR_ADDRESS_MODE_WRAP: return ((i % n) + n) % n;
+    case CU_TR_ADDRESS_MODE_MIRROR: {
+        long m = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return m >= n ? 2 * n - 1 - m : m;
+    }
+    case CU_TR_ADDRESS_MODE_BORDER: return i < 0 || i >= n ? -1 : i;
+    default: return i < 0 ? 0 : i >= n ? n - 1 : i;
+    }
+}
+
+/* floor(v) as an index, saturated far outside any extent (NaN reads index 0). */
+static long index_of(float v) {
+    if (!(v > -1e9f)) return v != v ? 0 : -1000000000L;
+    if (v > 1e9f) return 1000000000L;
+    return (long)floorf(v);
+}
+
+/* Per dimension: the two texel indexes (after the address mode) and the second's weight. */
+typedef struct axis {
+    long i[2];
+    float a;
+} axis;
+
+static axis axis_of(const mock_ptx_texture *t, int k, uint64_t raw, bool integer, bool linear) {
+    long n = k == 0 ? t->width : k == 1 ? t->height : t->depth;
+    bool norm = (t->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0 && !integer;
+    int mode = t->address[k];
+    axis a = {{0, 0}, 0};
+    float u = norm ? f32(raw) * (float)n : f32(raw);
+    if (integer || !linear) {
+        a.i[0] = a.i[1] = address(integer ? (long)(int32_t)raw : index_of(u), n, mode, norm);
+        return a;
+    }
+    float xb = u - 0.5f;
+    long i = index_of(xb);
+    float frac = xb - floorf(xb);
+    a.a = roundf(frac * 256.0f) / 256.0f; /* 9-bit fixed point, 8 fraction bits */
+    a.i[0] = address(i, n, mode, norm);
+    a.i[1] = address(i + 1, n, mode, norm);
+    return a;
+}
+
+/* The coordinates of the lane: layer (when layered) and x, y, z. */
+static void coords(const pinst *in, const uint64_t *col, uint32_t *layer, uint64_t c[3]) {
+    int first = in->space == G_A1D || in->space == G_A2D ? 2 : 1;
+    *layer = first == 2 ? (uint32_t)LANE_REG(col, in->s[1]) : 0;
+    for (int k = 0; k < 3; k++) c[k] = first + k <= 3 ? LANE_REG(col, in->s[first + k]) : 0;
+}
+
+static int dims_of(int g) { return g == G_1D || g == G_A1D ? 1 : g == G_3D ? 3 : 2; }
+
+/* tex and tld4 for one lane into r[4]: floats, or integers when the texture reads integers. */
+static void sample(const mock_ptx_texture *t, const pinst *in, const uint64_t *col, texel *r) {
+    uint32_t layer;
+    uint64_t c[3];
+    coords(in, col, &layer, c);
+    if (t->layers != 0 && layer >= t->layers) layer = t->layers - 1;
+    if (t->layers == 0) layer = 0;
+    bool integer = in->rnd == T_S32;
+    bool linear = t->filter == CU_TR_FILTER_MODE_LINEAR && !reads_int(t);
+    if (in->sub == TX_TLD4) linear = true;
+    int dims = dims_of(in->space);
+    axis ax[3] = {{{0, 0}, 0}, {{0, 0}, 0}, {{0, 0}, 0}};
+    for (int k = 0; k < dims; k++) ax[k] = axis_of(t, k, c[k], integer, linear && !integer);
+    if (in->sub == TX_TLD4) {
+        /* PTX ISA 9.7.10.4: the four texels of the bilinear footprint, component imm, as
+         * {(i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j)}. */
+        static const int pick[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+        for (int e = 0; e < 4; e++) {
+            long x = ax[0].i[pick[e][0]], y = ax[1].i[pick[e][1]];
+            texel v = fetch(t, x < 0 || y < 0 ? -1 : x, y, 0, layer);
+            r->f[e] = v.f[in->imm];
+            r->i[e] = v.i[in->imm];
+        }
+        return;
+    }
+    if (!linear) {
+        long x = ax[0].i[0], y = ax[1].i[0], z = ax[2].i[0];
+        *r = fetch(t, x < 0 || y < 0 || z < 0 ? -1 : x, y, z, layer);
+        return;
+    }
+    float sum[4] = {0, 0, 0, 0};
+    int corners = 1 << dims;
+    for (int k = 0; k < corners; k++) {
+        float w = 1.0f;
+        long at[3] = {0, 0, 0};
+        bool border = false;
+        for (int dd = 0; dd < dims; dd++) {
+            int hi = (k >> dd) & 1;
+            w *= hi ? ax[dd].a : 1.0f - ax[dd].a;
+            at[dd] = ax[dd].i[hi];
+            border |= at[dd] < 0;
+        }
+        if (w == 0.0f) continue;
+        texel v = fetch(t, border ? -1 : at[0], at[1], at[2], layer);
+        for (int e = 0; e < 4; e++) sum[e] += w * v.f[e];
+    }
+    for (int e = 0; e < 4; e++) {
+        r->f[e] = sum[e];
+        r->i[e] = (int32_t)b32(sum[e]);
+    }
+}
+
+/* txq and suq (PTX ISA 9.7.10.5, 9.7.11.4). Address modes as txq numbers them: wrap 0,
+ * mirror 1, clamp_to_edge 3, clamp_to_border 4. */
+static uint32_t query(const mock_ptx_texture *t, int q) {
+    static const uint32_t modes[] = {[CU_TR_ADDRESS_MODE_WRAP] = 0,
+                                     [CU_TR_ADDRESS_MODE_MIRROR] = 1,
+                                     [CU_TR_ADDRESS_MODE_CLAMP] = 3,
+                                     [CU_TR_ADDRESS_MODE_BORDER] = 4};
+    switch (q) {
+    case Q_WIDTH: return t->width;
+    case Q_HEIGHT: return t->height;
+    case Q_DEPTH: return t->depth;
+    case Q_ARRAY_SIZE: return t->layers;
+    case Q_LEVELS: return t->levels;
+    case Q_NORMALIZED: return (t->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
+    case Q_FILTER: return (uint32_t)t->filter;
+    case Q_ADDR0:
+    case Q_ADDR1:
+    case Q_ADDR2: return modes[t->address[q - Q_ADDR0] & 3];
+    default: return 1; /* memory_layout: block linear */
+    }
+}
+
+/* suld.b and sust.b (PTX ISA 9.7.11.1, 9.7.11.2): x in bytes, y and z in rows and slices. */
+static int surface(pblock *b, pthr *th, const pinst *in, uint64_t *col, mock_ptx_texture *t) {
+    uint32_t layer;
+    uint64_t c[3];
+    coords(in, col, &layer, c);
+    int dims = dims_of(in->space);
+    size_t size = (size_t)bits_of(in->type2) / 8, n = size * in->vec;
+    int64_t x = (int32_t)c[0], y = dims > 1 ? (int32_t)c[1] : 0, z = dims > 2 ? (int32_t)c[2] : 0;
+    int64_t row = (int64_t)t->width * (int64_t)t->elem;
+    bool out = x < 0 || x + (int64_t)n > row || y < 0 || y >= t->height || z < 0 || z >= t->depth ||
+               (t->layers != 0 && layer >= t->layers);
+    if (out && in->imm == SC_TRAP) {
+        return ptx__fault(b, th, in, CUDA_ERROR_ILLEGAL_ADDRESS,
+                          "a surface access of %zu bytes at (x %lld bytes, y %lld, z %lld, layer "
+                          "%u) outside the surface of %ux%ux%u elements of %zu bytes",
+                          n, (long long)x, (long long)y, (long long)z, layer, t->width, t->height,
+                          t->depth, t->elem);
+    }
+    if (out && in->imm == SC_ZERO) {
+        if (in->sub == TX_SULD) {
+            for (int e = 0; e < in->vec; e++) {
+                if (in->d[e] != SL_SINK) LANE_REG(col, in->d[e]) = 0;
+            }
+        }
+        return TS_RUN;
+    }
+    if (out) { /* clamp: the nearest location inside */
+        x = x < 0                  ? 0
+            : x + (int64_t)n > row ? (row - (int64_t)n) / (int64_t)size * (int64_t)size
+                                   : x;
+        y = y < 0 ? 0 : y >= t->height ? t->height - 1 : y;
+        z = z < 0 ? 0 : z >= t->depth ? t->depth - 1 : z;
+        if (t->layers != 0 && layer >= t->layers) layer = t->layers - 1;
+    }
+    if (x % (int64_t)size != 0) {
+        return ptx__fault(b, th, in, CUDA_ERROR_MISALIGNED_ADDRESS,
+                          "a %zu-byte surface access at byte %lld of a row", size, (long long)x);
+    }
+    unsigned char *p = t->data + (size_t)layer * t->slice + (size_t)z * t->slice +
+                       (size_t)y * t->pitch + (size_t)x;
+    for (int e = 0; e < in->vec; e++) {
+        uint64_t v = 0;
+        if (in->sub == TX_SULD) {
+            memcpy(&v, p + e * size, size);
+            if (in->d[e] != SL_SINK) LANE_REG(col, in->d[e]) = v;
+        } else {
+            v = LANE_REG(col, in->d[e]);
+            memcpy(p + e * size, &v, size);
+        }
+    }
+    return TS_RUN;
+}
+
+int ptx__tex(pblock *b, pthr *th, const pinst *in, uint64_t *col) {
+    const mock_ptx_launch *l = b->run->l;
+    bool surf = in->sub >= TX_SULD;
+    uint64_t h = LANE_REG(col, in->s[0]);
+    mock_ptx_texture t;
+    char why[256] = "the launch has no texture or surface objects";
+    if (l->texture == NULL || !l->texture(l->check_ctx, h, surf, &t, why, sizeof why)) {
+        return ptx__fault(b, th, in, CUDA_ERROR_ILLEGAL_ADDRESS, "%s", why);
+    }
+    if (in->sub == TX_TXQ || in->sub == TX_SUQ) {
+        LANE_REG(col, in->d[0]) = query(&t, (int)in->imm);
+        return TS_RUN;
+    }
+    if (in->sub == TX_SULD || in->sub == TX_SUST) return surface(b, th, in, col, &t);
+    texel r;
+    sample(&t, in, col, &r);
+    bool as_float = in->type2 == T_F32;
+    bool ints = reads_int(&t) && in->sub == TX_TEX;
+    if (in->sub == TX_TLD4) ints = reads_int(&t);
+    for (int e = 0; e < 4; e++) {
+        uint64_t v = as_float ? (ints ? b32((float)r.i[e]) : b32(r.f[e]))
+                              : (ints ? (uint32_t)r.i[e] : (uint32_t)b32(r.f[e]));
+        if (in->d[e] != SL_SINK) LANE_REG(col, in->d[e]) = v;
+    }
+    return TS_RUN;
+}

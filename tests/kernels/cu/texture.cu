@@ -1,0 +1,24 @@
+// Texture and surface objects: a 2D fetch at given coordinates (every channel), an integer
+// fetch, a gather, and a surface read, changed and written back.
+extern "C" __global__ void k_tex2d(cudaTextureObject_t t, const float2 *xy, float4 *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex2D<float4>(t, xy[i].x, xy[i].y);
+}
+
+extern "C" __global__ void k_tex1dfetch(cudaTextureObject_t t, const int *at, int *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex1Dfetch<int>(t, at[i]);
+}
+
+extern "C" __global__ void k_gather(cudaTextureObject_t t, const float2 *xy, float4 *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex2Dgather<float4>(t, xy[i].x, xy[i].y, 0);
+}
+
+extern "C" __global__ void k_surface(cudaSurfaceObject_t s, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w && y < h) {
+        float v = surf2Dread<float>(s, x * 4, y);
+        surf2Dwrite(v * 2.0f + (float)(x + 100 * y), s, x * 4, y);
+    }
+}

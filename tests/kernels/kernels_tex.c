@@ -1,0 +1,212 @@
+/* The texture kernels (cu/texture.cu) against a host reference written from the CUDA C++
+ * Programming Guide's appendix "Texture Fetching": point sampling exact, linear filtering within
+ * the 1/256 of its 8-bit weights, for every address mode with normalized coordinates and for
+ * clamp and border without; an integer fetch from linear memory; a gather; a layered fetch; a
+ * surface read and written. The same program runs on the mock and on a GPU, so that the
+ * reference, the mock and the hardware are compared. */
+#include <math.h>
+
+#include "kernel_util.h"
+
+#define DRV cushim_driver()
+
+enum { W = 7, H = 5, N = 256 };
+static float img[H][W][4];
+
+static long wrap_index(long i, long n, CUaddress_mode m, bool norm) {
+    if (!norm && (m == CU_TR_ADDRESS_MODE_WRAP || m == CU_TR_ADDRESS_MODE_MIRROR)) {
+        m = CU_TR_ADDRESS_MODE_CLAMP;
+    }
+    if (m == CU_TR_ADDRESS_MODE_WRAP) return ((i % n) + n) % n;
+    if (m == CU_TR_ADDRESS_MODE_MIRROR) {
+        long k = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return k < n ? k : 2 * n - 1 - k;
+    }
+    if (m == CU_TR_ADDRESS_MODE_BORDER) return i < 0 || i >= n ? -1 : i;
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+static const float border[4] = {-3.0f, -4.0f, -5.0f, -6.0f};
+
+static float at(long x, long y, int c) { return x < 0 || y < 0 ? border[c] : img[y][x][c]; }
+
+static float ref(float u, float v, int c, CUaddress_mode m, bool norm, bool linear) {
+    float x = norm ? u * W : u, y = norm ? v * H : v;
+    if (!linear) {
+        return at(wrap_index((long)floorf(x), W, m, norm), wrap_index((long)floorf(y), H, m, norm),
+                  c);
+    }
+    x -= 0.5f;
+    y -= 0.5f;
+    long i = (long)floorf(x), j = (long)floorf(y);
+    float a = x - floorf(x), b = y - floorf(y);
+    long i0 = wrap_index(i, W, m, norm), i1 = wrap_index(i + 1, W, m, norm);
+    long j0 = wrap_index(j, H, m, norm), j1 = wrap_index(j + 1, H, m, norm);
+    return (1 - a) * (1 - b) * at(i0, j0, c) + a * (1 - b) * at(i1, j0, c) +
+           (1 - a) * b * at(i0, j1, c) + a * b * at(i1, j1, c);
+}
+
+static CUarray make_array(unsigned flags) {
+    uint32_t seed = 7;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int c = 0; c < 4; c++) img[y][x][c] = rng_float(&seed, -10, 10);
+    CUDA_ARRAY3D_DESCRIPTOR d = {
+        .Width = W, .Height = H, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 4, .Flags = flags};
+    CUarray a;
+    assert_ok(DRV->cuArray3DCreate(&a, &d));
+    assert_ok(DRV->cuMemcpyHtoA(a, 0, img, sizeof img));
+    return a;
+}
+
+static CUtexObject make_texture(CUarray a, CUaddress_mode m, bool linear, bool norm) {
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    r.res.array.hArray = a;
+    CUDA_TEXTURE_DESC t = {.addressMode = {m, m, m},
+                           .filterMode =
+                               linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT,
+                           .flags = norm ? CU_TRSF_NORMALIZED_COORDINATES : 0};
+    memcpy(t.borderColor, border, sizeof border);
+    CUtexObject o;
+    assert_ok(DRV->cuTexObjectCreate(&o, &r, &t, NULL));
+    return o;
+}
+
+/* N coordinates over and around the texture, a quarter of them on texel edges. */
+static void coordinates(float *xy, bool norm) {
+    uint32_t seed = 3;
+    for (int i = 0; i < N; i++) {
+        float x = rng_float(&seed, -1.5f * W, 2.5f * W), y = rng_float(&seed, -1.5f * H, 2.5f * H);
+        if (i % 4 == 0) {
+            x = floorf(x);
+            y = floorf(y) + 0.5f;
+        }
+        xy[2 * i] = norm ? x / W : x;
+        xy[2 * i + 1] = norm ? y / H : y;
+    }
+}
+
+static void sampling(void) {
+    const cushim_function *f = kernel_get("texture", "k_tex2d");
+    CUarray a = make_array(0);
+    static const CUaddress_mode modes[] = {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_CLAMP,
+                                           CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
+    float xy[2 * N], out[4 * N];
+    float span = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int c = 0; c < 4; c++) span = fmaxf(span, fabsf(img[y][x][c]) + 6.0f);
+    int n = N;
+    for (int norm = 0; norm < 2; norm++) {
+        coordinates(xy, norm);
+        for (int k = 0; k < 4; k++) {
+            if (!norm && k != 1 && k != 3) continue; /* wrap, mirror: normalized only */
+            for (int linear = 0; linear < 2; linear++) {
+                CUtexObject t = make_texture(a, modes[k], linear, norm);
+                CUdeviceptr dxy = dev_copy(xy, sizeof xy), dout = dev_zeroed(sizeof out);
+                void *params[] = {&t, &dxy, &dout, &n};
+                kernel_run(f, CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, params);
+                dev_take(out, dout, sizeof out);
+                assert_ok(DRV->cuMemFree(dxy));
+                assert_ok(DRV->cuTexObjectDestroy(t));
+                char what[64];
+                snprintf(what, sizeof what, "mode %d norm %d linear %d", k, norm, linear);
+                mismatch m = {what, 0};
+                for (int i = 0; i < N; i++) {
+                    for (int c = 0; c < 4; c++) {
+                        float want = ref(xy[2 * i], xy[2 * i + 1], c, modes[k], norm, linear);
+                        mismatch_f32(&m, (size_t)(4 * i + c), out[4 * i + c], want,
+                                     linear ? span / 256.0 : 0);
+                    }
+                }
+                assert_int_equal(m.wrong, 0);
+            }
+        }
+    }
+    assert_ok(DRV->cuArrayDestroy(a));
+}
+
+static void fetch_gather_surface(void) {
+    /* tex1Dfetch of ints in linear memory, indexes inside. */
+    int vals[N], idx[N], got[N];
+    for (int i = 0; i < N; i++) {
+        vals[i] = i * 37 - 1000;
+        idx[i] = (i * 101) % N;
+    }
+    CUdeviceptr dv = dev_copy(vals, sizeof vals), di = dev_copy(idx, sizeof idx);
+    CUdeviceptr dg = dev_zeroed(sizeof got);
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_LINEAR};
+    r.res.linear.devPtr = dv;
+    r.res.linear.format = CU_AD_FORMAT_SIGNED_INT32;
+    r.res.linear.numChannels = 1;
+    r.res.linear.sizeInBytes = sizeof vals;
+    CUDA_TEXTURE_DESC td = {.flags = CU_TRSF_READ_AS_INTEGER};
+    CUtexObject t;
+    assert_ok(DRV->cuTexObjectCreate(&t, &r, &td, NULL));
+    int n = N;
+    void *p1[] = {&t, &di, &dg, &n};
+    kernel_run(kernel_get("texture", "k_tex1dfetch"), CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, p1);
+    dev_take(got, dg, sizeof got);
+    for (int i = 0; i < N; i++) assert_int_equal(got[i], vals[idx[i]]);
+    assert_ok(DRV->cuTexObjectDestroy(t));
+    assert_ok(DRV->cuMemFree(dv));
+    assert_ok(DRV->cuMemFree(di));
+    /* A gather of channel 0 at texel corners and halfway, clamp, unnormalized. */
+    CUarray a = make_array(CUDA_ARRAY3D_TEXTURE_GATHER);
+    t = make_texture(a, CU_TR_ADDRESS_MODE_CLAMP, false, false);
+    float xy[2 * 16], out[4 * 16];
+    for (int i = 0; i < 16; i++) {
+        xy[2 * i] = (float)(i % 8) + (i & 1 ? 0.5f : 0.0f);
+        xy[2 * i + 1] = (float)(i / 3) + 0.25f;
+    }
+    CUdeviceptr dxy = dev_copy(xy, sizeof xy), dout = dev_zeroed(sizeof out);
+    int n16 = 16;
+    void *p2[] = {&t, &dxy, &dout, &n16};
+    kernel_run(kernel_get("texture", "k_gather"), CUSHIM_DIM3(1), CUSHIM_DIM3(16), 0, p2);
+    dev_take(out, dout, sizeof out);
+    mismatch m = {"gather", 0};
+    static const int pick[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    for (int i = 0; i < 16; i++) {
+        long x0 = (long)floorf(xy[2 * i] - 0.5f), y0 = (long)floorf(xy[2 * i + 1] - 0.5f);
+        for (int e = 0; e < 4; e++) {
+            long x = wrap_index(x0 + pick[e][0], W, CU_TR_ADDRESS_MODE_CLAMP, false);
+            long y = wrap_index(y0 + pick[e][1], H, CU_TR_ADDRESS_MODE_CLAMP, false);
+            mismatch_f32(&m, (size_t)(4 * i + e), out[4 * i + e], img[y][x][0], 0);
+        }
+    }
+    assert_int_equal(m.wrong, 0);
+    assert_ok(DRV->cuTexObjectDestroy(t));
+    assert_ok(DRV->cuArrayDestroy(a));
+    assert_ok(DRV->cuMemFree(dxy));
+    /* A surface: each element becomes 2 v + x + 100 y. */
+    CUDA_ARRAY3D_DESCRIPTOR sd = {.Width = W,
+                                  .Height = H,
+                                  .Format = CU_AD_FORMAT_FLOAT,
+                                  .NumChannels = 1,
+                                  .Flags = CUDA_ARRAY3D_SURFACE_LDST};
+    CUarray s;
+    assert_ok(DRV->cuArray3DCreate(&s, &sd));
+    float plane[H][W], back[H][W];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) plane[y][x] = (float)(x * y) - 3.5f;
+    assert_ok(DRV->cuMemcpyHtoA(s, 0, plane, sizeof plane));
+    CUDA_RESOURCE_DESC sr = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    sr.res.array.hArray = s;
+    CUsurfObject so;
+    assert_ok(DRV->cuSurfObjectCreate(&so, &sr));
+    int w = W, h = H;
+    void *p3[] = {&so, &w, &h};
+    kernel_run(kernel_get("texture", "k_surface"), CUSHIM_DIM3(1, H), CUSHIM_DIM3(32), 0, p3);
+    assert_ok(DRV->cuMemcpyAtoH(back, s, 0, sizeof back));
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            assert_true(back[y][x] == plane[y][x] * 2.0f + (float)(x + 100 * y));
+    assert_ok(DRV->cuSurfObjectDestroy(so));
+    assert_ok(DRV->cuArrayDestroy(s));
+}
+
+void kernel_texture(void **state) {
+    (void)state;
+    sampling();
+    fetch_gather_surface();
+}
