@@ -128,6 +128,78 @@ setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const ui
     return true;
 }
 
+/* A whole warp's access of consecutive words (a coalesced one: lane l at q + l * size), its
+ * range checked: one block copy, which the compiler vectorises. A plain copy where the lanes'
+ * accesses are relaxed atomics (ptx_val.h): on x86 both are the same moves, but a racing kernel
+ * would be a report under ThreadSanitizer, whose builds take the lane-by-lane path. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define COALESCED 0
+#endif
+#endif
+#if !defined(COALESCED) && defined(__SANITIZE_THREAD__)
+#define COALESCED 0
+#endif
+#if !defined(COALESCED)
+#define COALESCED 1
+#endif
+/* Nonzero when the lanes' addresses x[l] + imm (truncated to 32 bits where a32) are not a0,
+ * a0 + sz, a0 + 2 sz, ... (32-bit ones that wrap are not). In vectors of four, which the
+ * compiler keeps to vector instructions (its own vectoriser left this reduction scalar). */
+typedef uint64_t u64x4 __attribute__((vector_size(32)));
+static inline __attribute__((always_inline)) uint64_t
+not_consecutive(const uint64_t *x, uint64_t imm, bool a32, uint64_t a0, uint64_t sz) {
+    u64x4 acc = {0, 0, 0, 0}, want = {a0, a0 + sz, a0 + 2 * sz, a0 + 3 * sz};
+    u64x4 add = {imm, imm, imm, imm}, step = {4 * sz, 4 * sz, 4 * sz, 4 * sz};
+    uint64_t km = a32 ? 0xffffffffu : ~(uint64_t)0;
+    u64x4 keep = {km, km, km, km};
+    for (unsigned l = 0; l < 32; l += 4) {
+        u64x4 v;
+        memcpy(&v, x + l, sizeof v);
+        acc |= ((v + add) & keep) ^ want;
+        want += step;
+    }
+    return acc[0] | acc[1] | acc[2] | acc[3];
+}
+
+/* The types whose load() and store() are a plain word of 4 or 8 bytes. */
+static inline bool plain_word(int ty) {
+    return ty == T_U32 || ty == T_S32 || ty == T_F32 || ty == T_U64 || ty == T_S64 || ty == T_F64;
+}
+
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef int32_t s32x4 __attribute__((vector_size(16)));
+typedef int64_t s64x4 __attribute__((vector_size(32)));
+static inline __attribute__((always_inline)) void coalesced(unsigned char *q, uint64_t *d, int ty,
+                                                            bool ld) {
+    if (bits_of(ty) == 64) {
+        if (ld)
+            memcpy(d, q, 32 * 8);
+        else
+            memcpy(q, d, 32 * 8);
+        return;
+    }
+    /* Four lanes a step, widened or narrowed by vector conversions. */
+    for (unsigned l = 0; l < 32; l += 4) {
+        if (ld && ty == T_S32) {
+            s32x4 v;
+            memcpy(&v, q + l * 4, sizeof v);
+            s64x4 w = __builtin_convertvector(v, s64x4);
+            memcpy(d + l, &w, sizeof w);
+        } else if (ld) {
+            u32x4 v;
+            memcpy(&v, q + l * 4, sizeof v);
+            u64x4 w = __builtin_convertvector(v, u64x4);
+            memcpy(d + l, &w, sizeof w);
+        } else {
+            u64x4 w;
+            memcpy(&w, d + l, sizeof w);
+            u32x4 v = __builtin_convertvector(w, u32x4);
+            memcpy(q + l * 4, &v, sizeof v);
+        }
+    }
+}
+
 /* Loads (or stores) of the lanes of m: the cases a kernel spends its time in inline (checks
  * that cannot wrap), a kernel parameter or a uniform address once for all lanes, the rest
  * through ptx__addr. false after a fault. */
@@ -173,6 +245,20 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
         /* A whole warp: every address checked in one pass without a branch, then the
          * accesses; any lane out of bounds or misaligned takes the loop below. */
         uint64_t a[32], bad = 0, base = sp == S_SHARED ? 0 : lo, lim = sp == S_SHARED ? ssz : span;
+#if COALESCED
+        if (plain_word(ty)) {
+            /* Lanes at consecutive words (a coalesced access): the run's two ends checked,
+             * then one copy. The last lane first: a cheap no for most others. */
+            uint64_t a0 = a32 ? (uint32_t)(x[0] + imm) : x[0] + imm, run = 32 * sz;
+            uint64_t apart = (a32 ? (uint32_t)(x[31] + imm) : x[31] + imm) ^ (a0 + 31 * sz);
+            if (apart == 0) apart = not_consecutive(x, imm, a32, a0, sz);
+            if (apart == 0 && run <= lim && a0 - base <= lim - run && !(a0 & (sz - 1))) {
+                coalesced(sp == S_SHARED ? b->smem + a0 : (unsigned char *)(uintptr_t)a0, d, ty,
+                          ld);
+                return true;
+            }
+        }
+#endif
         for (unsigned l = 0; l < 32; l++) {
             uint64_t v = x[l] + imm;
             if (a32) v = (uint32_t)v;
@@ -222,6 +308,22 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
             else
                 store(q + i * sz, sz, di[l]);
         }
+    }
+    return true;
+}
+
+/* ld.param of a kernel parameter (one address for every lane) in bounds and aligned: read
+ * once into the lanes of m. false: not that case (access() checks it and says why). */
+static inline __attribute__((always_inline)) bool param_whole(const prun *r, const pinst *in,
+                                                              uint32_t m, uint64_t *d, int ty) {
+    uint64_t a = (uint64_t)in->imm, nb = (uint64_t)bits_of(ty) / 8, pb = r->param_bytes;
+    if (in->flags & F_ADDR32) a = (uint32_t)a;
+    if (nb > pb || a > pb - nb || (a & (nb - 1)) != 0) return false;
+    uint64_t v = load(r->params + a, ty);
+    if (m == FULL) {
+        for (unsigned l = 0; l < 32; l++) d[l] = v;
+    } else {
+        EACH(m) d[l] = v;
     }
     return true;
 }
@@ -625,7 +727,10 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 /* The common kinds with their type and space known to the compiler. */
 #define MEM(s_, t_)                                                                                \
     (ld ? access(b, lanes, in, m, R, s_, t_, true) : access(b, lanes, in, m, R, s_, t_, false))
-                if (in->s[0] == SL_ZERO || sp == S_PARAM)
+                if (ld && sp == S_PARAM && in->s[0] == SL_ZERO && in->vec == 1 &&
+                    plain_word(ty) && param_whole(r, in, m, d, ty))
+                    ok = true;
+                else if (in->s[0] == SL_ZERO || sp == S_PARAM)
                     ok = access_any(b, lanes, in, m, R, ld);
                 else if (sp == S_GLOBAL && ty == T_S32)
                     ok = MEM(S_GLOBAL, T_S32);
