@@ -4,6 +4,8 @@
  * would read the arguments (format.c). */
 #include <string.h>
 
+#include "common/hints.h"
+
 #include "trace/record.h"
 
 /* Where an argument that was not copied points: zeros, enough for any reader. */
@@ -48,6 +50,22 @@ static void *copy_value(cushim__rec *r, const cushim__trace_arg *a, const void *
     return cell;
 }
 
+static bool is_scalar(const cushim__trace_arg *a) {
+    return !a->output && a->kind != CUSHIM__ARG_STRING && a->kind != CUSHIM__ARG_OPAQUE &&
+           (a->size == 1 || a->size == 2 || a->size == 4 || a->size == 8);
+}
+
+/* The argument's bytes at the start of a zeroed word, as the formatters read them back. */
+static void store(char *to, const void *p, unsigned size) {
+    memset(to, 0, 8);
+    switch (size) {
+    case 1: memcpy(to, p, 1); break;
+    case 2: memcpy(to, p, 2); break;
+    case 4: memcpy(to, p, 4); break;
+    default: memcpy(to, p, 8); break;
+    }
+}
+
 void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
                          void *const *args, bool failed) {
     r->u.a.used = 0;
@@ -61,6 +79,13 @@ void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned
     for (; k < count; k++) {
         const cushim__trace_arg *a = &desc[k];
         void *cell;
+        if (CUSHIM__LIKELY(is_scalar(a) && CUSHIM__REC_AREA - r->u.a.used >= 8)) {
+            /* Most arguments: a handle, a size, an enum; one word. */
+            store(r->area + r->u.a.used, args[k], a->size);
+            r->u.a.off[k] = r->u.a.used;
+            r->u.a.used = (unsigned short)(r->u.a.used + 8);
+            continue;
+        }
         if (a->output) {
             /* The pointer's cell: the pointer itself after a failure or when NULL, else the
              * address of the copy of what the call wrote there. */

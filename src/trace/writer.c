@@ -105,6 +105,14 @@ static void pump_locked(cushim__tbuf *b) {
     pthread_mutex_unlock(&b->fmt);
 }
 
+/* The writer's pass: a ring whose thread formats it now (its line to stderr may wait on a full
+ * pipe) is left to that thread, rather than hold up the others'. */
+static void pump_if_free(cushim__tbuf *b) {
+    if (pthread_mutex_trylock(&b->fmt) != 0) return;
+    pump(b);
+    pthread_mutex_unlock(&b->fmt);
+}
+
 static void drain_one(cushim__tbuf *b) {
     pthread_mutex_lock(&b->fmt);
     pump(b);
@@ -123,7 +131,7 @@ static void *writer_main(void *unused) {
     pthread_mutex_lock(&wake_lock);
     while (!stopping) {
         pthread_mutex_unlock(&wake_lock);
-        cushim__tbuf_each(pump_locked);
+        cushim__tbuf_each(pump_if_free);
         pthread_mutex_lock(&wake_lock);
         if (stopping) break;
         struct timespec until;
