@@ -125,7 +125,6 @@ static void reopen_in_child(void) {
     if (atomic_load(&reopen) && running) {
         if (!open_file_locked()) atomic_store(&warn_pending, true);
         atomic_store(&reopen, false);
-        (void)cushim__writer_start(); /* the parent's writer thread is not this process's */
     }
     pthread_mutex_unlock(&lock);
 }

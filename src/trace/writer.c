@@ -3,7 +3,7 @@
  * and two atomic stores. The background thread wakes every millisecond, or when a ring is half
  * full, formats what every ring holds and writes it. A full ring makes its thread format its own
  * records (when no other formatter holds them) or wait; after a second of waiting the record is
- * dropped and counted, and the trace says so. */
+ * dropped and counted, and the trace says so. A forked child has no writer thread. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -29,6 +29,9 @@ static atomic_bool thread_runs; /* the background thread exists (in this process
 static pthread_t thread;
 static bool to_stderr, lines, spans, background; /* set while no record is made */
 static atomic_ulong dropped_total;
+/* A forked child formats its records on the thread that makes them: a new thread in the child
+ * of a threaded process is more than POSIX promises (ThreadSanitizer refuses it). */
+static bool forked;
 
 static cushim__rec *slot(cushim__tbuf *b, size_t i) {
     return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_SIZE);
@@ -157,7 +160,7 @@ void cushim__writer_config(bool calls, bool calls_to_stderr, bool timeline) {
 
 bool cushim__writer_start(void) {
     pthread_mutex_lock(&wake_lock);
-    bool want = background && !thread_runs;
+    bool want = background && !forked && !atomic_load(&thread_runs);
     stopping = false;
     pthread_mutex_unlock(&wake_lock);
     if (!want) return true;
@@ -211,7 +214,7 @@ cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
 void cushim__ring_commit(cushim__tbuf *b) {
     size_t h = atomic_load_explicit(&b->head, memory_order_relaxed) + 1;
     atomic_store_explicit(&b->head, h, memory_order_release);
-    if (to_stderr) {
+    if (to_stderr || forked) {
         pump_locked(b);
         return;
     }
@@ -229,6 +232,7 @@ static void after_fork_child(void) {
     pthread_cond_init(&wake_cond, NULL);
     atomic_store(&thread_runs, false);
     stopping = false;
+    forked = true;
 }
 static CUSHIM__CONSTRUCTOR void writer_register_fork(void) {
     cushim__tbuf_set_pump(pump);
