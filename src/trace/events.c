@@ -1,6 +1,8 @@
-/* What a call becomes: a line (calls) or a Chrome trace-event JSON event (timeline), formatted
- * on the calling thread straight into a buffer of its own (tbuf.c), with no lock; and on the
- * mock, a span per kernel execution on its stream's track. */
+/* What a call's record becomes: a line (calls) or a Chrome trace-event JSON event (timeline),
+ * formatted by the trace writer (writer.c) into the buffer of the thread that made the call
+ * (tbuf.c), under that thread's fmt lock; and on the mock, a span per kernel execution on its
+ * stream's track. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -99,9 +101,8 @@ static void put_times(cushim__text *t, unsigned long long start_ns, unsigned lon
     cushim__put_us(t, end_ns - start_ns);
 }
 
-void cushim__event_timeline(const cushim_hook_call *c, const cushim__kernel *k) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
+void cushim__event_timeline(cushim__tbuf *b, const cushim_hook_call *c, const cushim__kernel *k,
+                            bool has_stream, CUstream s) {
     cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
     unsigned long long start = c->start_ns > t0 ? c->start_ns - t0 : 0;
     unsigned long long dur = c->end_ns - c->start_ns;
@@ -117,8 +118,7 @@ void cushim__event_timeline(const cushim_hook_call *c, const cushim__kernel *k) 
     put_result(&t, c->result);
     CUSHIM__PUT_LIT(&t, "\"}}");
     /* A flow through the calls on one stream: Perfetto draws the host-side order per stream. */
-    CUstream s;
-    if (cushim__call_stream(c, &s)) {
+    if (has_stream) {
         CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"stream\",\"cat\":\"stream\",\"bp\":\"e\",\"id\":\"");
         /* Most calls name the stream the thread's last one did: its id is copied. */
         uintptr_t key = stream_key(c, s, b);
@@ -167,9 +167,8 @@ static void nest_flush(cushim__tbuf *b, bool to_stderr) {
     b->nest_len = 0;
 }
 
-void cushim__event_line(const cushim_hook_call *c, const cushim__kernel *k, bool to_stderr) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
+void cushim__event_line(cushim__tbuf *b, const cushim_hook_call *c, const cushim__kernel *k,
+                        bool to_stderr) {
     bool nested = b->nest_depth > 0;
     if (nested && sizeof b->nest - b->nest_len < CUSHIM__TBUF_ROOM) nest_flush(b, to_stderr);
     cushim__text t = {nested ? b->nest + b->nest_len : b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
@@ -193,9 +192,7 @@ void cushim__event_line(const cushim_hook_call *c, const cushim__kernel *k, bool
     }
 }
 
-void cushim__event_nest(bool begin, bool to_stderr) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
+void cushim__event_nest(cushim__tbuf *b, bool begin, bool to_stderr) {
     if (begin) {
         b->nest_depth++;
     } else if (b->nest_depth > 0 && --b->nest_depth == 0) {
@@ -206,20 +203,21 @@ void cushim__event_nest(bool begin, bool to_stderr) {
 void cushim__event_nest_drop(void) {
     cushim__tbuf *b = cushim__tbuf_current();
     if (b == NULL) return;
+    pthread_mutex_lock(&b->fmt);
     b->nest_depth = 0;
     b->nest_len = 0;
+    pthread_mutex_unlock(&b->fmt);
 }
 
-void cushim__event_rt_line(const cushim__rt_event *e, bool to_stderr) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
+void cushim__event_rt_line(cushim__tbuf *b, const cushim__rt_event *e, bool to_stderr) {
     const cushim__trace_rt_entry *en = e->entry;
     cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM - 1};
     put_prefix(&t, b);
     cushim__put_n(&t, en->name, en->name_len);
     cushim__put_char(&t, '(');
     cushim__put_arg_list(&t, en->args, en->count, en->enums, e->args, false, e->failed,
-                         en->function, e->kernel, e->kernel ? strlen(e->kernel) : 0);
+                         en->function, e->kernel ? e->kernel->name : NULL,
+                         e->kernel ? e->kernel->name_len : 0);
     CUSHIM__PUT_LIT(&t, ") = ");
     cushim__put(&t, e->result);
     CUSHIM__PUT_LIT(&t, " (");
@@ -233,9 +231,7 @@ void cushim__event_rt_line(const cushim__rt_event *e, bool to_stderr) {
     }
 }
 
-void cushim__event_rt_span(const cushim__rt_event *e) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
+void cushim__event_rt_span(cushim__tbuf *b, const cushim__rt_event *e) {
     const cushim__trace_rt_entry *en = e->entry;
     cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
     CUSHIM__PUT_LIT(&t, ",\n{\"name\":\"");
@@ -245,7 +241,7 @@ void cushim__event_rt_span(const cushim__rt_event *e) {
     cushim__put_ids(&t, b);
     CUSHIM__PUT_LIT(&t, ",\"args\":{");
     cushim__put_arg_list(&t, en->args, en->count, en->enums, e->args, true, e->failed, en->function,
-                         e->kernel, e->kernel ? strlen(e->kernel) : 0);
+                         e->kernel ? e->kernel->name : NULL, e->kernel ? e->kernel->name_len : 0);
     if (en->count) cushim__put_char(&t, ',');
     CUSHIM__PUT_LIT(&t, "\"result\":\"");
     cushim__put(&t, e->result);
@@ -272,11 +268,9 @@ static void put_track(cushim__text *t, unsigned long long track) {
 
 /* A stream's track for the kernels that ran on it: a thread id of its own in the timeline
  * (far above real ones), named by a metadata event the first time. */
-void cushim__event_kernel(const cushim__kernel *k, const unsigned grid[3], const unsigned block[3],
-                          CUstream stream, unsigned long long start_ns, unsigned long long end_ns,
-                          unsigned long long thread_instructions) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    if (b == NULL) return;
+void cushim__event_kernel(cushim__tbuf *b, const cushim__kernel *k, const unsigned grid[3],
+                          const unsigned block[3], CUstream stream, unsigned long long start_ns,
+                          unsigned long long end_ns, unsigned long long thread_instructions) {
     cushim__text t = {b->data + b->len, 0, CUSHIM__TBUF_ROOM};
     uintptr_t s = (uintptr_t)stream == (uintptr_t)CU_STREAM_LEGACY ? 0 : (uintptr_t)stream;
     bool first;

@@ -10,6 +10,7 @@
 #include "trace/rtcalls.h"
 #include "trace/summary.h"
 #include "trace/trace.h"
+#include "trace/writer.h"
 
 static _Thread_local int depth; /* runtime calls in progress on this thread */
 
@@ -33,7 +34,7 @@ bool cushim__trace_rt_begin(cushim__trace_rt_frame *f, cushim__trace_rt_entry *e
     f->args = args;
     f->outer = depth++ == 0;
     bool to_stderr;
-    if (f->outer && cushim__trace_calls(&to_stderr)) cushim__event_nest(true, to_stderr);
+    if (f->outer && cushim__trace_calls(&to_stderr)) cushim__writer_nest_begin();
     leave();
     f->start_ns = cushim__now_ns();
     return true;
@@ -41,8 +42,7 @@ bool cushim__trace_rt_begin(cushim__trace_rt_frame *f, cushim__trace_rt_entry *e
 
 void cushim__trace_rt_end(cushim__trace_rt_frame *f, bool failed, const char *result,
                           const char *kernel) {
-    cushim__rt_event ev = {f->entry, f->args,     failed,          result,
-                           kernel,   f->start_ns, cushim__now_ns()};
+    cushim__rt_event ev = {f->entry, f->args, failed, result, NULL, f->start_ns, cushim__now_ns()};
     depth--;
     if (!enter()) {
         /* Stopped while the call ran: its line, and the driver lines it held, are dropped. */
@@ -54,8 +54,11 @@ void cushim__trace_rt_end(cushim__trace_rt_frame *f, bool failed, const char *re
     bool calls = cushim__trace_calls(&to_stderr);
     if (cushim__trace_summary())
         cushim__summary_rt_count(f->entry, ev.end_ns - ev.start_ns, failed);
-    if (calls) cushim__event_rt_line(&ev, to_stderr);
-    if (calls && f->outer) cushim__event_nest(false, to_stderr);
-    if (cushim__trace_timeline()) cushim__event_rt_span(&ev);
+    unsigned make = (calls ? CUSHIM__REC_LINE : 0u) |
+                    (calls && f->outer ? CUSHIM__REC_NEST_END : 0u) |
+                    (cushim__trace_timeline() ? CUSHIM__REC_SPAN : 0u);
+    /* The kernel by name: the name the runtime gave may go before the writer formats it. */
+    if (make != 0 && kernel != NULL) ev.kernel = cushim__kernels_named(kernel);
+    if (make != 0) cushim__writer_rt(&ev, make);
     leave();
 }

@@ -2,10 +2,11 @@
  * JSON event per call (timeline), or counts for a table at exit (summary); this file starts,
  * stops and configures it, events.c formats, output.c writes the file, kernels.c names kernels.
  *
- * Lines and events are formatted on the calling thread straight into a buffer of its own
- * (tbuf.c), with no lock: a full buffer is written out as one block, and every thread's at
- * cushim_trace_stop and at exit. Calls to stderr are written a line at a time instead, so that
- * they interleave with the program's own output. */
+ * A traced call formats nothing: it appends a record of what it was given and what it wrote to
+ * its thread's ring (writer.c), and a background thread formats the lines and events into the
+ * thread's buffer (tbuf.c) and writes them in blocks; every thread's at cushim_trace_stop and at
+ * exit. Calls to stderr are formatted and written by the calling thread a line at a time
+ * instead, so that they interleave with the program's own output. */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +28,7 @@
 #include "trace/summary.h"
 #include "trace/tbuf.h"
 #include "trace/trace.h"
+#include "trace/writer.h"
 
 /* What the tracer does: set while no hook of it is installed, read by the hook. */
 typedef struct config {
@@ -92,7 +94,7 @@ static void kernel_ran(void *user, const char *kernel, const unsigned grid[3],
     atomic_fetch_add_explicit(&k->run_ns, end_ns - start_ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&k->instructions, thread_instructions, memory_order_relaxed);
     if (cfg.timeline) {
-        cushim__event_kernel(k, grid, block, stream, start_ns, end_ns, thread_instructions);
+        cushim__writer_kernel(k, grid, block, stream, start_ns, end_ns, thread_instructions);
     }
 }
 
@@ -153,8 +155,8 @@ static void after_call(const cushim_hook_call *c, void *user) {
             atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
         }
     }
-    if (cfg.calls) cushim__event_line(c, k, calls_to_stderr);
-    if (cfg.timeline) cushim__event_timeline(c, k);
+    unsigned make = (cfg.calls ? CUSHIM__REC_LINE : 0u) | (cfg.timeline ? CUSHIM__REC_SPAN : 0u);
+    if (make != 0) cushim__writer_call(c, k, make);
 }
 
 static bool parse(const char *what, config *c) {
@@ -215,6 +217,8 @@ static CUresult start(const char *what, const char *path) {
     cushim__kernels_reset();
     cushim__summary_rt_reset();
     cushim__tbuf_set_sink(sink);
+    cushim__writer_config(c.calls, calls_to_stderr, c.timeline);
+    (void)cushim__writer_start(); /* without it, records are formatted at the stop */
     running = true;
     atomic_store(&cushim__trace_runtime, 1);
     static bool registered;
@@ -263,7 +267,7 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     while (atomic_load(&cushim__trace_rt_busy) != 0) sched_yield();
     (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
     observe(false);                    /* and for a kernel told to the observer */
-    cushim__tbuf_drain();              /* every thread's lines, before the file's tail */
+    unsigned long dropped = cushim__writer_drain(); /* every record, before the file's tail */
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) cushim__out_append("\n]\n", 3);
@@ -272,6 +276,12 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
         running = false;
     }
     pthread_mutex_unlock(&lock);
+    if (dropped != 0) {
+        cushim__log(CUSHIM_LOG_WARN,
+                    "the tracer dropped %lu calls: a thread's ring stayed full for a second (the "
+                    "trace says where)",
+                    dropped);
+    }
     cushim__clear_error();
     return CUDA_SUCCESS;
 }

@@ -140,7 +140,14 @@ echo "-- Meson: custom_target running $nvcc"
 PATH=$(dirname "$nvcc"):$PATH quiet cu-meson-setup.log meson setup "$work/cu-meson" "$cu" \
   --native-file "$work/native.ini"
 quiet cu-meson-build.log meson compile -C "$work/cu-meson" -j 2
-meson test -C "$work/cu-meson" --no-rebuild >"$work/cu-meson-test.log" 2>&1 ||
+# What a failure on another machine needs to be read: the tools' versions and what the fatbin
+# holds (cuobjdump lists its PTX and SASS, each with its architecture).
+echo "nvcc: $("$nvcc" --version | tail -n 1); meson: $(meson --version)"
+fatbin=$work/cu-meson/kernels.fatbin
+[[ -f $fatbin ]] || { echo "no $fatbin: the custom_target's output went elsewhere"; ls -R "$work/cu-meson"; exit 1; }
+echo "fatbin: $fatbin, $(stat -c %s "$fatbin") bytes"
+"$(dirname "$nvcc")/cuobjdump" --list-ptx --list-elf "$fatbin" 2>&1 | sed 's/^/  /' || true
+CUSHIM_LOG=info meson test -C "$work/cu-meson" --no-rebuild >"$work/cu-meson-test.log" 2>&1 ||
   { cat "$work/cu-meson-test.log" "$work/cu-meson/meson-logs/testlog.txt"; exit 1; }
 cu_tap "$work/cu-meson/meson-logs/testlog.txt"
 echo "-- CMake: enable_language(CUDA), cushim_add_fatbin"

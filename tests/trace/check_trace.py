@@ -5,7 +5,7 @@ what it wrote.
 Usage: check_trace.py CASE PROGRAM PTX_FILE [--per-thread]
 
 Cases: calls (to stderr), calls_file, timeline, timeline_default_name, summary, fork,
-fork_after_init, fork_in_hook, fifo, unopenable, unknown. Prints TAP; exits 1 on the first
+fork_after_init, fork_in_hook, fifo, many, unopenable, unknown. Prints TAP; exits 1 on the first
 failed check. Every run has a timeout: a hang is a failure, not a stuck suite.
 """
 import glob
@@ -287,6 +287,23 @@ def main():
             with open(path, "w") as f:
                 f.write(got[0])
             check_timeline(path, h, ptx, per_thread)
+        elif case == "many":
+            # Two threads, each with far more calls than its ring holds: every call has its line,
+            # in its thread's order, and none is dropped.
+            (h,), err = run(program, ptx, {"CUSHIM_TRACE": "calls", "CUSHIM_TRACE_FILE": path},
+                            tmp, mode="many")
+            text = open(path).read()
+            ok("not traced" not in text and "dropped" not in err, "no call dropped: " + err[-300:])
+            per_tid = {}
+            for line in text.splitlines():
+                m = LINE.match(line)
+                if m and m.group(2) == "cuDriverGetVersion":
+                    per_tid.setdefault(m.group(1), []).append(m.group(3))
+            ok(sorted(len(v) for v in per_tid.values()) == [h["many"], h["many"]],
+               "each thread's %d calls have their lines: %s" % (
+                   h["many"], {k: len(v) for k, v in per_tid.items()}))
+            ok(all(re.fullmatch(r"driverVersion=\[\d+\]", a) for v in per_tid.values() for a in v),
+               "each line shows the version the call wrote")
         elif case == "unopenable":
             _h, err = run(program, ptx, {"CUSHIM_TRACE": "timeline",
                                          "CUSHIM_TRACE_FILE": "/nonexistent/dir/t.json"}, tmp)

@@ -1,14 +1,15 @@
 /* A driver-API program for the tracer's tests, built against the drop-in cuda.h in both
  * default-stream modes: a fixed sequence of calls, one of which fails, on two streams. It prints
  * the handles it got as one JSON line on stdout, so that the checker can find them in the trace.
- *   trace_program PTX_FILE [fork|start|after|inhook]
+ *   trace_program PTX_FILE [fork|start|after|inhook|many]
  * With `fork`, a child runs the sequence first, then the parent does. With `start`, the program
  * initialises the driver, then starts a trace of calls to stderr itself (cushim_trace_start),
  * then runs the sequence. With `after`, the parent initialises the driver, then forks a child
  * that makes two calls (both refused in a child of an initialised process). With `inhook`, the
  * parent forks while another thread is blocked inside the tracer's hook (its line to stderr
  * waits on a full pipe); the child makes the two calls and exits, and must not hang. A child
- * prints its pid on a line of its own, before the parent's line. */
+ * prints its pid on a line of its own, before the parent's line. With `many`, two threads each
+ * make MANY calls, far more than the tracer's ring of a thread holds. */
 #include <cuda.h>
 #include <cushim.h>
 #include <fcntl.h>
@@ -135,9 +136,32 @@ static int fork_in_hook(void) {
     return r;
 }
 
+/* MANY calls on each of two threads: far more records than a thread's ring holds. */
+enum { MANY = 20000 };
+static void *many_calls(void *unused) {
+    (void)unused;
+    int v;
+    for (int k = 0; k < MANY; k++) {
+        if (cuDriverGetVersion(&v) != CUDA_SUCCESS) return (void *)1;
+    }
+    return NULL;
+}
+
+static int many(void) {
+    CHECK(cuInit(0));
+    pthread_t t;
+    void *r1, *r2;
+    if (pthread_create(&t, NULL, many_calls, NULL) != 0) return 1;
+    r1 = many_calls(NULL);
+    if (pthread_join(t, &r2) != 0 || r1 != NULL || r2 != NULL) return 1;
+    printf("{\"pid\": %ld, \"many\": %d}\n", (long)getpid(), MANY);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s PTX_FILE [fork|start|after|inhook]\n", argv[0]);
+        fprintf(stderr, "usage: %s PTX_FILE [fork|start|after|inhook|many]\n", argv[0]);
         return 2;
     }
     if (argc > 2 && argv[2][0] == 's') {
@@ -147,6 +171,7 @@ int main(int argc, char **argv) {
         CHECK(cushim_trace_stop());
         return r;
     }
+    if (argc > 2 && argv[2][0] == 'm') return many();
     if (argc > 2 && argv[2][0] == 'i') {
         int r = fork_in_hook();
         return r != 0 ? r : sequence(argv[1]);

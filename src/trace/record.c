@@ -1,0 +1,110 @@
+/* A call's arguments copied into a record: each argument's bytes in a cell of the record's area,
+ * an output's value copied from where the call wrote it (the cell of the pointer then points at
+ * the copy), strings copied as far as a line prints them. The formatters read the copies as they
+ * would read the arguments (format.c). */
+#include <string.h>
+
+#include "common/hints.h"
+
+#include "trace/record.h"
+
+/* Where an argument that was not copied points: zeros, enough for any reader. */
+static const unsigned long long zero[2];
+/* What a string that did not fit reads as. */
+static const char cut_string[] = "...";
+
+/* A cell of n bytes (rounded up to 8) of r's area, zeroed; NULL when the area is full. */
+static void *take(cushim__rec *r, size_t n) {
+    n = (n + 7) & ~(size_t)7;
+    if (n > CUSHIM__REC_AREA - r->u.a.used) {
+        r->cut = 1;
+        return NULL;
+    }
+    void *p = r->area + r->u.a.used;
+    memset(p, 0, n);
+    r->u.a.used = (unsigned short)(r->u.a.used + n);
+    return p;
+}
+
+/* A line prints 64 characters of a string and "..." when there are more: 65 and the end. */
+static const char *copy_string(cushim__rec *r, const char *s) {
+    if (s == NULL) return NULL;
+    size_t n = strnlen(s, 65);
+    char *d = take(r, n + 1);
+    if (d == NULL) return cut_string;
+    memcpy(d, s, n);
+    return d;
+}
+
+/* A copy of the value at p as argument a reads it (its kind and size); NULL when full. */
+static void *copy_value(cushim__rec *r, const cushim__trace_arg *a, const void *p) {
+    if (a->kind == CUSHIM__ARG_STRING) {
+        const char **cell = take(r, sizeof *cell);
+        if (cell != NULL) *cell = copy_string(r, *(const char *const *)p);
+        return cell;
+    }
+    if (a->kind == CUSHIM__ARG_OPAQUE) return take(r, 8); /* printed as {...}: not read */
+    size_t n = a->size > 16 ? 16 : a->size;
+    void *cell = take(r, n < 8 ? 8 : n);
+    if (cell != NULL) memcpy(cell, p, n);
+    return cell;
+}
+
+static bool is_scalar(const cushim__trace_arg *a) {
+    return !a->output && a->kind != CUSHIM__ARG_STRING && a->kind != CUSHIM__ARG_OPAQUE &&
+           (a->size == 1 || a->size == 2 || a->size == 4 || a->size == 8);
+}
+
+/* The argument's bytes at the start of a zeroed word, as the formatters read them back. */
+static void store(char *to, const void *p, unsigned size) {
+    memset(to, 0, 8);
+    switch (size) {
+    case 1: memcpy(to, p, 1); break;
+    case 2: memcpy(to, p, 2); break;
+    case 4: memcpy(to, p, 4); break;
+    default: memcpy(to, p, 8); break;
+    }
+}
+
+void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
+                         void *const *args, bool failed) {
+    r->u.a.used = 0;
+    r->cut = 0;
+    r->failed = failed;
+    if (count > CUSHIM__REC_ARGS) {
+        count = CUSHIM__REC_ARGS;
+        r->cut = 1;
+    }
+    unsigned k = 0;
+    for (; k < count; k++) {
+        const cushim__trace_arg *a = &desc[k];
+        void *cell;
+        if (CUSHIM__LIKELY(is_scalar(a) && CUSHIM__REC_AREA - r->u.a.used >= 8)) {
+            /* Most arguments: a handle, a size, an enum; one word. */
+            store(r->area + r->u.a.used, args[k], a->size);
+            r->u.a.off[k] = r->u.a.used;
+            r->u.a.used = (unsigned short)(r->u.a.used + 8);
+            continue;
+        }
+        if (a->output) {
+            /* The pointer's cell: the pointer itself after a failure or when NULL, else the
+             * address of the copy of what the call wrote there. */
+            const void *to = *(const void *const *)args[k];
+            const void **ptr = take(r, sizeof *ptr);
+            if (ptr != NULL) *ptr = failed || to == NULL ? to : copy_value(r, a, to);
+            if (ptr != NULL && *ptr == NULL && to != NULL) ptr = NULL; /* no room for the value */
+            cell = ptr;
+        } else {
+            cell = copy_value(r, a, args[k]);
+        }
+        if (cell == NULL) break; /* the arguments from here on are left out, and r is cut */
+        r->u.a.off[k] = (unsigned short)((char *)cell - r->area);
+    }
+    r->argc = (unsigned char)k;
+}
+
+void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]) {
+    for (unsigned k = 0; k < CUSHIM__REC_ARGS; k++) {
+        out[k] = k < r->argc ? (void *)(r->area + r->u.a.off[k]) : (void *)zero;
+    }
+}
