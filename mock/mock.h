@@ -218,7 +218,16 @@ struct CUctx_st {
     CUresult sticky;   /* a kernel's fault: every later call in the context answers it */
     mock_obj children; /* sentinel of the list of live children */
     struct CUstream_st default_stream; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+    unsigned check;                    /* set_check for this context (mock_check.c), */
+    bool check_set, check_report;      /* when check_set */
 };
+
+/* CUSHIM_MOCK_CHECK (mock_check.c): a launch's checks and mode (under the lock; the next
+ * launch's setting is used up), memcheck's count of a kernel's fault, the control API. */
+void mock__check_choose(struct CUctx_st *ctx, unsigned *checks, bool *report);
+void mock__check_fault(unsigned checks, CUresult r);
+void mock__check_reset(void);
+void mock__check_api(cushim_mock_api *api);
 
 struct CUevent_st {
     mock_obj h;
