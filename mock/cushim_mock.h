@@ -272,7 +272,34 @@ typedef struct cushim_mock_api {
      * destroy or a query's poll limit, so that CUDA_ERROR_NOT_READY is certain. On by default;
      * CUSHIM_MOCK_ASYNC=0 turns it off, and reset goes back to what that says. */
     void (*set_async)(bool on);
+
+    /* Checks (CUSHIM_MOCK_CHECK): what the interpreter checks as kernels run from their PTX.
+     * `checks` is CUSHIM_MOCK_CHECK_* bits (0: none). A check that fires fails its launch with
+     * CUDA_ERROR_LAUNCH_FAILED (memcheck's faults keep their codes: CUDA_ERROR_ILLEGAL_ADDRESS,
+     * CUDA_ERROR_MISALIGNED_ADDRESS), sticky in the context as any fault, with a sentence naming
+     * the check, kernel, block, thread, warp, PTX line and (from the PTX's .loc, nvcc -lineinfo)
+     * the source line; with `report` true it writes the sentence on stderr and the kernel goes
+     * on, as CUSHIM_MOCK_CHECK_MODE=report. set_check with ctx NULL sets the process's choice
+     * (over the environment's); with a context, that context's (over the process's); a handle
+     * that is not a live context changes nothing. set_next_launch_check sets the checks of the
+     * next launch only (over both). Reset goes back to the environment. */
+    void (*set_check)(CUcontext ctx, unsigned checks, bool report);
+    void (*set_next_launch_check)(unsigned checks);
+    /* Reports of a kind since the process started (0 memcheck, 1 racecheck, 2 initcheck,
+     * 3 synccheck; 0 for another number): what the summary at exit prints. */
+    unsigned long long (*check_reports)(int kind);
 } cushim_mock_api;
+
+/* The checks of set_check and CUSHIM_MOCK_CHECK (memcheck, racecheck, racecheck-strict,
+ * initcheck, synccheck, all). */
+enum {
+    CUSHIM_MOCK_CHECK_MEMCHECK = 1,
+    CUSHIM_MOCK_CHECK_RACECHECK = 2,
+    CUSHIM_MOCK_CHECK_INITCHECK = 4,
+    CUSHIM_MOCK_CHECK_SYNCCHECK = 8,
+    CUSHIM_MOCK_CHECK_RACECHECK_STRICT = 16, /* racecheck also of stores that change nothing */
+    CUSHIM_MOCK_CHECK_ALL = 15
+};
 
 /* Faults are by driver entry, so a fault reaches a cushim function only through the entries it
  * calls, which are not always the ones of the same name: cushim_stream_create calls

@@ -233,7 +233,16 @@ struct CUctx_st {
      * default streams), which synchronise with the legacy one (mock_queue.c). */
     struct CUstream_st **blocking;
     size_t nblocking, capblocking;
+    unsigned check;                    /* set_check for this context (mock_check.c), */
+    bool check_set, check_report;      /* when check_set */
 };
+
+/* CUSHIM_MOCK_CHECK (mock_check.c): a launch's checks and mode (under the lock; the next
+ * launch's setting is used up), memcheck's count of a kernel's fault, the control API. */
+void mock__check_choose(struct CUctx_st *ctx, unsigned *checks, bool *report);
+void mock__check_fault(unsigned checks, CUresult r);
+void mock__check_reset(void);
+void mock__check_api(cushim_mock_api *api);
 
 struct CUevent_st {
     mock_obj h;

@@ -150,6 +150,7 @@ static void ctl_reset(void) {
     mock__state.init_result = MOCK_INIT_RESULT;
     mock__state.driver_version = MOCK_DEFAULT_VERSION;
     mock__mem_reset(); /* memory, knobs of memory and names, and the devices */
+    mock__check_reset();
     mock__state.pending = true;
     mock__state.launch_us = 1000;
     mock__state.launch_us_set = false;
@@ -437,4 +438,5 @@ MOCK_EXPORT void cushim_mock_get_api(cushim_mock_api *api) {
     mock__exec_api(api);
     mock__fill_mem_api(api);
     mock__coverage_api(api);
+    mock__check_api(api);
 }

@@ -98,6 +98,8 @@ typedef struct klaunch {
     const mock_ptx_kernel *ptx; /* run by the interpreter; NULL: host kernel or no-op */
     struct CUctx_st *ctx;
     int sms;
+    unsigned checks; /* CUSHIM_MOCK_CHECK's, chosen at the launch */
+    bool check_report;
 } klaunch;
 
 /* Device memory for the interpreter: the mock's ranges. */
@@ -149,10 +151,15 @@ static void run_ptx(klaunch *l) {
                 .sm_count = l->sms,
                 .check = kernel_access,
                 .texture = mock__texobj_lookup,
+                .checks = l->checks,
+                .check_report = l->check_report,
             },
     };
     mock__run_unlocked(interpret, &j);
-    if (j.r != CUDA_SUCCESS) kernel_fault(l, j.r, j.err);
+    if (j.r != CUDA_SUCCESS) {
+        mock__check_fault(l->checks, j.r);
+        kernel_fault(l, j.r, j.err);
+    }
 }
 
 static void run_body(klaunch *l);
@@ -358,6 +365,7 @@ CUresult mock__kernel_submit(const mock_kentry *ke, mock_image *img, struct CUst
     l->nparams = ke->nparams;
     l->ctx = mock__stream_ctx(s);
     l->sms = mock__attr(l->ctx->device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    mock__check_choose(l->ctx, &l->checks, &l->check_report);
     CUresult r = choose(ke, img, l);
     if (r == CUDA_SUCCESS) r = copy_params(l, ke, in->params, in->extra);
     if (r != CUDA_SUCCESS) {

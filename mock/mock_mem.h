@@ -119,6 +119,12 @@ typedef struct mock_range {
     const char *made_by;
 } mock_range;
 
+/* CUSHIM_MOCK_CHECK's memcheck (mock_check.c): a device allocation still live when its context
+ * goes or the program ends is reported as a leak; mock_memory.c walks its ranges for the second. */
+void mock__check_leak(const mock_range *r, const char *when);
+void mock__check_leaks_at_exit(void);
+/* Whether p lies in memory the process has mapped (/proc/self/maps): a host address. */
+bool mock__host_memory(uintptr_t p);
 /* The live range holding p (VMM reservations only where asked for), NULL for none. */
 mock_range *mock__range_at(uintptr_t p, bool reservations);
 /* Whether [p, p + n) is memory the device may touch: inside one range, or adjacent mappings

@@ -221,6 +221,7 @@ void mock__free_allocs(struct CUctx_st *ctx) {
     void mock__vmm_forget(void);
     for (size_t i = nranges; i-- > 0;) {
         if (i < nranges && (ctx == NULL || (ranges[i]->ctx == ctx && ranges[i]->ctx != NULL))) {
+            if (ctx != NULL) mock__check_leak(ranges[i], "the context was destroyed");
             mock__drop_range(ranges[i], "the context's destruction");
         }
     }
@@ -232,6 +233,12 @@ void mock__free_allocs(struct CUctx_st *ctx) {
     ngraves = grave_next = 0;
     memset(live, 0, sizeof live);
     next_buffer_id = 1;
+}
+
+void mock__check_leaks_at_exit(void) {
+    pthread_rwlock_rdlock(&table_lock);
+    for (size_t i = 0; i < nranges; i++) mock__check_leak(ranges[i], "the program exited");
+    pthread_rwlock_unlock(&table_lock);
 }
 
 unsigned long long mock__used(int device, int kind) {
@@ -472,6 +479,10 @@ static bool kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, c
                  "it is %llu bytes past the end of the %zu-byte allocation at 0x%llx "
                  "made by %s",
                  past, below->size, (unsigned long long)below->base, below->made_by);
+    } else if (mock__host_memory(p)) {
+        snprintf(why, len,
+                 "it is host memory of the process, not a device allocation: a host pointer "
+                 "used as a device pointer");
     } else {
         snprintf(why, len, "it is not device memory the mock handed out");
     }

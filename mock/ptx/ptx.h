@@ -60,7 +60,21 @@ typedef struct mock_ptx_launch {
     void *check_ctx;
     mock_ptx_texture_fn texture; /* NULL: a kernel that uses one faults */
     FILE *out;                   /* where device printf writes (stdout when NULL) */
+    unsigned checks;   /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
+    bool check_report; /* a check that fires reports and the kernel goes on (mode report) */
 } mock_ptx_launch;
+
+/* The checks a launch may ask for (ptx_check.c), and the kinds reports are counted by. */
+enum {
+    MOCK_PTX_CHECK_MEM = 1,         /* memcheck: the faults of every launch, with a report */
+    MOCK_PTX_CHECK_RACE = 2,        /* racecheck: shared memory between warps, by barrier */
+    MOCK_PTX_CHECK_INIT = 4,        /* initcheck: shared memory read before any write */
+    MOCK_PTX_CHECK_SYNC = 8,        /* synccheck: barriers and warp collectives */
+    MOCK_PTX_CHECK_RACE_STRICT = 16 /* racecheck also where a store leaves the bytes as they were */
+};
+/* Reports of one kind (0 memcheck, 1 racecheck, 2 initcheck, 3 synccheck) the interpreter wrote
+ * in this process. */
+unsigned long long mock__ptx_check_reports(int kind);
 
 /* Parses PTX text of `len` bytes. CUDA_ERROR_INVALID_PTX with a sentence in err for text the
  * interpreter cannot read, CUDA_ERROR_OUT_OF_MEMORY. */

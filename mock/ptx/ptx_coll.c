@@ -3,6 +3,8 @@
  * once every lane they wait for has arrived, wherever in the code each one waits. */
 #include "ptx_coll.h"
 
+#include "ptx_check.h"
+
 static bool pred(const pthr *t, const pinst *in, int i) {
     return ((LANE_REG(t->col, in->s[i]) & 1) != 0) != ((in->flags & F_NEGC) != 0);
 }
@@ -23,8 +25,12 @@ static bool warp_ready(pblock *b, unsigned w, const pinst *in, uint32_t mask, ui
     return true;
 }
 
+static uint32_t wait_mask(const pthr *x);
+
 void ptx__warp_resolve(pblock *b, unsigned w, const pinst *in, uint32_t part) {
     unsigned first = w * 32;
+    if (b->chk != NULL && part != 0)
+        ptx__check_warp(b, w, in, part, wait_mask(&b->t[first + (unsigned)__builtin_ctz(part)]));
     int op = in->op / T_COUNT;
     uint32_t ballot = 0, all = 1, any = 0;
     uint64_t red = 0;
@@ -176,6 +182,7 @@ bool ptx__bar_try(pblock *b) {
             ready |= 1u << id;
     }
     if (ready == 0) return false;
+    if (b->chk != NULL) ptx__check_bar(b, ready, arrived, count);
     for (unsigned k = 0; k < b->nwarps; k++) {
         pwarp *w = &b->warps[k];
         if (w->bar_mask == 0 || !((ready >> w->bar_id) & 1)) continue;

@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "ptx_check.h"
 #include "ptx_coll.h"
 #include "ptx_run.h"
 #include "ptx_val.h"
@@ -724,6 +725,11 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 bool ok;
                 int ty = in->op % T_COUNT, sp = in->space;
                 bool ld = in->op / T_COUNT == O_LD;
+                if (__builtin_expect(r->checks != 0, 0) &&
+                    ptx__check_mem(b, lanes, in, m, R, ld, false) != TS_RUN) {
+                    st = TS_FAULT;
+                    goto out;
+                }
                 /* The common kinds with their type and space known to the compiler. */
 #define MEM(s_, t_)                                                                                \
     (ld ? access(b, lanes, in, m, R, s_, t_, true) : access(b, lanes, in, m, R, s_, t_, false))
@@ -758,6 +764,11 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 : C(O_ATOM, T_U64) : C(O_ATOM, T_S64) : C(O_ATOM, T_F32) : C(O_ATOM, T_F64) : {
                 int ty = in->op % T_COUNT;
                 size_t sz = (size_t)bits_of(ty) / 8;
+                if (__builtin_expect(r->checks != 0, 0) &&
+                    ptx__check_mem(b, lanes, in, m, R, false, true) != TS_RUN) {
+                    st = TS_FAULT;
+                    goto out;
+                }
                 EACH(m) {
                     void *q =
                         ptx__addr(b, &lanes[l], in, in->space, x[l] + (uint64_t)in->imm, sz, true);

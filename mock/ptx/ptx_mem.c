@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "ptx_check_src.h"
 #include "ptx_run.h"
 #include "ptx_val.h"
 
@@ -15,16 +16,7 @@ int ptx__fault(pblock *b, const pthr *t, const pinst *in, CUresult code, const c
         return TS_FAULT;
     }
     r->code = code;
-    int n = 0;
-    if (t != NULL) {
-        n = snprintf(r->err, r->errlen,
-                     "kernel %s, block (%u,%u,%u), thread (%u,%u,%u), PTX line %u: ", r->k->name,
-                     b->ctaid[0], b->ctaid[1], b->ctaid[2], t->tid[0], t->tid[1], t->tid[2],
-                     in != NULL ? in->line : 0);
-    } else {
-        n = snprintf(r->err, r->errlen, "kernel %s, block (%u,%u,%u): ", r->k->name, b->ctaid[0],
-                     b->ctaid[1], b->ctaid[2]);
-    }
+    int n = ptx__where_text(r->err, r->errlen, b, t, in);
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < r->errlen) vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);

@@ -84,8 +84,9 @@ typedef struct pblock {
     unsigned exited, waiting_warp, waiting_bar;
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     bool done;
-    uint64_t steps; /* thread-instructions of this block and those its host thread ran before */
-    uint64_t rng;   /* the random schedule's state, 0 for none */
+    uint64_t steps;     /* thread-instructions of this block and those its host thread ran before */
+    uint64_t rng;       /* the random schedule's state, 0 for none */
+    struct pcheck *chk; /* the checks' shadow of the block (ptx_check.c), NULL when off */
 } pblock;
 
 /* A host thread's, on its own stack: nothing another thread writes shares its cache lines. */
@@ -122,6 +123,8 @@ struct prun {
     uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
     pthread_mutex_t out_lock;
+    unsigned checks;            /* the launch's MOCK_PTX_CHECK_* bits, 0 when off */
+    struct pcheck_run *chk_run; /* what the checks reported in this launch (ptx_check.c) */
 };
 
 /* Runs path p of warp w until its lanes wait, exit, split, fault, or have run about `budget`

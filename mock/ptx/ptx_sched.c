@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ptx_check.h"
 #include "ptx_coll.h"
 #include "ptx_pool.h"
 #include "ptx_run.h"
@@ -36,6 +37,7 @@ static uint64_t next_random(uint64_t *s) {
 
 static void block_free(pblock *b) {
     ptx__warps_free(b);
+    ptx__check_block_free(b);
     free(b->t);
     free(b->local_all);
     free(b->smem);
@@ -53,7 +55,8 @@ static bool block_alloc(pblock *b, prun *r) {
     b->local_all = malloc(r->local_size * b->n + 16);
     b->smem_size = k->smem_dyn_off + r->l->dynamic_smem;
     b->smem = malloc(b->smem_size + 16);
-    if (b->t == NULL || b->local_all == NULL || b->smem == NULL || !ptx__warps_alloc(b))
+    if (b->t == NULL || b->local_all == NULL || b->smem == NULL || !ptx__warps_alloc(b) ||
+        !ptx__check_block_alloc(b))
         return false;
     ptx__warps_lanes(b);
     return true;
@@ -76,6 +79,7 @@ static void block_start(pblock *b, unsigned long long index) {
     /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
      * either). */
     memset(b->smem, 0, b->smem_size);
+    ptx__check_block_start(b);
     ptx__warps_start(b);
     /* The lanes' own registers were set when the block was made (block_alloc): nothing a
      * kernel writes. Here only what the block's index changes. */
@@ -343,6 +347,11 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         }
         memcpy(r.params + k->params[i].offset, l->params[i], k->params[i].size);
     }
+    if (!ptx__check_run_begin(&r)) {
+        free(r.params);
+        free(r.order);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     pthread_mutex_init(&r.out_lock, NULL);
     if (l->cooperative) {
         pworker w = {.run = &r};
@@ -351,6 +360,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         ptx__pool_run(worker, &r, host_threads(l, r.nblocks) - 1);
     }
     pthread_mutex_destroy(&r.out_lock);
+    ptx__check_run_end(&r);
     free(r.params);
     free(r.order);
     __atomic_fetch_add(&total_steps, r.steps, __ATOMIC_RELAXED);

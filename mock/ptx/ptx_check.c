@@ -1,0 +1,359 @@
+/* CUSHIM_MOCK_CHECK inside the interpreter: racecheck and initcheck of shared memory, and
+ * synccheck of barriers and warp collectives.
+ *
+ * Shared memory has a shadow, a record per byte: the epoch (barriers the block completed, counted
+ * from the block's first) and thread of the last write and of the last read. Two accesses of one
+ * byte in one epoch by threads of different warps, one of them a write, are a race: nothing
+ * orders them on a GPU, whose warps run in any order. Threads of one warp are not compared (the
+ * rules of independent thread scheduling are not checked). An atomic is no race, and marks the
+ * bytes written. A store that leaves the bytes as they were races only at the strict level
+ * (racecheck-strict), and its report says so. initcheck reports a load of shared bytes that no
+ * thread of the block wrote since the block started, at the load (the mock zeroes shared memory,
+ * a GPU leaves what was there). A kernel with cp.async or mbarrier copies writes shared memory
+ * that the shadow does not see: initcheck of shared memory is off for it.
+ *
+ * Epochs go on growing across the blocks a host thread runs, so a block starts without clearing
+ * its shadow: what an earlier block recorded is of an older epoch. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_check.h"
+#include "ptx_check_src.h"
+#include "ptx_val.h"
+
+#define NOBODY 0xffffffffu /* rthr2: no second reader */
+#define ATOMIC 0xfffffffeu /* wthr: written by an atomic (races with nothing) */
+#define SEEN_CAP 64
+
+typedef struct pshadow {
+    uint32_t wep, rep;   /* epochs of the last write and read; 0: never */
+    uint32_t wthr, rthr; /* their threads (linear index in the block) */
+    uint32_t rthr2;      /* the first reader in the epoch of a warp other than rthr's */
+    const pinst *win, *rin, *rin2;
+} pshadow;
+
+typedef struct pcheck {
+    pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
+    uint32_t epoch, base; /* the current epoch, and the block's first */
+} pcheck;
+
+typedef struct pcheck_run {
+    uint64_t seen[SEEN_CAP]; /* (kind, line, other line) reported in this launch */
+    unsigned nseen;
+    bool shared_init; /* initcheck of shared memory (off for a kernel with async copies) */
+} pcheck_run;
+
+static unsigned long long reports[4];
+
+unsigned long long mock__ptx_check_reports(int kind) {
+    return kind >= 0 && kind < 4 ? __atomic_load_n(&reports[kind], __ATOMIC_RELAXED) : 0;
+}
+
+static const char *const kind_names[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+
+/* A check fired: counted, then the launch fails (the first fault wins), or in report mode a
+ * sentence on stderr, once per launch for each place, and the kernel goes on. */
+__attribute__((format(printf, 6, 7))) static int report(pblock *b, const pthr *t, const pinst *in,
+                                                        int kind, unsigned other_line,
+                                                        const char *fmt, ...) {
+    prun *r = b->run;
+    char msg[768];
+    int n = snprintf(msg, sizeof msg, "%s: ", kind_names[kind]);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (!r->l->check_report) {
+        __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
+        return ptx__fault(b, t, in, CUDA_ERROR_LAUNCH_FAILED, "%s", msg);
+    }
+    uint64_t key = (uint64_t)kind << 60 | (uint64_t)(in != NULL ? in->line : 0) << 30 | other_line;
+    pcheck_run *cr = r->chk_run;
+    pthread_mutex_lock(&r->out_lock);
+    bool fresh = true;
+    for (unsigned i = 0; i < cr->nseen && fresh; i++) fresh = cr->seen[i] != key;
+    if (fresh && cr->nseen < SEEN_CAP) cr->seen[cr->nseen++] = key;
+    if (fresh) {
+        char where[512];
+        ptx__where_text(where, sizeof where, b, t, in);
+        __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
+        fprintf(stderr, "cushim mock: %s%s\n", where, msg);
+    }
+    pthread_mutex_unlock(&r->out_lock);
+    return TS_RUN;
+}
+
+/* Whether any function of the kernel's module copies asynchronously into shared memory. */
+static bool has_async(const mock_ptx_module *m) {
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        const mock_ptx_func *f = &m->funcs[i];
+        if (!f->decoded || f->error != NULL) continue;
+        for (size_t j = 0; j < f->ncode; j++) {
+            if (f->code[j].op / T_COUNT == O_ASYNC) return true;
+        }
+    }
+    return false;
+}
+
+bool ptx__check_run_begin(prun *r) {
+    r->checks = r->l->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT | MOCK_PTX_CHECK_SYNC |
+                                MOCK_PTX_CHECK_RACE_STRICT);
+    if (r->checks & MOCK_PTX_CHECK_RACE_STRICT) r->checks |= MOCK_PTX_CHECK_RACE;
+    if (r->checks == 0) return true;
+    r->chk_run = calloc(1, sizeof *r->chk_run);
+    if (r->chk_run == NULL) return false;
+    r->chk_run->shared_init = (r->checks & MOCK_PTX_CHECK_INIT) && !has_async(r->k->mod);
+    return true;
+}
+
+void ptx__check_run_end(prun *r) {
+    free(r->chk_run);
+    r->chk_run = NULL;
+}
+
+bool ptx__check_block_alloc(pblock *b) {
+    prun *r = b->run;
+    if (r->checks == 0) return true;
+    b->chk = calloc(1, sizeof *b->chk);
+    if (b->chk == NULL) return false;
+    if ((r->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT)) && b->smem_size > 0) {
+        b->chk->sh = calloc(b->smem_size, sizeof *b->chk->sh);
+        if (b->chk->sh == NULL) return false;
+    }
+    return true;
+}
+
+void ptx__check_block_start(pblock *b) {
+    pcheck *c = b->chk;
+    if (c == NULL) return;
+    if (c->epoch >= 0xfff00000u) { /* epochs about to wrap: start the shadow over */
+        if (c->sh != NULL) memset(c->sh, 0, b->smem_size * sizeof *c->sh);
+        c->epoch = 0;
+    }
+    c->base = ++c->epoch;
+}
+
+void ptx__check_block_free(pblock *b) {
+    if (b->chk == NULL) return;
+    free(b->chk->sh);
+    free(b->chk);
+    b->chk = NULL;
+}
+
+static const char *const access_names[] = {"read", "write"};
+
+/* The thread of the block with linear index i, for the other side of a race. */
+static void thread_text(const pblock *b, uint32_t i, const pinst *in, char *buf, size_t len) {
+    if (i >= b->n) {
+        snprintf(buf, len, "a thread");
+        return;
+    }
+    const pthr *t = &b->t[i];
+    unsigned src = 0;
+    char file[128], at[160] = "";
+    if (in != NULL && ptx__src_line(b->run->k->mod, in->line, file, sizeof file, &src))
+        snprintf(at, sizeof at, ", %s:%u", file, src);
+    snprintf(buf, len, "thread (%u,%u,%u) (warp %u), PTX line %u%s", t->tid[0], t->tid[1],
+             t->tid[2], t->warp, in != NULL ? in->line : 0, at);
+}
+
+/* Whether lane l's store would leave [q, q + nb) as it is. */
+static bool same_bytes(const pinst *in, const uint64_t *R, unsigned l, const unsigned char *q,
+                       size_t sz) {
+    for (unsigned i = 0; i < in->vec; i++) {
+        uint64_t v = R[((size_t)in->d[i] << 5) + l];
+        if (memcmp(q + i * sz, &v, sz) != 0) return false; /* little-endian, as the mock's hosts */
+    }
+    return true;
+}
+
+/* One lane's access of shared bytes [off, off + nb). */
+static int shared_access(pblock *b, pthr *t, const pinst *in, uint64_t off, size_t nb, bool ld,
+                         bool atomic, bool unchanged) {
+    prun *r = b->run;
+    pcheck *c = b->chk;
+    uint32_t e = c->epoch, me = t->linear, warp = t->warp;
+    bool race = (r->checks & MOCK_PTX_CHECK_RACE) != 0,
+         strict = r->checks & MOCK_PTX_CHECK_RACE_STRICT;
+    for (size_t i = 0; i < nb; i++) {
+        pshadow *s = &c->sh[off + i];
+        if (atomic) {
+            s->wep = e;
+            s->wthr = ATOMIC;
+            s->win = in;
+            continue;
+        }
+        if (ld && r->chk_run->shared_init && s->wep < c->base) {
+            int st = report(b, t, in, 2, 0,
+                            "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
+                            "that no thread of the block has written",
+                            nb, (unsigned long long)off, b->smem_size);
+            if (st != TS_RUN) return st;
+            s->wep = c->base; /* reported once */
+            s->wthr = ATOMIC;
+        }
+        if (race && s->wep == e && s->wthr != ATOMIC && s->wthr / 32 != warp &&
+            (!unchanged || ld || strict)) {
+            char other[256];
+            thread_text(b, s->wthr, s->win, other, sizeof other);
+            return report(b, t, in, 1, s->win != NULL ? s->win->line : 0,
+                          "a %zu-byte %s of shared address 0x%llx races with a write by %s, "
+                          "with no barrier between them (%s)%s",
+                          nb, access_names[!ld], (unsigned long long)(off + i), other,
+                          ld ? "read after write" : "write after write",
+                          unchanged && !ld ? "; the store leaves the bytes as they were, "
+                                             "reported at the strict level only"
+                                           : "");
+        }
+        if (race && !ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != NOBODY) &&
+            (!unchanged || strict)) {
+            /* The reader of another warp: the first, or the first of a second warp. */
+            bool first = s->rthr / 32 != warp;
+            const pinst *rin = first ? s->rin : s->rin2;
+            char other[256];
+            thread_text(b, first ? s->rthr : s->rthr2, rin, other, sizeof other);
+            return report(b, t, in, 1, rin != NULL ? rin->line : 0,
+                          "a %zu-byte write of shared address 0x%llx races with a read by %s, "
+                          "with no barrier between them (write after read)%s",
+                          nb, (unsigned long long)(off + i), other,
+                          unchanged ? "; the store leaves the bytes as they were, reported at "
+                                      "the strict level only"
+                                    : "");
+        }
+        if (ld) {
+            if (s->rep != e) {
+                s->rep = e;
+                s->rthr = me;
+                s->rin = in;
+                s->rthr2 = NOBODY;
+            } else if (s->rthr2 == NOBODY && s->rthr / 32 != warp) {
+                s->rthr2 = me;
+                s->rin2 = in;
+            }
+        } else {
+            s->wep = e;
+            s->wthr = me;
+            s->win = in;
+        }
+    }
+    return TS_RUN;
+}
+
+int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
+                   bool atomic) {
+    pcheck *c = b->chk;
+    if (c == NULL || c->sh == NULL) return TS_RUN;
+    const uint64_t *x = R + ((size_t)in->s[0] << 5);
+    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8, nb = sz * (atomic ? 1 : in->vec);
+    uintptr_t smem = (uintptr_t)b->smem;
+    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint64_t a = x[l] + (uint64_t)in->imm, off;
+        if (in->flags & F_ADDR32) a = (uint32_t)a;
+        if (in->space == S_SHARED)
+            off = a;
+        else if (in->space == S_GENERIC && a >= smem && a - smem < b->smem_size)
+            off = a - smem;
+        else
+            continue;
+        /* Out of bounds: the access faults as without the checks. */
+        if (off > b->smem_size || nb > b->smem_size - off) continue;
+        bool unchanged = !ld && !atomic && same_bytes(in, R, l, b->smem + off, sz);
+        int st = shared_access(b, &lanes[l], in, off, nb, ld, atomic, unchanged);
+        if (st != TS_RUN) return st;
+    }
+    return TS_RUN;
+}
+
+/* The count named at barrier `id` by each waiting lane: the first two that differ, if any. */
+static bool counts_differ(const pblock *b, unsigned id, unsigned *c1, unsigned *c2, const pthr **t2,
+                          const pinst **in2) {
+    bool have = false;
+    for (unsigned i = 0; i < b->n; i++) {
+        const pwarp *w = &b->warps[i / 32];
+        const pthr *x = &b->t[i];
+        unsigned c;
+        const pinst *at;
+        if ((w->bar_mask >> (i % 32)) & 1) {
+            if (w->bar_id != id) continue;
+            c = w->bar_count;
+            at = w->bar_in;
+        } else if (x->state == TS_BAR) {
+            if ((uint32_t)LANE_REG(x->col, x->wait->s[0]) % 16 != id) continue;
+            c = (uint32_t)LANE_REG(x->col, x->wait->s[1]);
+            at = x->wait;
+        } else {
+            continue;
+        }
+        if (!have) {
+            *c1 = c;
+            have = true;
+        } else if (c != *c1) {
+            *c2 = c;
+            *t2 = x;
+            *in2 = at;
+            return true;
+        }
+    }
+    return false;
+}
+
+void ptx__check_bar(pblock *b, uint32_t ready, const unsigned *arrived, const unsigned *count) {
+    pcheck *c = b->chk;
+    if (c == NULL) return;
+    c->epoch++;
+    if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
+    for (unsigned id = 0; id < 16; id++) {
+        if (!((ready >> id) & 1)) continue;
+        unsigned c1 = 0, c2 = 0;
+        const pthr *t = NULL;
+        const pinst *in = NULL;
+        if (counts_differ(b, id, &c1, &c2, &t, &in)) {
+            report(b, t, in, 3, 0,
+                   "barrier %u is waited at with different thread counts (%u and %u; 0: the "
+                   "whole block)",
+                   id, c1, c2);
+            continue;
+        }
+        if (count[id] == 0 && arrived[id] < b->n) {
+            /* The first lane that waits names the barrier. */
+            for (unsigned i = 0; i < b->n && t == NULL; i++) {
+                const pwarp *w = &b->warps[i / 32];
+                if ((w->bar_mask >> (i % 32)) & 1 && w->bar_id == id) {
+                    t = &b->t[i];
+                    in = w->bar_in;
+                } else if (b->t[i].state == TS_BAR &&
+                           (uint32_t)LANE_REG(b->t[i].col, b->t[i].wait->s[0]) % 16 == id) {
+                    t = &b->t[i];
+                    in = b->t[i].wait;
+                }
+            }
+            report(b, t, in, 3, 0,
+                   "barrier %u completes with %u of the block's %u threads: the other %u exited "
+                   "without reaching it (a barrier in code that only part of the block runs)",
+                   id, arrived[id], b->n, b->n - arrived[id]);
+        }
+    }
+}
+
+void ptx__check_warp(pblock *b, unsigned w, const pinst *in, uint32_t part, uint32_t mask) {
+    if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
+    unsigned first = w * 32, n = b->n - first < 32 ? b->n - first : 32;
+    uint32_t exist = n == 32 ? 0xffffffffu : (1u << n) - 1, missing = mask & exist & ~part;
+    if (missing == 0 || part == 0) return;
+    const pthr *t = &b->t[first + (unsigned)__builtin_ctz(part)];
+    static const char *const names[] = {[O_SHFL] = "shfl.sync",
+                                        [O_VOTE] = "vote.sync",
+                                        [O_MATCH] = "match.sync",
+                                        [O_REDUX] = "redux.sync",
+                                        [O_WARPSYNC] = "bar.warp.sync"};
+    int op = in->op / T_COUNT;
+    report(b, t, in, 3, 0,
+           "%s with mask 0x%08x names lanes 0x%08x of warp %u that exited without reaching it "
+           "(%u of the %u lanes it names arrived)",
+           op < (int)(sizeof names / sizeof names[0]) && names[op] != NULL ? names[op]
+                                                                           : "a warp collective",
+           mask, missing, w, lanes_in(part), lanes_in(mask & exist));
+}

@@ -1,0 +1,8 @@
+// initcheck: a shared array filled for only half its length, then read whole.
+extern "C" __global__ void init_shared(int *out) {
+    __shared__ int s[64];
+    unsigned t = threadIdx.x;
+    if (t < 32) s[t] = (int)t;
+    __syncthreads();
+    out[t] = s[63 - t]; // the bug: s[32..63] were never written
+}
