@@ -16,7 +16,8 @@ CUresult CUDAAPI mock_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodu
     MOCK_ENTER(cuModuleGetGlobal);
     if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetGlobal");
+    struct CUmod_st *m;
+    MOCK_EXPECT(m, hmod, CUSHIM_MOCK_MODULE, "cuModuleGetGlobal");
     void *mem;
     size_t size;
     if (m->img.interp != NULL && mock__ptx_global(m->img.interp, name, &mem, &size)) {
@@ -32,11 +33,24 @@ CUresult CUDAAPI mock_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodu
     return mock__leave(CUDA_SUCCESS);
 }
 
+void mock__image_vars_dead(mock_image *img, const char *by) {
+    if (img->interp != NULL) {
+        void *storage;
+        size_t size;
+        mock__ptx_storage(img->interp, &storage, &size);
+        mock__module_vars_dead((uintptr_t)storage, size, by);
+    }
+    for (size_t i = 0; i < img->nglobals; i++) {
+        mock__module_vars_dead((uintptr_t)img->globals[i].mem, img->globals[i].size, by);
+    }
+}
+
 CUresult CUDAAPI mock_cuModuleGetFunctionCount(unsigned int *count, CUmodule hmod) {
     MOCK_ENTER(cuModuleGetFunctionCount);
     if (count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunctionCount");
+    struct CUmod_st *m;
+    MOCK_EXPECT(m, hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunctionCount");
     *count = (unsigned)m->img.nentries;
     return mock__leave(CUDA_SUCCESS);
 }

@@ -132,6 +132,9 @@ CUresult mock__check_any(const char *what, uintptr_t p, size_t n);
 /* Module variables of interpreted PTX (the storage cuModuleGetGlobal hands out): device memory
  * for the checks of copies, not allocations (not counted, not freed by the program). */
 void mock__module_vars(uintptr_t base, size_t size, bool add);
+/* A module's variables at unload: no longer device memory, and named as a dead module's when a
+ * copy or a kernel touches them (`by` names the call that unloaded it). */
+void mock__module_vars_dead(uintptr_t base, size_t size, const char *by);
 /* For the PTX interpreter: whether [p, p + n) lies in one live allocation (its bounds in *lo,
  * *hi), else a sentence in why. Called by running kernels without the mock's lock: it reads the
  * ranges under their own read-write lock, which every change of them takes to write. */

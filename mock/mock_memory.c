@@ -117,6 +117,8 @@ static const grave *grave_at(uintptr_t p) {
     return NULL;
 }
 
+/* The storage of module variables: kept apart from the ranges, since the program neither
+ * allocated nor frees it. Changed under both locks, read by kernels under table_lock. */
 static struct {
     uintptr_t base;
     size_t size;
@@ -124,29 +126,51 @@ static struct {
 static size_t nmodvars, capmodvars;
 
 void mock__module_vars(uintptr_t base, size_t size, bool add) {
+    pthread_rwlock_wrlock(&table_lock);
     for (size_t i = 0; !add && i < nmodvars; i++) {
         if (modvars[i].base == base) {
             modvars[i] = modvars[--nmodvars];
-            return;
+            break;
         }
     }
     if (add && size > 0 && mock__grow(&modvars, &capmodvars, nmodvars + 1, sizeof *modvars)) {
         modvars[nmodvars].base = base;
         modvars[nmodvars++].size = size;
+        for (size_t i = 0; i < ngraves; i++) { /* storage made again is no longer stale */
+            grave *g = &graves[i];
+            if (g->size && g->base < base + size && base < g->base + g->size) g->size = 0;
+        }
     }
+    pthread_rwlock_unlock(&table_lock);
 }
 
-static bool in_module_vars(uintptr_t p, size_t n) {
+void mock__module_vars_dead(uintptr_t base, size_t size, const char *by) {
+    bool found = false;
+    for (size_t i = 0; i < nmodvars && !found; i++) found = modvars[i].base == base;
+    if (!found) return;
+    mock__module_vars(base, size, false);
+    pthread_rwlock_wrlock(&table_lock);
+    graves[grave_next] = (grave){base, size, "a module's load (its variables)", by};
+    grave_next = (grave_next + 1) % GRAVE_CAP;
+    if (ngraves < GRAVE_CAP) ngraves++;
+    pthread_rwlock_unlock(&table_lock);
+}
+
+static bool in_module_vars(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi) {
     for (size_t i = 0; i < nmodvars; i++) {
         if (p >= modvars[i].base && n <= modvars[i].size &&
-            p - modvars[i].base <= modvars[i].size - n)
+            p - modvars[i].base <= modvars[i].size - n) {
+            *lo = modvars[i].base;
+            *hi = modvars[i].base + modvars[i].size;
             return true;
+        }
     }
     return false;
 }
 
 CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
-    if (n == 0 || in_module_vars(p, n)) return CUDA_SUCCESS;
+    uintptr_t lo, hi;
+    if (n == 0 || in_module_vars(p, n, &lo, &hi)) return CUDA_SUCCESS;
     uintptr_t at = p;
     size_t left = n;
     while (left > 0) {
@@ -190,7 +214,8 @@ CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
 }
 
 CUresult mock__check_any(const char *what, uintptr_t p, size_t n) {
-    if (mock__range_at(p, true) != NULL || grave_at(p) != NULL) {
+    uintptr_t lo, hi;
+    if (in_module_vars(p, 1, &lo, &hi) || mock__range_at(p, true) != NULL || grave_at(p) != NULL) {
         return mock__check_device(what, p, n);
     }
     return CUDA_SUCCESS; /* host memory of the program's own */
@@ -438,6 +463,7 @@ CUresult CUDAAPI mock_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CU
  * (nothing changes the ranges meanwhile): whether [p, p + n) lies in one live range. */
 static bool kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
                           size_t len) {
+    if (in_module_vars(p, n, lo, hi)) return true; /* any loaded module's variables */
     mock_range *r = mock__range_at(p, false);
     if (r != NULL && n <= r->size - (p - r->base) &&
         !(r->kind == MOCK_MEM_VMM_MAPPING && r->access == CU_MEM_ACCESS_FLAGS_PROT_NONE)) {

@@ -114,10 +114,10 @@ static CUresult expect_pool(CUmemoryPool pool, struct CUmemPoolHandle_st **out) 
             return CUDA_SUCCESS;
         }
     }
-    mock__die(mock__entry_name(),
-              "memory pool %p is not a device's default pool (the mock has "
-              "no other pools)",
-              (void *)pool);
+    mock__misuse(mock__entry_name(),
+                 "memory pool %p is not a device's default pool (the mock has no other pools)",
+                 (void *)pool);
+    return CUDA_ERROR_INVALID_HANDLE;
 }
 
 static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream hs) {
@@ -129,7 +129,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, C
     int device = c->device;
     if (pool != NULL) {
         struct CUmemPoolHandle_st *p;
-        expect_pool(pool, &p);
+        if (expect_pool(pool, &p) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_HANDLE;
         device = p->device;
     }
     if (size > mock__devx[device].total_mem - mock__used(device, -1)) {
@@ -202,14 +202,13 @@ CUresult CUDAAPI mock_cuMemPoolTrimTo(CUmemoryPool pool, size_t keep) {
     MOCK_ENTER(cuMemPoolTrimTo);
     (void)keep; /* the mock frees at once, so the pool keeps nothing to trim */
     struct CUmemPoolHandle_st *p;
-    expect_pool(pool, &p);
-    return mock__leave(CUDA_SUCCESS);
+    return mock__leave(expect_pool(pool, &p));
 }
 
 /* Both attribute entries: the pool checked, then attribute a read into v or set from it. */
 static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute a, void *v, bool set) {
     struct CUmemPoolHandle_st *p;
-    expect_pool(pool, &p);
+    if (expect_pool(pool, &p) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_HANDLE;
     if (v == NULL) return CUDA_ERROR_INVALID_VALUE;
     cuuint64_t *slot = NULL, now = 0;
     switch (a) {

@@ -33,16 +33,19 @@ void mock__vmm_forget(void) {
     nhandles = caphandles = 0;
 }
 
-/* The live handle with this id; aborts for one never made or already released. */
+/* The live handle with this id; a misuse (mock__misuse) and NULL for one never made or already
+ * released. */
 static vmm_handle *expect_handle(unsigned long long id) {
     for (size_t i = 0; i < nhandles; i++) {
         if (handles[i].id != id) continue;
         if (handles[i].fd < 0) {
-            mock__die(mock__entry_name(), "allocation handle 0x%llx was already released", id);
+            mock__misuse(mock__entry_name(), "allocation handle 0x%llx was already released", id);
+            return NULL;
         }
         return &handles[i];
     }
-    mock__die(mock__entry_name(), "allocation handle 0x%llx was never made by the mock", id);
+    mock__misuse(mock__entry_name(), "allocation handle 0x%llx was never made by the mock", id);
+    return NULL;
 }
 
 static CUresult check_prop(const CUmemAllocationProp *prop) {
@@ -97,6 +100,7 @@ CUresult CUDAAPI mock_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
 CUresult CUDAAPI mock_cuMemRelease(CUmemGenericAllocationHandle handle) {
     MOCK_ENTER(cuMemRelease);
     vmm_handle *h = expect_handle(handle);
+    if (h == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     close(h->fd);
     h->fd = -1;
     mock__count_handle(-1);
@@ -173,6 +177,7 @@ CUresult CUDAAPI mock_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
                                CUmemGenericAllocationHandle handle, unsigned long long flags) {
     MOCK_ENTER(cuMemMap);
     vmm_handle *h = expect_handle(handle);
+    if (h == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (flags != 0 || size == 0 || size % GRANULARITY != 0 || offset % GRANULARITY != 0 ||
         offset > h->size || size > h->size - offset || ptr % GRANULARITY != 0) {
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
