@@ -45,6 +45,9 @@
     X(cuMemHostGetFlags, "cuMemHostGetFlags", 2030, PFN_cuMemHostGetFlags_v2030)                   \
     X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 12020, PFN_cuMemPrefetchAsync_v12020)           \
     X(cuMemAdvise_v2, "cuMemAdvise", 12020, PFN_cuMemAdvise_v12020)                                \
+    X(cuMemRangeGetAttribute, "cuMemRangeGetAttribute", 8000, PFN_cuMemRangeGetAttribute_v8000)    \
+    X(cuMemRangeGetAttributes, "cuMemRangeGetAttributes", 8000, PFN_cuMemRangeGetAttributes_v8000) \
+    X(cuPointerSetAttribute, "cuPointerSetAttribute", 6000, PFN_cuPointerSetAttribute_v6000)       \
     X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 6000, PFN_cuStreamAttachMemAsync_v6000)    \
     X(cuMemsetD8, "cuMemsetD8", 3020, PFN_cuMemsetD8_v3020)                                        \
     X(cuMemsetD16, "cuMemsetD16", 3020, PFN_cuMemsetD16_v3020)                                     \
@@ -117,6 +120,11 @@ typedef struct mock_range {
     unsigned long long handle; /* a mapping: the cuMemCreate handle behind it */
     unsigned access;           /* a mapping: CUmemAccess_flags granted by cuMemSetAccess */
     const char *made_by;
+    /* Managed memory: the last advice and prefetch given for any part of it (mock_managed.c). */
+    bool read_mostly;
+    CUmemLocation preferred, prefetched; /* type CU_MEM_LOCATION_TYPE_INVALID: none */
+    unsigned accessed_by;                /* a bit per device */
+    bool sync_memops;                    /* cuPointerSetAttribute */
 } mock_range;
 
 /* The live range holding p (VMM reservations only where asked for), NULL for none. */
@@ -135,6 +143,8 @@ void mock__module_vars(uintptr_t base, size_t size, bool add);
 /* A module's variables at unload: no longer device memory, and named as a dead module's when a
  * copy or a kernel touches them (`by` names the call that unloaded it). */
 void mock__module_vars_dead(uintptr_t base, size_t size, const char *by);
+/* Whether [p, p + n) lies in one module's variables. */
+bool mock__is_module_var(uintptr_t p, size_t n);
 /* For the PTX interpreter: whether [p, p + n) lies in one live allocation (its bounds in *lo,
  * *hi), else a sentence in why. Called by running kernels without the mock's lock: it reads the
  * ranges under their own read-write lock, which every change of them takes to write. */

@@ -168,6 +168,11 @@ static bool in_module_vars(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi) 
     return false;
 }
 
+bool mock__is_module_var(uintptr_t p, size_t n) {
+    uintptr_t lo, hi;
+    return in_module_vars(p, n, &lo, &hi);
+}
+
 CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
     uintptr_t lo, hi;
     if (n == 0 || in_module_vars(p, n, &lo, &hi)) return CUDA_SUCCESS;

@@ -43,8 +43,8 @@ static CUresult attribute(void *data, CUpointer_attribute a, const mock_range *r
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(bool *)data =
-            r && a == CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE && r->kind == MOCK_MEM_DEVICE;
+        *(bool *)data = r && (a == CU_POINTER_ATTRIBUTE_SYNC_MEMOPS ? r->sync_memops
+                                                                    : r->kind == MOCK_MEM_DEVICE);
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
