@@ -83,9 +83,22 @@
     X(cuMemUnmap, "cuMemUnmap", 10020, PFN_cuMemUnmap_v10020)                                      \
     X(cuMemSetAccess, "cuMemSetAccess", 10020, PFN_cuMemSetAccess_v10020)                          \
     X(cuMemGetAccess, "cuMemGetAccess", 10020, PFN_cuMemGetAccess_v10020)                          \
+    X(cuMemExportToShareableHandle, "cuMemExportToShareableHandle", 10020,                         \
+      PFN_cuMemExportToShareableHandle_v10020)                                                     \
+    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 10020,                     \
+      PFN_cuMemImportFromShareableHandle_v10020)                                                   \
+    X(cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle", 10020,     \
+      PFN_cuMemGetAllocationPropertiesFromHandle_v10020)                                           \
+    X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 11000,                           \
+      PFN_cuMemRetainAllocationHandle_v11000)                                                      \
     X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", 4000, PFN_cuDeviceCanAccessPeer_v4000)       \
     X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 4000, PFN_cuCtxEnablePeerAccess_v4000)       \
-    X(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, PFN_cuCtxDisablePeerAccess_v4000)
+    X(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, PFN_cuCtxDisablePeerAccess_v4000)    \
+    X(cuIpcGetMemHandle, "cuIpcGetMemHandle", 4010, PFN_cuIpcGetMemHandle_v4010)                   \
+    X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, PFN_cuIpcOpenMemHandle_v11000)           \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 4010, PFN_cuIpcCloseMemHandle_v4010)             \
+    X(cuIpcGetEventHandle, "cuIpcGetEventHandle", 4010, PFN_cuIpcGetEventHandle_v4010)             \
+    X(cuIpcOpenEventHandle, "cuIpcOpenEventHandle", 4010, PFN_cuIpcOpenEventHandle_v4010)
 
 struct CUstream_st;
 struct CUctx_st;
@@ -104,6 +117,7 @@ typedef enum mock_mem_kind {
     MOCK_MEM_VMM_HANDLE,  /* cuMemCreate (counted only: a handle is not an address) */
     MOCK_MEM_VMM_RESERVE, /* cuMemAddressReserve */
     MOCK_MEM_VMM_MAPPING, /* cuMemMap */
+    MOCK_MEM_IPC,         /* cuIpcOpenMemHandle: another process's allocation, mapped here */
     MOCK_MEM_KIND_COUNT
 } mock_mem_kind;
 
@@ -150,6 +164,10 @@ bool mock__is_module_var(uintptr_t p, size_t n);
  * ranges under their own read-write lock, which every change of them takes to write. */
 bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
                          size_t len);
+/* IPC (mock_ipc.c): what mock__drop_range calls for a range that may be exported or opened
+ * (its shared pages go back to private ones, or are unmapped), and the reset of it all. */
+void mock__ipc_forget(mock_range *r);
+void mock__ipc_reset(void);
 /* Adds a range (its id and counts are set here); frees a live one. */
 CUresult mock__add_range(const mock_range *r);
 void mock__drop_range(mock_range *r, const char *freed_by);

@@ -65,7 +65,7 @@ static void unmap(void *arg) {
 
 /* A kernel running without the lock may still touch the storage: it is freed once none runs. */
 static void free_storage(mock_range *r) {
-    if (r->kind != MOCK_MEM_VMM_RESERVE) {
+    if (r->kind != MOCK_MEM_VMM_RESERVE && r->kind != MOCK_MEM_IPC) {
         mock__defer(free, r->storage);
         return;
     }
@@ -92,6 +92,7 @@ void mock__drop_range(mock_range *r, const char *freed_by) {
             if (ngraves < GRAVE_CAP) ngraves++;
         }
         pthread_rwlock_unlock(&table_lock);
+        mock__ipc_forget(r);
         free_storage(r);
         free(r);
         return;
@@ -256,6 +257,7 @@ void mock__free_allocs(struct CUctx_st *ctx) {
     }
     if (ctx != NULL) return;
     mock__vmm_forget();
+    mock__ipc_reset();
     free(ranges);
     ranges = NULL;
     nranges = capranges = 0;
@@ -290,9 +292,10 @@ static CUresult alloc(void **out, size_t size, mock_mem_kind kind, unsigned flag
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     void *p = NULL;
-    if (posix_memalign(&p, kind == MOCK_MEM_HOST ? 4096 : 256, size) != 0) {
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    /* cuMemAlloc's memory has pages of its own, so that cuIpcGetMemHandle can share them. */
+    bool own_pages = kind == MOCK_MEM_HOST || kind == MOCK_MEM_DEVICE;
+    size_t room = own_pages && size <= SIZE_MAX - 4095 ? (size + 4095) / 4096 * 4096 : size;
+    if (posix_memalign(&p, own_pages ? 4096 : 256, room) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
     mock_range rg = {.base = (uintptr_t)p,
                      .size = size,
                      .kind = kind,
