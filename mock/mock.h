@@ -20,6 +20,7 @@
 
 #include "cushim_mock.h"
 #include "mock_coverage.h"
+#include "mock_ctx_entries.h"
 #include "mock_exec_entries.h"
 #include "mock_graph_build.h"
 #include "mock_image.h"
@@ -150,7 +151,8 @@
       PFN_cuOccupancyMaxActiveClusters_v11070)                                                     \
     MOCK_EXEC_ENTRIES(X)                                                                           \
     MOCK_GRAPH_BUILD_ENTRIES(X)                                                                    \
-    MOCK_MEMORY_ENTRIES(X)
+    MOCK_MEMORY_ENTRIES(X)                                                                         \
+    MOCK_CTX_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
 typedef enum mock_entry { MOCK_ENTRIES(MOCK_ENUM_) MOCK_ENTRY_COUNT } mock_entry;
@@ -218,6 +220,7 @@ struct CUctx_st {
     CUresult sticky;   /* a kernel's fault: every later call in the context answers it */
     mock_obj children; /* sentinel of the list of live children */
     struct CUstream_st default_stream; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+    mock_ctx_extra extra;              /* limits and preferences (mock_ctx_extra.c) */
 };
 
 struct CUevent_st {
