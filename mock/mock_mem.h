@@ -73,6 +73,14 @@
     X(cuMemPoolTrimTo, "cuMemPoolTrimTo", 11020, PFN_cuMemPoolTrimTo_v11020)                       \
     X(cuMemPoolGetAttribute, "cuMemPoolGetAttribute", 11020, PFN_cuMemPoolGetAttribute_v11020)     \
     X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", 11020, PFN_cuMemPoolSetAttribute_v11020)     \
+    X(cuMemPoolCreate, "cuMemPoolCreate", 11020, PFN_cuMemPoolCreate_v11020)                       \
+    X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, PFN_cuMemPoolDestroy_v11020)                    \
+    X(cuMemPoolSetAccess, "cuMemPoolSetAccess", 11020, PFN_cuMemPoolSetAccess_v11020)              \
+    X(cuMemPoolGetAccess, "cuMemPoolGetAccess", 11020, PFN_cuMemPoolGetAccess_v11020)              \
+    X(cuDeviceSetMemPool, "cuDeviceSetMemPool", 11020, PFN_cuDeviceSetMemPool_v11020)              \
+    X(cuMemGetDefaultMemPool, "cuMemGetDefaultMemPool", 13000, PFN_cuMemGetDefaultMemPool_v13000)  \
+    X(cuMemGetMemPool, "cuMemGetMemPool", 13000, PFN_cuMemGetMemPool_v13000)                       \
+    X(cuMemSetMemPool, "cuMemSetMemPool", 13000, PFN_cuMemSetMemPool_v13000)                       \
     X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", 10020,                       \
       PFN_cuMemGetAllocationGranularity_v10020)                                                    \
     X(cuMemAddressReserve, "cuMemAddressReserve", 10020, PFN_cuMemAddressReserve_v10020)           \
@@ -176,6 +184,8 @@ void mock__drop_range(mock_range *r, const char *freed_by);
 mock_range *mock__range_to_free(uintptr_t p, unsigned kinds, CUresult *err);
 /* The context an allocation lands in: the current one (CUDA_ERROR_INVALID_CONTEXT without). */
 CUresult mock__alloc_ctx(struct CUctx_st **c);
+/* The pool an allocation of cuMemAllocAsync or cuMemAllocFromPoolAsync came from. */
+CUmemoryPool mock__pool_of(const mock_range *r);
 /* Device memory in use on a device (for cuMemGetInfo and the pools). */
 unsigned long long mock__used(int device, int kind);
 /* A misuse of memory by the call in progress: aborts with the message (the default), or, when
