@@ -31,6 +31,13 @@
       PFN_cuDeviceGetGraphMemAttribute_v11040)                                                     \
     X(cuDeviceSetGraphMemAttribute, "cuDeviceSetGraphMemAttribute", 11040,                         \
       PFN_cuDeviceSetGraphMemAttribute_v11040)                                                     \
+    X(cuStreamGetAttribute, "cuStreamGetAttribute", 11000, PFN_cuStreamGetAttribute_v11000)        \
+    X(cuStreamSetAttribute, "cuStreamSetAttribute", 11000, PFN_cuStreamSetAttribute_v11000)        \
+    X(cuStreamCopyAttributes, "cuStreamCopyAttributes", 11000, PFN_cuStreamCopyAttributes_v11000)  \
+    X(cuStreamWriteValue32_v2, "cuStreamWriteValue32", 11070, PFN_cuStreamWriteValue32_v11070)     \
+    X(cuStreamWriteValue64_v2, "cuStreamWriteValue64", 11070, PFN_cuStreamWriteValue64_v11070)     \
+    X(cuCtxRecordEvent, "cuCtxRecordEvent", 12050, PFN_cuCtxRecordEvent_v12050)                    \
+    X(cuCtxWaitEvent, "cuCtxWaitEvent", 12050, PFN_cuCtxWaitEvent_v12050)                          \
     MOCK_LEGACY_LAUNCH_ENTRIES(X)
 
 /* The launch of CUDA 2 (mock_legacy_launch.c): a function's block shape, shared size and

@@ -78,6 +78,68 @@ static void test_device_queries(void **state) {
     assert_cu(CUDA_ERROR_INVALID_DEVICE, t->cuDeviceGraphMemTrim(5));
 }
 
+static void test_stream_attributes_writes_and_context_events(void **state) {
+    (void)state;
+    CUstream a, b;
+    assert_ok(t->cuStreamCreateWithPriority(&a, CU_STREAM_NON_BLOCKING, -1));
+    assert_ok(t->cuStreamCreate(&b, 0));
+    CUstreamAttrValue v;
+    assert_ok(t->cuStreamGetAttribute(a, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    assert_int_equal(v.syncPolicy, CU_SYNC_POLICY_AUTO);
+    assert_ok(t->cuStreamGetAttribute(a, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    assert_int_equal(v.priority, -1);
+    memset(&v, 0, sizeof v);
+    v.accessPolicyWindow.num_bytes = 4096;
+    v.accessPolicyWindow.hitRatio = 0.5f;
+    assert_ok(t->cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    v.syncPolicy = CU_SYNC_POLICY_SPIN;
+    assert_ok(t->cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    assert_ok(t->cuStreamCopyAttributes(b, a));
+    assert_ok(t->cuStreamGetAttribute(b, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    assert_int_equal(v.syncPolicy, CU_SYNC_POLICY_SPIN);
+    assert_ok(t->cuStreamGetAttribute(b, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    assert_int_equal(v.accessPolicyWindow.num_bytes, 4096);
+    int prio = 0;
+    assert_ok(t->cuStreamGetPriority(b, &prio));
+    assert_int_equal(prio, -1);
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              t->cuStreamGetAttribute(a, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v)); /* launches only */
+    v.syncPolicy = (CUsynchronizationPolicy)9;
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              t->cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    /* Writes in stream order. */
+    CUdeviceptr d;
+    assert_ok(t->cuMemAlloc(&d, 16));
+    assert_ok(t->cuMemsetD8(d, 0, 16));
+    assert_ok(t->cuStreamWriteValue32(a, d, 0xdeadbeefu, 0));
+    assert_ok(t->cuStreamWriteValue64(a, d + 8, 0x0123456789abcdefull,
+                                      CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+    assert_ok(t->cuStreamSynchronize(a));
+    uint32_t w32;
+    uint64_t w64;
+    assert_ok(t->cuMemcpyDtoH(&w32, d, 4));
+    assert_ok(t->cuMemcpyDtoH(&w64, d + 8, 8));
+    assert_int_equal(w32, 0xdeadbeefu);
+    assert_int_equal(w64, 0x0123456789abcdefull);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuStreamWriteValue64(a, d + 4, 1, 0));  /* aligned */
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuStreamWriteValue32(a, d + 16, 1, 0)); /* past */
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuStreamWriteValue32(a, d, 1, 4));      /* flags */
+    /* A context's event: recorded and waited for. */
+    CUevent e;
+    CUcontext c;
+    assert_ok(t->cuCtxGetCurrent(&c));
+    assert_ok(t->cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+    assert_ok(t->cuCtxRecordEvent(c, e));
+    assert_ok(t->cuCtxWaitEvent(c, e));
+    assert_ok(t->cuEventSynchronize(e));
+    assert_ok(t->cuEventQuery(e));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, t->cuCtxRecordEvent(c, NULL));
+    assert_ok(t->cuEventDestroy(e));
+    assert_ok(t->cuMemFree(d));
+    assert_ok(t->cuStreamDestroy(a));
+    assert_ok(t->cuStreamDestroy(b));
+}
+
 /* out[i] = a * i + b for i < n, with (out, a, b, n) packed as the legacy API packs them. */
 static const char ptx_affine[] =
     PTX_HEAD ".visible .entry affine(.param .u64 out, .param .u32 a, .param .f32 b,"
@@ -153,6 +215,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_context_limits_and_preferences, exec_setup,
                                         exec_teardown),
         cmocka_unit_test_setup_teardown(test_device_queries, exec_setup, exec_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_attributes_writes_and_context_events,
+                                        exec_setup, exec_teardown),
         cmocka_unit_test_setup_teardown(test_legacy_launch_runs_the_kernel, exec_setup,
                                         exec_teardown),
     };
