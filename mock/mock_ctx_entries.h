@@ -38,6 +38,16 @@
     X(cuStreamWriteValue64_v2, "cuStreamWriteValue64", 11070, PFN_cuStreamWriteValue64_v11070)     \
     X(cuCtxRecordEvent, "cuCtxRecordEvent", 12050, PFN_cuCtxRecordEvent_v12050)                    \
     X(cuCtxWaitEvent, "cuCtxWaitEvent", 12050, PFN_cuCtxWaitEvent_v12050)                          \
+    X(cuLibraryGetGlobal, "cuLibraryGetGlobal", 12000, PFN_cuLibraryGetGlobal_v12000)              \
+    X(cuLibraryGetManaged, "cuLibraryGetManaged", 12000, PFN_cuLibraryGetManaged_v12000)           \
+    X(cuLibraryGetKernelCount, "cuLibraryGetKernelCount", 12040,                                   \
+      PFN_cuLibraryGetKernelCount_v12040)                                                          \
+    X(cuLibraryEnumerateKernels, "cuLibraryEnumerateKernels", 12040,                               \
+      PFN_cuLibraryEnumerateKernels_v12040)                                                        \
+    X(cuModuleEnumerateFunctions, "cuModuleEnumerateFunctions", 12040,                             \
+      PFN_cuModuleEnumerateFunctions_v12040)                                                       \
+    X(cuKernelSetCacheConfig, "cuKernelSetCacheConfig", 12000, PFN_cuKernelSetCacheConfig_v12000)  \
+    X(cuKernelGetParamInfo, "cuKernelGetParamInfo", 12040, PFN_cuKernelGetParamInfo_v12040)        \
     MOCK_LEGACY_LAUNCH_ENTRIES(X)
 
 /* The launch of CUDA 2 (mock_legacy_launch.c): a function's block shape, shared size and

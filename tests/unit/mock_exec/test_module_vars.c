@@ -99,6 +99,50 @@ static void test_managed_variable_is_found_and_used(void **state) {
     assert_ok(t->cuModuleUnload(a));
 }
 
+static void test_library_variables_and_enumerations(void **state) {
+    (void)state;
+    CUlibrary l;
+    assert_ok(t->cuLibraryLoadData(&l, ptx_vars, NULL, NULL, 0, NULL, NULL, 0));
+    CUdeviceptr v, mv;
+    size_t size = 0;
+    assert_ok(t->cuLibraryGetGlobal(&v, &size, l, "answer"));
+    assert_int_equal(size, 4);
+    assert_int_equal(*(uint32_t *)(uintptr_t)v, 42);
+    assert_ok(t->cuLibraryGetManaged(&mv, NULL, l, "shared_count"));
+    assert_int_equal(*(uint32_t *)(uintptr_t)mv, 7);
+    uint32_t one = 1;
+    assert_ok(t->cuMemcpyHtoD(v, &one, 4)); /* device memory to copies */
+    assert_cu(CUDA_ERROR_NOT_FOUND, t->cuLibraryGetGlobal(&v, NULL, l, "nothing"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuLibraryGetGlobal(&v, NULL, l, NULL));
+    unsigned count = 0;
+    assert_ok(t->cuLibraryGetKernelCount(&count, l));
+    assert_int_equal(count, 1);
+    CUkernel k[2] = {NULL, NULL};
+    assert_ok(t->cuLibraryEnumerateKernels(k, 2, l));
+    assert_non_null(k[0]);
+    assert_null(k[1]);
+    const char *name = NULL;
+    assert_ok(t->cuKernelGetName(&name, k[0]));
+    assert_string_equal(name, "nothing");
+    assert_ok(t->cuKernelSetCacheConfig(k[0], CU_FUNC_CACHE_PREFER_L1, 0));
+    assert_cu(CUDA_ERROR_INVALID_DEVICE,
+              t->cuKernelSetCacheConfig(k[0], CU_FUNC_CACHE_PREFER_L1, 4));
+    size_t off = 9;
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuKernelGetParamInfo(k[0], 0, &off, NULL)); /* none */
+    assert_ok(t->cuLibraryUnload(l));
+    /* A dead library's variables are refused too. */
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuMemcpyHtoD(v, &one, 4));
+    assert_non_null(strstr(mock.memory_error(), "cuLibraryUnload"));
+    /* A module's functions, enumerated; their parameters through the kernel form too. */
+    CUmodule m;
+    CUfunction f[1];
+    assert_ok(t->cuModuleLoadData(&m, ptx_add_one));
+    assert_ok(t->cuModuleEnumerateFunctions(f, 1, m));
+    assert_ok(t->cuFuncGetName(&name, f[0]));
+    assert_string_equal(name, "add_one");
+    assert_ok(t->cuModuleUnload(m));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_kernel_reads_another_modules_variable, exec_setup,
@@ -106,6 +150,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_dead_modules_variables_are_refused, exec_setup,
                                         exec_teardown),
         cmocka_unit_test_setup_teardown(test_managed_variable_is_found_and_used, exec_setup,
+                                        exec_teardown),
+        cmocka_unit_test_setup_teardown(test_library_variables_and_enumerations, exec_setup,
                                         exec_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
