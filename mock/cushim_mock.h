@@ -45,6 +45,7 @@ typedef enum cushim_mock_memory_kind {
     CUSHIM_MOCK_MEM_VMM_HANDLE,  /* cuMemCreate handles not yet released */
     CUSHIM_MOCK_MEM_VMM_RESERVE, /* cuMemAddressReserve ranges */
     CUSHIM_MOCK_MEM_VMM_MAPPING, /* cuMemMap mappings */
+    CUSHIM_MOCK_MEM_IPC,         /* cuIpcOpenMemHandle mappings not yet closed */
     CUSHIM_MOCK_MEM_KIND_COUNT
 } cushim_mock_memory_kind;
 

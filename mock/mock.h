@@ -20,6 +20,7 @@
 
 #include "cushim_mock.h"
 #include "mock_coverage.h"
+#include "mock_ctx_entries.h"
 #include "mock_exec_entries.h"
 #include "mock_graph_build.h"
 #include "mock_image.h"
@@ -152,7 +153,8 @@
     MOCK_EXEC_ENTRIES(X)                                                                           \
     MOCK_GRAPH_BUILD_ENTRIES(X)                                                                    \
     MOCK_MEMORY_ENTRIES(X)                                                                         \
-    MOCK_TEX_ENTRIES(X)
+    MOCK_TEX_ENTRIES(X)                                                                            \
+    MOCK_CTX_ENTRIES(X)
 
 #define MOCK_ENUM_(fn, base, ver, pfn) MOCK_E_##fn,
 typedef enum mock_entry { MOCK_ENTRIES(MOCK_ENUM_) MOCK_ENTRY_COUNT } mock_entry;
@@ -235,6 +237,7 @@ struct CUctx_st {
     size_t nblocking, capblocking;
     unsigned check;                    /* set_check for this context (mock_check.c), */
     bool check_set, check_report;      /* when check_set */
+    mock_ctx_extra extra;              /* limits and preferences (mock_ctx_extra.c) */
 };
 
 /* CUSHIM_MOCK_CHECK (mock_check.c): a launch's checks and mode (under the lock; the next
@@ -488,13 +491,14 @@ extern const unsigned mock__error_count;
 /* The loader's knobs (mock_loader_knobs.c): cuInit's delay and callback, a version that
  * cuDriverGetVersion reports, a cuGetProcAddress that resolves nothing, a device count. The last
  * two return true when the knob decided the answer. */
-void mock__init_knobs(void);
+const char *mock__init_knobs(void); /* a sentence for cuInit to fail with, or NULL */
 bool mock__version_knob(int *version, CUresult *r);
 bool mock__proc_knob(void **pfn, CUdriverProcAddressQueryResult *status, CUresult *r);
 /* True, with *count set, when CUSHIM_MOCK_DEVICE_COUNT overrides cuDeviceGetCount. */
 bool mock__count_knob(int *count);
 
-/* Prints "cushim mock: <entry>: <message>" on stderr and aborts. */
+/* Prints "cushim mock: <entry>: <message>" on stderr and aborts: only for mock__misuse under
+ * the fatal knob. */
 MOCK_NORETURN void mock__die(const char *entry, const char *fmt, ...) MOCK_PRINTF(2, 3);
 
 /* Allocates, registers and (for ctx non-NULL) links a record into ctx's children. NULL when out
@@ -502,8 +506,25 @@ MOCK_NORETURN void mock__die(const char *entry, const char *fmt, ...) MOCK_PRINT
 void *mock__new(size_t size, int kind, struct CUctx_st *ctx);
 /* The record at p, or NULL when the mock never made one there. */
 mock_obj *mock__find(const void *p);
-/* The live record of `kind` at p; aborts, naming `entry`, on anything else. */
+/* The live record of `kind` at p; on anything else a misuse (mock__misuse) named after `entry`,
+ * and NULL, for which the caller answers MOCK_BAD_HANDLE(kind). */
 void *mock__expect(const void *p, int kind, const char *entry);
+/* The code of an entry given a handle mock__expect refused: CUDA_ERROR_INVALID_CONTEXT for a
+ * context, as the driver answers, CUDA_ERROR_INVALID_HANDLE for anything else. */
+#define MOCK_BAD_HANDLE(kind)                                                                      \
+    ((int)(kind) == (int)CUSHIM_MOCK_CONTEXT ? CUDA_ERROR_INVALID_CONTEXT                          \
+                                             : CUDA_ERROR_INVALID_HANDLE)
+/* In an entry: var = the live record of `kind` at h, or the entry returns MOCK_BAD_HANDLE. */
+#define MOCK_EXPECT(var, h, kind, entry)                                                           \
+    do {                                                                                           \
+        (var) = mock__expect((h), (kind), (entry));                                                \
+        if ((var) == NULL) return mock__leave(MOCK_BAD_HANDLE(kind));                              \
+    } while (0)
+/* A lifetime or memory misuse by the code under test (a handle never made or already destroyed,
+ * memory out of bounds or freed): said on stderr and kept (memory_error()), naming the call;
+ * then the call returns an error code, unless a test asked for an abort (CUSHIM_MOCK_FATAL=1 or
+ * set_memory_errors_fatal(true)), when the process aborts here. */
+void mock__misuse(const char *entry, const char *fmt, ...) MOCK_PRINTF(2, 3);
 /* Marks a record dead, unlinks it from its context, and kills what it owns. */
 void mock__kill(mock_obj *o);
 const char *mock__kind_name(int kind);

@@ -307,14 +307,19 @@ const char *mock__kind_name(int kind) {
 void *mock__expect(const void *p, int kind, const char *entry) {
     mock_obj *o = mock__find(p);
     if (o == NULL) {
-        mock__die(entry, "%s handle %p was never made by the mock (or was forgotten by reset)",
-                  mock__kind_name(kind), p);
+        mock__misuse(entry, "%s handle %p was never made by the mock (or was forgotten by reset)",
+                     mock__kind_name(kind), p);
+        return NULL;
     }
     if (o->kind != kind) {
-        mock__die(entry, "handle %p is a %s, not a %s", p, mock__kind_name(o->kind),
-                  mock__kind_name(kind));
+        mock__misuse(entry, "handle %p is a %s, not a %s", p, mock__kind_name(o->kind),
+                     mock__kind_name(kind));
+        return NULL;
     }
-    if (!o->alive) mock__die(entry, "%s %p was already destroyed", mock__kind_name(kind), p);
+    if (!o->alive) {
+        mock__misuse(entry, "%s %p was already destroyed", mock__kind_name(kind), p);
+        return NULL;
+    }
     return o;
 }
 
@@ -437,6 +442,7 @@ void mock__kill(mock_obj *o) {
         for (size_t i = 0; i < m->img.nentries && i < m->capfuncs; i++) {
             if (m->funcs[i]) mock__kill(&m->funcs[i]->h);
         }
+        mock__image_vars_dead(&m->img, mock__entry_name());
         mock__state.live[CUSHIM_MOCK_MODULE]--;
         break;
     }
@@ -445,6 +451,7 @@ void mock__kill(mock_obj *o) {
         for (size_t i = 0; i < l->img.nentries && i < l->capkernels; i++) {
             if (l->kernels[i]) mock__kill(&l->kernels[i]->h);
         }
+        mock__image_vars_dead(&l->img, mock__entry_name());
         mock__state.live[CUSHIM_MOCK_LIBRARY]--;
         break;
     }
@@ -569,7 +576,7 @@ CUresult mock__need_current(const char *entry, struct CUctx_st **out) {
     struct CUctx_st *c = mock__current();
     *out = NULL;
     if (c == NULL) return CUDA_ERROR_INVALID_CONTEXT;
-    mock__expect(c, CUSHIM_MOCK_CONTEXT, entry);
+    if (mock__expect(c, CUSHIM_MOCK_CONTEXT, entry) == NULL) return CUDA_ERROR_INVALID_CONTEXT;
     if (!c->active) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     *out = c;
     return CUDA_SUCCESS;

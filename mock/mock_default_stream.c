@@ -75,7 +75,7 @@ CUresult mock__stream(CUstream hs, const char *entry, struct CUstream_st **out) 
         return CUDA_SUCCESS;
     }
     *out = mock__expect(hs, CUSHIM_MOCK_STREAM, entry);
-    return CUDA_SUCCESS;
+    return *out != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 bool mock__is_legacy(const struct CUstream_st *s) {

@@ -10,12 +10,13 @@
 /* ------------------------------------------------------------------------------------------ */
 
 CUresult CUDAAPI mock_cuInit(unsigned int flags) {
-    mock__init_knobs(); /* outside the mock's lock: a callback may call back into the mock */
+    /* outside the mock's lock: a callback may call back into the mock */
+    const char *knob = mock__init_knobs();
     MOCK_ENTER_ANYTIME(cuInit);
     if (flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     /* A configuration error is the user's to fix, and said as such (not a bug in the code under
      * test): every cuInit fails with it until the environment is fixed. */
-    const char *bad = mock__devices_error();
+    const char *bad = knob != NULL ? knob : mock__devices_error();
     if (bad != NULL) {
         fprintf(stderr, "cushim mock: cuInit: %s\n", bad);
         mock__why("%s", bad);
@@ -287,7 +288,8 @@ CUresult CUDAAPI mock_cuCtxCreate(CUcontext *pctx, CUctxCreateParams *params, un
 CUresult CUDAAPI mock_cuCtxDestroy(CUcontext ctx) {
     MOCK_ENTER(cuCtxDestroy);
     if (ctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUctx_st *c = mock__expect(ctx, CUSHIM_MOCK_CONTEXT, "cuCtxDestroy");
+    struct CUctx_st *c;
+    MOCK_EXPECT(c, ctx, CUSHIM_MOCK_CONTEXT, "cuCtxDestroy");
     if (c->primary) return mock__leave(CUDA_ERROR_INVALID_CONTEXT);
     mock__kill(&c->h);
     /* Current on this thread: popped, as by cuCtxPopCurrent. */
@@ -304,14 +306,16 @@ CUresult CUDAAPI mock_cuCtxGetCurrent(CUcontext *pctx) {
 
 CUresult CUDAAPI mock_cuCtxSetCurrent(CUcontext ctx) {
     MOCK_ENTER(cuCtxSetCurrent);
-    if (ctx != NULL) mock__expect(ctx, CUSHIM_MOCK_CONTEXT, "cuCtxSetCurrent");
+    struct CUctx_st *c;
+    if (ctx != NULL) MOCK_EXPECT(c, ctx, CUSHIM_MOCK_CONTEXT, "cuCtxSetCurrent");
     return mock__leave(mock__replace_top(ctx) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
 }
 
 CUresult CUDAAPI mock_cuCtxPushCurrent(CUcontext ctx) {
     MOCK_ENTER(cuCtxPushCurrent);
     if (ctx == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    mock__expect(ctx, CUSHIM_MOCK_CONTEXT, "cuCtxPushCurrent");
+    struct CUctx_st *c;
+    MOCK_EXPECT(c, ctx, CUSHIM_MOCK_CONTEXT, "cuCtxPushCurrent");
     return mock__leave(mock__push(ctx) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
 }
 
@@ -327,6 +331,7 @@ CUresult CUDAAPI mock_cuCtxPopCurrent(CUcontext *pctx) {
 static CUresult ctx_or_current(CUcontext ctx, const char *entry, struct CUctx_st **out) {
     if (ctx == NULL) return mock__need_current(entry, out);
     *out = mock__expect(ctx, CUSHIM_MOCK_CONTEXT, entry);
+    if (*out == NULL) return CUDA_ERROR_INVALID_CONTEXT;
     return (*out)->active ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
 

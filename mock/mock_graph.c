@@ -52,6 +52,7 @@ static bool capturing_into(const struct CUgraph_st *g) {
 static CUresult graph_arg(CUgraph hg, const char *entry, struct CUgraph_st **out) {
     if (hg == NULL) return CUDA_ERROR_INVALID_VALUE;
     *out = mock__expect(hg, CUSHIM_MOCK_GRAPH, entry);
+    if (*out == NULL) return CUDA_ERROR_INVALID_HANDLE;
     return capturing_into(*out) ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
 }
 
@@ -163,7 +164,9 @@ CUresult CUDAAPI mock_cuGraphDestroy(CUgraph hg) {
 CUresult CUDAAPI mock_cuGraphExecDestroy(CUgraphExec he) {
     MOCK_ENTER(cuGraphExecDestroy);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    mock__kill(mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphExecDestroy"));
+    struct CUgraphExec_st *x;
+    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphExecDestroy");
+    mock__kill(&x->h);
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -174,7 +177,8 @@ CUresult CUDAAPI mock_cuGraphExecDestroy(CUgraphExec he) {
 CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
     MOCK_ENTER(cuGraphLaunch);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphLaunch");
+    struct CUgraphExec_st *x;
+    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphLaunch");
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuGraphLaunch", &s);
     if (r != CUDA_SUCCESS) return mock__leave(r);
@@ -193,7 +197,8 @@ CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
 CUresult CUDAAPI mock_cuGraphUpload(CUgraphExec he, CUstream hs) {
     MOCK_ENTER(cuGraphUpload);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphUpload");
+    struct CUgraphExec_st *x;
+    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphUpload");
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuGraphUpload", &s);
     if (r == CUDA_SUCCESS && mock__stream_ctx(s) != x->h.ctx) r = CUDA_ERROR_INVALID_VALUE;
@@ -208,6 +213,7 @@ static CUresult update(const char *entry, CUgraphExec he, CUgraph hg,
                        CUgraphExecUpdateResultInfo *info) {
     if (he == NULL) return CUDA_ERROR_INVALID_VALUE;
     struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, entry);
+    if (x == NULL) return CUDA_ERROR_INVALID_HANDLE;
     struct CUgraph_st *g;
     CUresult r = graph_arg(hg, entry, &g);
     if (r != CUDA_SUCCESS) return r;

@@ -22,9 +22,9 @@ static CUresult check_args(CUgraphNode *out, CUgraph hg, const CUgraphNode *deps
                            const char *entry) {
     if (out == NULL || hg == NULL || (n > 0 && deps == NULL)) return CUDA_ERROR_INVALID_VALUE;
     mock__lock();
-    (void)mock__expect(hg, CUSHIM_MOCK_GRAPH, entry);
+    bool ok = mock__expect(hg, CUSHIM_MOCK_GRAPH, entry) != NULL;
     mock__unlock();
-    return CUDA_SUCCESS;
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 typedef CUresult (*submit_fn)(CUstream s, const void *arg);
@@ -75,6 +75,10 @@ static CUresult build(mock_entry id, CUgraphNode *out, CUgraph hg, const CUgraph
         return r;
     }
     struct CUgraph_st *g = mock__expect(hg, CUSHIM_MOCK_GRAPH, entry);
+    if (g == NULL) { /* destroyed meanwhile by another thread */
+        (void)mock_cuGraphDestroy(scratch);
+        return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    }
     mock_nodes *from = &scratch->nodes, *to = &g->nodes;
     CUDA_KERNEL_NODE_PARAMS *kept = keep_params(kernel);
     if ((kernel != NULL && kept == NULL) ||
@@ -202,7 +206,8 @@ CUresult CUDAAPI mock_cuGraphAddEmptyNode(CUgraphNode *out, CUgraph hg, const CU
     CUresult r = check_args(out, hg, deps, n, "cuGraphAddEmptyNode");
     if (r != CUDA_SUCCESS) return r;
     MOCK_ENTER(cuGraphAddEmptyNode);
-    struct CUgraph_st *g = mock__expect(hg, CUSHIM_MOCK_GRAPH, "cuGraphAddEmptyNode");
+    struct CUgraph_st *g;
+    MOCK_EXPECT(g, hg, CUSHIM_MOCK_GRAPH, "cuGraphAddEmptyNode");
     if (!mock__nodes_add(&g->nodes, MOCK_NODE_EMPTY, NULL, NULL)) {
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
@@ -213,7 +218,8 @@ CUresult CUDAAPI mock_cuGraphAddEmptyNode(CUgraphNode *out, CUgraph hg, const CU
 CUresult CUDAAPI mock_cuGraphGetNodes(CUgraph hg, CUgraphNode *nodes, size_t *count) {
     MOCK_ENTER(cuGraphGetNodes);
     if (hg == NULL || count == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUgraph_st *g = mock__expect(hg, CUSHIM_MOCK_GRAPH, "cuGraphGetNodes");
+    struct CUgraph_st *g;
+    MOCK_EXPECT(g, hg, CUSHIM_MOCK_GRAPH, "cuGraphGetNodes");
     /* With a list: at most *count of them, and *count set to how many were written. */
     if (nodes != NULL) {
         size_t k = *count < g->nodes.n ? *count : g->nodes.n;
@@ -229,7 +235,8 @@ CUresult CUDAAPI mock_cuGraphGetNodes(CUgraph hg, CUgraphNode *nodes, size_t *co
 CUresult CUDAAPI mock_cuGraphClone(CUgraph *pclone, CUgraph hg) {
     MOCK_ENTER(cuGraphClone);
     if (pclone == NULL || hg == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUgraph_st *g = mock__expect(hg, CUSHIM_MOCK_GRAPH, "cuGraphClone");
+    struct CUgraph_st *g;
+    MOCK_EXPECT(g, hg, CUSHIM_MOCK_GRAPH, "cuGraphClone");
     struct CUgraph_st *c = mock__new(sizeof *c, CUSHIM_MOCK_GRAPH, g->h.ctx);
     if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     mock__state.live[CUSHIM_MOCK_GRAPH]++;

@@ -90,6 +90,7 @@ bool mock__image_add_global(mock_image *img, const char *name, size_t len, size_
         return false;
     }
     img->globals[img->nglobals++] = (mock_global){s, size, mem};
+    mock__module_vars((uintptr_t)mem, size, true);
     return true;
 }
 
@@ -102,6 +103,7 @@ void mock__image_free(mock_image *img) {
     }
     for (size_t i = 0; i < img->nglobals; i++) {
         free(img->globals[i].name);
+        mock__module_vars((uintptr_t)img->globals[i].mem, img->globals[i].size, false);
         free(img->globals[i].mem);
     }
     for (size_t i = 0; i < img->nptx; i++) free(img->ptx[i].text);

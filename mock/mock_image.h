@@ -56,6 +56,8 @@ typedef struct mock_image {
  * sentence for the JIT's error log (or ""). */
 CUresult mock__image_read(const void *image, mock_image *out, const char **jit_log);
 void mock__image_free(mock_image *img);
+/* The image's variables die with its module or library (mock_globals.c): `by` names the call. */
+void mock__image_vars_dead(mock_image *img, const char *by);
 /* The entry of that name, or -1; for an any_name image, an entry of unknown parameters is
  * added for a name not seen before (-2 when out of memory). */
 long mock__image_entry(mock_image *img, const char *name);

@@ -4,11 +4,22 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mock.h"
 
-mock_knobs mock__k = {.mem_errors_fatal = true};
+mock_knobs mock__k;
+
+/* Misuse aborts only where a test asks for it: CUSHIM_MOCK_FATAL=1 at load and at reset. */
+static bool fatal_default(void) {
+    const char *e = getenv("CUSHIM_MOCK_FATAL");
+    return e != NULL && strcmp(e, "1") == 0;
+}
+
+__attribute__((constructor)) static void knobs_start(void) {
+    mock__k.mem_errors_fatal = fatal_default();
+}
 
 /* The per-thread entry a wrapper is about to call through, and the name of the call in
  * progress, per thread: a wrapper and the entry it calls run on one thread. Thread-specific
@@ -93,24 +104,37 @@ int mock__row_of(const char *name) {
     return row >= 0 ? row : mock__stub_key(name); /* an entry answered by a stub */
 }
 
-CUresult mock__mem_error(const char *fmt, ...) {
-    const char *entry = mock__entry_name();
+static void misuse(const char *entry, const char *fmt, va_list ap) MOCK_PRINTF(2, 0);
+static void misuse(const char *entry, const char *fmt, va_list ap) {
     char text[sizeof mock__k.mem_error];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
     if (mock__k.mem_errors_fatal) mock__die(entry, "%s", text);
     /* "<entry>: <text>", cut to fit. */
     snprintf(mock__k.mem_error, sizeof mock__k.mem_error, "%.100s: %.400s", entry, text);
     mock__why("%s", text);
     mock__k.mem_error_count++;
+    fprintf(stderr, "cushim mock: %s: %s (a lifetime or memory bug in the code under test)\n",
+            entry, text);
+}
+
+void mock__misuse(const char *entry, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    misuse(entry, fmt, ap);
+    va_end(ap);
+}
+
+CUresult mock__mem_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    misuse(mock__entry_name(), fmt, ap);
+    va_end(ap);
     return CUDA_ERROR_INVALID_VALUE;
 }
 
 void mock__mem_reset(void) {
     memset(&mock__k, 0, sizeof mock__k);
-    mock__k.mem_errors_fatal = true;
+    mock__k.mem_errors_fatal = fatal_default();
     void mock__pools_reset(void);
     mock__free_allocs(NULL);
     mock__peer_forget(NULL);

@@ -45,6 +45,9 @@
     X(cuMemHostGetFlags, "cuMemHostGetFlags", 2030, PFN_cuMemHostGetFlags_v2030)                   \
     X(cuMemPrefetchAsync_v2, "cuMemPrefetchAsync", 12020, PFN_cuMemPrefetchAsync_v12020)           \
     X(cuMemAdvise_v2, "cuMemAdvise", 12020, PFN_cuMemAdvise_v12020)                                \
+    X(cuMemRangeGetAttribute, "cuMemRangeGetAttribute", 8000, PFN_cuMemRangeGetAttribute_v8000)    \
+    X(cuMemRangeGetAttributes, "cuMemRangeGetAttributes", 8000, PFN_cuMemRangeGetAttributes_v8000) \
+    X(cuPointerSetAttribute, "cuPointerSetAttribute", 6000, PFN_cuPointerSetAttribute_v6000)       \
     X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 6000, PFN_cuStreamAttachMemAsync_v6000)    \
     X(cuMemsetD8, "cuMemsetD8", 3020, PFN_cuMemsetD8_v3020)                                        \
     X(cuMemsetD16, "cuMemsetD16", 3020, PFN_cuMemsetD16_v3020)                                     \
@@ -70,6 +73,14 @@
     X(cuMemPoolTrimTo, "cuMemPoolTrimTo", 11020, PFN_cuMemPoolTrimTo_v11020)                       \
     X(cuMemPoolGetAttribute, "cuMemPoolGetAttribute", 11020, PFN_cuMemPoolGetAttribute_v11020)     \
     X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", 11020, PFN_cuMemPoolSetAttribute_v11020)     \
+    X(cuMemPoolCreate, "cuMemPoolCreate", 11020, PFN_cuMemPoolCreate_v11020)                       \
+    X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, PFN_cuMemPoolDestroy_v11020)                    \
+    X(cuMemPoolSetAccess, "cuMemPoolSetAccess", 11020, PFN_cuMemPoolSetAccess_v11020)              \
+    X(cuMemPoolGetAccess, "cuMemPoolGetAccess", 11020, PFN_cuMemPoolGetAccess_v11020)              \
+    X(cuDeviceSetMemPool, "cuDeviceSetMemPool", 11020, PFN_cuDeviceSetMemPool_v11020)              \
+    X(cuMemGetDefaultMemPool, "cuMemGetDefaultMemPool", 13000, PFN_cuMemGetDefaultMemPool_v13000)  \
+    X(cuMemGetMemPool, "cuMemGetMemPool", 13000, PFN_cuMemGetMemPool_v13000)                       \
+    X(cuMemSetMemPool, "cuMemSetMemPool", 13000, PFN_cuMemSetMemPool_v13000)                       \
     X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", 10020,                       \
       PFN_cuMemGetAllocationGranularity_v10020)                                                    \
     X(cuMemAddressReserve, "cuMemAddressReserve", 10020, PFN_cuMemAddressReserve_v10020)           \
@@ -80,9 +91,22 @@
     X(cuMemUnmap, "cuMemUnmap", 10020, PFN_cuMemUnmap_v10020)                                      \
     X(cuMemSetAccess, "cuMemSetAccess", 10020, PFN_cuMemSetAccess_v10020)                          \
     X(cuMemGetAccess, "cuMemGetAccess", 10020, PFN_cuMemGetAccess_v10020)                          \
+    X(cuMemExportToShareableHandle, "cuMemExportToShareableHandle", 10020,                         \
+      PFN_cuMemExportToShareableHandle_v10020)                                                     \
+    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 10020,                     \
+      PFN_cuMemImportFromShareableHandle_v10020)                                                   \
+    X(cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle", 10020,     \
+      PFN_cuMemGetAllocationPropertiesFromHandle_v10020)                                           \
+    X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 11000,                           \
+      PFN_cuMemRetainAllocationHandle_v11000)                                                      \
     X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", 4000, PFN_cuDeviceCanAccessPeer_v4000)       \
     X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 4000, PFN_cuCtxEnablePeerAccess_v4000)       \
-    X(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, PFN_cuCtxDisablePeerAccess_v4000)
+    X(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, PFN_cuCtxDisablePeerAccess_v4000)    \
+    X(cuIpcGetMemHandle, "cuIpcGetMemHandle", 4010, PFN_cuIpcGetMemHandle_v4010)                   \
+    X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, PFN_cuIpcOpenMemHandle_v11000)           \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 4010, PFN_cuIpcCloseMemHandle_v4010)             \
+    X(cuIpcGetEventHandle, "cuIpcGetEventHandle", 4010, PFN_cuIpcGetEventHandle_v4010)             \
+    X(cuIpcOpenEventHandle, "cuIpcOpenEventHandle", 4010, PFN_cuIpcOpenEventHandle_v4010)
 
 struct CUstream_st;
 struct CUctx_st;
@@ -101,6 +125,7 @@ typedef enum mock_mem_kind {
     MOCK_MEM_VMM_HANDLE,  /* cuMemCreate (counted only: a handle is not an address) */
     MOCK_MEM_VMM_RESERVE, /* cuMemAddressReserve */
     MOCK_MEM_VMM_MAPPING, /* cuMemMap */
+    MOCK_MEM_IPC,         /* cuIpcOpenMemHandle: another process's allocation, mapped here */
     MOCK_MEM_KIND_COUNT
 } mock_mem_kind;
 
@@ -117,6 +142,11 @@ typedef struct mock_range {
     unsigned long long handle; /* a mapping: the cuMemCreate handle behind it */
     unsigned access;           /* a mapping: CUmemAccess_flags granted by cuMemSetAccess */
     const char *made_by;
+    /* Managed memory: the last advice and prefetch given for any part of it (mock_managed.c). */
+    bool read_mostly;
+    CUmemLocation preferred, prefetched; /* type CU_MEM_LOCATION_TYPE_INVALID: none */
+    unsigned accessed_by;                /* a bit per device */
+    bool sync_memops;                    /* cuPointerSetAttribute */
 } mock_range;
 
 /* CUSHIM_MOCK_CHECK's memcheck (mock_check.c): a device allocation still live when its context
@@ -138,11 +168,20 @@ CUresult mock__check_any(const char *what, uintptr_t p, size_t n);
 /* Module variables of interpreted PTX (the storage cuModuleGetGlobal hands out): device memory
  * for the checks of copies, not allocations (not counted, not freed by the program). */
 void mock__module_vars(uintptr_t base, size_t size, bool add);
+/* A module's variables at unload: no longer device memory, and named as a dead module's when a
+ * copy or a kernel touches them (`by` names the call that unloaded it). */
+void mock__module_vars_dead(uintptr_t base, size_t size, const char *by);
+/* Whether [p, p + n) lies in one module's variables. */
+bool mock__is_module_var(uintptr_t p, size_t n);
 /* For the PTX interpreter: whether [p, p + n) lies in one live allocation (its bounds in *lo,
  * *hi), else a sentence in why. Called by running kernels without the mock's lock: it reads the
  * ranges under their own read-write lock, which every change of them takes to write. */
 bool mock__kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
                          size_t len);
+/* IPC (mock_ipc.c): what mock__drop_range calls for a range that may be exported or opened
+ * (its shared pages go back to private ones, or are unmapped), and the reset of it all. */
+void mock__ipc_forget(mock_range *r);
+void mock__ipc_reset(void);
 /* Adds a range (its id and counts are set here); frees a live one. */
 CUresult mock__add_range(const mock_range *r);
 void mock__drop_range(mock_range *r, const char *freed_by);
@@ -151,6 +190,8 @@ void mock__drop_range(mock_range *r, const char *freed_by);
 mock_range *mock__range_to_free(uintptr_t p, unsigned kinds, CUresult *err);
 /* The context an allocation lands in: the current one (CUDA_ERROR_INVALID_CONTEXT without). */
 CUresult mock__alloc_ctx(struct CUctx_st **c);
+/* The pool an allocation of cuMemAllocAsync or cuMemAllocFromPoolAsync came from. */
+CUmemoryPool mock__pool_of(const mock_range *r);
 /* Device memory in use on a device (for cuMemGetInfo and the pools). */
 unsigned long long mock__used(int device, int kind);
 /* A misuse of memory by the call in progress: aborts with the message (the default), or, when

@@ -66,7 +66,7 @@ CUresult mock__mem_enqueue(struct CUstream_st *s, const mock_mem_op *op, bool sy
         return CUDA_SUCCESS;
     }
     mock_mem_op *copy = malloc(sizeof *copy);
-    if (copy == NULL) mock__die(op->entry, "out of host memory for a queued operation");
+    if (copy == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     *copy = *op;
     return mock__enqueue(s, op->kind == MOCK_OP_SET ? MOCK_NODE_MEMSET : MOCK_NODE_MEMCPY,
                          run_queued, copy, free);
@@ -173,6 +173,7 @@ static CUresult peer(CUcontext dctx, CUcontext sctx, const char *entry) {
     if (dctx == NULL || sctx == NULL) return CUDA_ERROR_INVALID_CONTEXT;
     struct CUctx_st *d = mock__expect(dctx, CUSHIM_MOCK_CONTEXT, entry);
     struct CUctx_st *s = mock__expect(sctx, CUSHIM_MOCK_CONTEXT, entry);
+    if (d == NULL || s == NULL) return CUDA_ERROR_INVALID_CONTEXT;
     return d->active && s->active ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
 

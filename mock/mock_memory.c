@@ -65,7 +65,7 @@ static void unmap(void *arg) {
 
 /* A kernel running without the lock may still touch the storage: it is freed once none runs. */
 static void free_storage(mock_range *r) {
-    if (r->kind != MOCK_MEM_VMM_RESERVE) {
+    if (r->kind != MOCK_MEM_VMM_RESERVE && r->kind != MOCK_MEM_IPC) {
         mock__defer(free, r->storage);
         return;
     }
@@ -92,6 +92,7 @@ void mock__drop_range(mock_range *r, const char *freed_by) {
             if (ngraves < GRAVE_CAP) ngraves++;
         }
         pthread_rwlock_unlock(&table_lock);
+        mock__ipc_forget(r);
         free_storage(r);
         free(r);
         return;
@@ -117,6 +118,8 @@ static const grave *grave_at(uintptr_t p) {
     return NULL;
 }
 
+/* The storage of module variables: kept apart from the ranges, since the program neither
+ * allocated nor frees it. Changed under both locks, read by kernels under table_lock. */
 static struct {
     uintptr_t base;
     size_t size;
@@ -124,29 +127,56 @@ static struct {
 static size_t nmodvars, capmodvars;
 
 void mock__module_vars(uintptr_t base, size_t size, bool add) {
+    pthread_rwlock_wrlock(&table_lock);
     for (size_t i = 0; !add && i < nmodvars; i++) {
         if (modvars[i].base == base) {
             modvars[i] = modvars[--nmodvars];
-            return;
+            break;
         }
     }
     if (add && size > 0 && mock__grow(&modvars, &capmodvars, nmodvars + 1, sizeof *modvars)) {
         modvars[nmodvars].base = base;
         modvars[nmodvars++].size = size;
+        for (size_t i = 0; i < ngraves; i++) { /* storage made again is no longer stale */
+            grave *g = &graves[i];
+            if (g->size && g->base < base + size && base < g->base + g->size) g->size = 0;
+        }
     }
+    pthread_rwlock_unlock(&table_lock);
 }
 
-static bool in_module_vars(uintptr_t p, size_t n) {
+void mock__module_vars_dead(uintptr_t base, size_t size, const char *by) {
+    bool found = false;
+    for (size_t i = 0; i < nmodvars && !found; i++) found = modvars[i].base == base;
+    if (!found) return;
+    mock__module_vars(base, size, false);
+    pthread_rwlock_wrlock(&table_lock);
+    graves[grave_next] = (grave){base, size, "a module's load (its variables)", by};
+    grave_next = (grave_next + 1) % GRAVE_CAP;
+    if (ngraves < GRAVE_CAP) ngraves++;
+    pthread_rwlock_unlock(&table_lock);
+}
+
+static bool in_module_vars(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi) {
     for (size_t i = 0; i < nmodvars; i++) {
         if (p >= modvars[i].base && n <= modvars[i].size &&
-            p - modvars[i].base <= modvars[i].size - n)
+            p - modvars[i].base <= modvars[i].size - n) {
+            *lo = modvars[i].base;
+            *hi = modvars[i].base + modvars[i].size;
             return true;
+        }
     }
     return false;
 }
 
+bool mock__is_module_var(uintptr_t p, size_t n) {
+    uintptr_t lo, hi;
+    return in_module_vars(p, n, &lo, &hi);
+}
+
 CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
-    if (n == 0 || in_module_vars(p, n)) return CUDA_SUCCESS;
+    uintptr_t lo, hi;
+    if (n == 0 || in_module_vars(p, n, &lo, &hi)) return CUDA_SUCCESS;
     uintptr_t at = p;
     size_t left = n;
     while (left > 0) {
@@ -190,7 +220,8 @@ CUresult mock__check_device(const char *what, uintptr_t p, size_t n) {
 }
 
 CUresult mock__check_any(const char *what, uintptr_t p, size_t n) {
-    if (mock__range_at(p, true) != NULL || grave_at(p) != NULL) {
+    uintptr_t lo, hi;
+    if (in_module_vars(p, 1, &lo, &hi) || mock__range_at(p, true) != NULL || grave_at(p) != NULL) {
         return mock__check_device(what, p, n);
     }
     return CUDA_SUCCESS; /* host memory of the program's own */
@@ -227,6 +258,7 @@ void mock__free_allocs(struct CUctx_st *ctx) {
     }
     if (ctx != NULL) return;
     mock__vmm_forget();
+    mock__ipc_reset();
     free(ranges);
     ranges = NULL;
     nranges = capranges = 0;
@@ -267,9 +299,10 @@ static CUresult alloc(void **out, size_t size, mock_mem_kind kind, unsigned flag
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     void *p = NULL;
-    if (posix_memalign(&p, kind == MOCK_MEM_HOST ? 4096 : 256, size) != 0) {
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    /* cuMemAlloc's memory has pages of its own, so that cuIpcGetMemHandle can share them. */
+    bool own_pages = kind == MOCK_MEM_HOST || kind == MOCK_MEM_DEVICE;
+    size_t room = own_pages && size <= SIZE_MAX - 4095 ? (size + 4095) / 4096 * 4096 : size;
+    if (posix_memalign(&p, own_pages ? 4096 : 256, room) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
     mock_range rg = {.base = (uintptr_t)p,
                      .size = size,
                      .kind = kind,
@@ -445,6 +478,7 @@ CUresult CUDAAPI mock_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CU
  * (nothing changes the ranges meanwhile): whether [p, p + n) lies in one live range. */
 static bool kernel_access(uintptr_t p, size_t n, uintptr_t *lo, uintptr_t *hi, char *why,
                           size_t len) {
+    if (in_module_vars(p, n, lo, hi)) return true; /* any loaded module's variables */
     mock_range *r = mock__range_at(p, false);
     if (r != NULL && n <= r->size - (p - r->base) &&
         !(r->kind == MOCK_MEM_VMM_MAPPING && r->access == CU_MEM_ACCESS_FLAGS_PROT_NONE)) {

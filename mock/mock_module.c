@@ -133,7 +133,9 @@ CUresult CUDAAPI mock_cuModuleLoad(CUmodule *module, const char *fname) {
 CUresult CUDAAPI mock_cuModuleUnload(CUmodule hmod) {
     MOCK_ENTER(cuModuleUnload);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    mock__kill(mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleUnload"));
+    struct CUmod_st *m;
+    MOCK_EXPECT(m, hmod, CUSHIM_MOCK_MODULE, "cuModuleUnload");
+    mock__kill(&m->h);
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -163,7 +165,8 @@ CUresult CUDAAPI mock_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, cons
     MOCK_ENTER(cuModuleGetFunction);
     if (hfunc == NULL || name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUmod_st *m = mock__expect(hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunction");
+    struct CUmod_st *m;
+    MOCK_EXPECT(m, hmod, CUSHIM_MOCK_MODULE, "cuModuleGetFunction");
     long i = entry_slot(&m->img, &m->funcs, &m->capfuncs, name);
     if (i == -2) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     if (i < 0) return mock__leave(CUDA_ERROR_NOT_FOUND);
@@ -187,12 +190,16 @@ CUresult mock__function(CUfunction hf, const char *entry, mock_kinfo *out) {
     mock_obj *o = mock__find(hf);
     if (o != NULL && o->kind == MOCK_K_KERNEL) {
         struct CUkern_st *k = (struct CUkern_st *)o;
-        if (!o->alive) mock__die(entry, "kernel %p was already destroyed", (void *)hf);
+        if (!o->alive) {
+            mock__misuse(entry, "kernel %p was already destroyed", (void *)hf);
+            return CUDA_ERROR_INVALID_HANDLE;
+        }
         *out = (mock_kinfo){k->name, NULL, &k->attrs, &k->library->img.entries[k->entry],
                             &k->library->img};
         return CUDA_SUCCESS;
     }
     struct CUfunc_st *f = mock__expect(hf, MOCK_K_FUNCTION, entry);
+    if (f == NULL) return CUDA_ERROR_INVALID_HANDLE;
     mock_image *img = f->module ? &f->module->img : &f->kernel->library->img;
     long i = f->module ? f->entry : f->kernel->entry;
     *out = (mock_kinfo){f->name, f->h.ctx, f->attrs, &img->entries[i], img};
@@ -346,7 +353,8 @@ CUresult CUDAAPI mock_cuFuncGetModule(CUmodule *hmod, CUfunction hf) {
     MOCK_ENTER(cuFuncGetModule);
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hf == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUfunc_st *f = mock__expect(hf, MOCK_K_FUNCTION, "cuFuncGetModule");
+    struct CUfunc_st *f;
+    MOCK_EXPECT(f, hf, MOCK_K_FUNCTION, "cuFuncGetModule");
     if (f->module == NULL) return mock__leave(CUDA_ERROR_NOT_FOUND);
     *hmod = f->module;
     return mock__leave(CUDA_SUCCESS);
@@ -399,7 +407,9 @@ CUresult CUDAAPI mock_cuLibraryLoadFromFile(CUlibrary *library, const char *file
 CUresult CUDAAPI mock_cuLibraryUnload(CUlibrary library) {
     MOCK_ENTER(cuLibraryUnload);
     if (library == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    mock__kill(mock__expect(library, CUSHIM_MOCK_LIBRARY, "cuLibraryUnload"));
+    struct CUlib_st *l;
+    MOCK_EXPECT(l, library, CUSHIM_MOCK_LIBRARY, "cuLibraryUnload");
+    mock__kill(&l->h);
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -407,7 +417,8 @@ CUresult CUDAAPI mock_cuLibraryGetKernel(CUkernel *pk, CUlibrary library, const 
     MOCK_ENTER(cuLibraryGetKernel);
     if (pk == NULL || name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (library == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUlib_st *l = mock__expect(library, CUSHIM_MOCK_LIBRARY, "cuLibraryGetKernel");
+    struct CUlib_st *l;
+    MOCK_EXPECT(l, library, CUSHIM_MOCK_LIBRARY, "cuLibraryGetKernel");
     long i = entry_slot(&l->img, &l->kernels, &l->capkernels, name);
     if (i == -2) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     if (i < 0) return mock__leave(CUDA_ERROR_NOT_FOUND);
@@ -423,15 +434,12 @@ CUresult CUDAAPI mock_cuLibraryGetKernel(CUkernel *pk, CUlibrary library, const 
     return mock__leave(CUDA_SUCCESS);
 }
 
-static struct CUkern_st *expect_kernel(CUkernel hk, const char *entry) {
-    return mock__expect(hk, MOCK_K_KERNEL, entry);
-}
-
 CUresult CUDAAPI mock_cuKernelGetFunction(CUfunction *pf, CUkernel hk) {
     MOCK_ENTER(cuKernelGetFunction);
     if (pf == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUkern_st *k = expect_kernel(hk, "cuKernelGetFunction");
+    struct CUkern_st *k;
+    MOCK_EXPECT(k, hk, MOCK_K_KERNEL, "cuKernelGetFunction");
     struct CUctx_st *c;
     CUresult r = mock__need_current("cuKernelGetFunction", &c);
     if (r != CUDA_SUCCESS) return mock__leave(r);
@@ -458,7 +466,8 @@ CUresult CUDAAPI mock_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib,
     MOCK_ENTER(cuKernelGetAttribute);
     if (pi == NULL || !valid_attr(attrib)) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUkern_st *k = expect_kernel(hk, "cuKernelGetAttribute");
+    struct CUkern_st *k;
+    MOCK_EXPECT(k, hk, MOCK_K_KERNEL, "cuKernelGetAttribute");
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
     *pi = mock__func_attr(&k->attrs, attrib, dev);
     return mock__leave(CUDA_SUCCESS);
@@ -468,7 +477,8 @@ CUresult CUDAAPI mock_cuKernelSetAttribute(CUfunction_attribute attrib, int valu
                                            CUdevice dev) {
     MOCK_ENTER(cuKernelSetAttribute);
     if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUkern_st *k = expect_kernel(hk, "cuKernelSetAttribute");
+    struct CUkern_st *k;
+    MOCK_EXPECT(k, hk, MOCK_K_KERNEL, "cuKernelSetAttribute");
     if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
     return mock__leave(set_attr(&k->attrs, attrib, value, dev));
 }
@@ -477,7 +487,9 @@ CUresult CUDAAPI mock_cuKernelGetName(const char **name, CUkernel hk) {
     MOCK_ENTER(cuKernelGetName);
     if (name == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    *name = expect_kernel(hk, "cuKernelGetName")->name;
+    struct CUkern_st *k;
+    MOCK_EXPECT(k, hk, MOCK_K_KERNEL, "cuKernelGetName");
+    *name = k->name;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -485,6 +497,8 @@ CUresult CUDAAPI mock_cuKernelGetLibrary(CUlibrary *plib, CUkernel hk) {
     MOCK_ENTER(cuKernelGetLibrary);
     if (plib == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hk == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    *plib = expect_kernel(hk, "cuKernelGetLibrary")->library;
+    struct CUkern_st *k;
+    MOCK_EXPECT(k, hk, MOCK_K_KERNEL, "cuKernelGetLibrary");
+    *plib = k->library;
     return mock__leave(CUDA_SUCCESS);
 }

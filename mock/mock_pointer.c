@@ -1,4 +1,4 @@
-/* Pointer attributes, stream-ordered allocation and the devices' default memory pools. */
+/* Pointer attributes: what cuPointerGetAttribute(s) answer for an address the mock handed out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,18 +7,6 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Pointer attributes                                                                         */
 /* ------------------------------------------------------------------------------------------ */
-
-struct CUmemPoolHandle_st {
-    int device;
-    cuuint64_t release_threshold, used_high, reserved_high;
-    int reuse[3]; /* the three CU_MEMPOOL_ATTR_REUSE_* switches */
-};
-static struct CUmemPoolHandle_st pools[MOCK_MAX_DEVICES];
-
-static struct CUmemPoolHandle_st *default_pool(int device) {
-    pools[device].device = device;
-    return &pools[device];
-}
 
 /* Writes one attribute of the range r (NULL: a pointer the mock does not know) to data. The
  * documented types: handles and addresses as such, booleans as bool, the rest as stated. */
@@ -43,8 +31,8 @@ static CUresult attribute(void *data, CUpointer_attribute a, const mock_range *r
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(bool *)data =
-            r && a == CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE && r->kind == MOCK_MEM_DEVICE;
+        *(bool *)data = r && (a == CU_POINTER_ATTRIBUTE_SYNC_MEMOPS ? r->sync_memops
+                                                                    : r->kind == MOCK_MEM_DEVICE);
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
@@ -75,7 +63,7 @@ static CUresult attribute(void *data, CUpointer_attribute a, const mock_range *r
                                     : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-        *(CUmemoryPool *)data = r && r->kind == MOCK_MEM_ASYNC ? default_pool(r->device) : NULL;
+        *(CUmemoryPool *)data = r && r->kind == MOCK_MEM_ASYNC ? mock__pool_of(r) : NULL;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
     default: return CUDA_ERROR_INVALID_VALUE;
@@ -102,165 +90,3 @@ CUresult CUDAAPI mock_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
     }
     return mock__leave(CUDA_SUCCESS);
 }
-
-/* ------------------------------------------------------------------------------------------ */
-/* Stream-ordered allocation                                                                  */
-/* ------------------------------------------------------------------------------------------ */
-
-static CUresult expect_pool(CUmemoryPool pool, struct CUmemPoolHandle_st **out) {
-    for (int d = 0; d < mock__state.device_count; d++) {
-        if (pool == &pools[d]) {
-            *out = default_pool(d);
-            return CUDA_SUCCESS;
-        }
-    }
-    mock__die(mock__entry_name(),
-              "memory pool %p is not a device's default pool (the mock has "
-              "no other pools)",
-              (void *)pool);
-}
-
-static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream hs) {
-    if (dptr == NULL || size == 0) return CUDA_ERROR_INVALID_VALUE;
-    struct CUstream_st *s;
-    CUresult r = mock__stream(hs, mock__entry_name(), &s);
-    if (r != CUDA_SUCCESS) return r;
-    struct CUctx_st *c = mock__stream_ctx(s);
-    int device = c->device;
-    if (pool != NULL) {
-        struct CUmemPoolHandle_st *p;
-        expect_pool(pool, &p);
-        device = p->device;
-    }
-    if (size > mock__devx[device].total_mem - mock__used(device, -1)) {
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    void *mem = NULL;
-    if (posix_memalign(&mem, 256, size) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
-    mock_range rg = {.base = (uintptr_t)mem,
-                     .size = size,
-                     .kind = MOCK_MEM_ASYNC,
-                     .ctx = c,
-                     .device = device,
-                     .storage = mem,
-                     .made_by = mock__entry_name()};
-    r = mock__add_range(&rg);
-    if (r != CUDA_SUCCESS) {
-        free(mem);
-        return r;
-    }
-    struct CUmemPoolHandle_st *p = default_pool(device);
-    cuuint64_t used = mock__used(device, MOCK_MEM_ASYNC);
-    if (used > p->used_high) p->used_high = used;
-    if (used > p->reserved_high) p->reserved_high = used;
-    *dptr = (CUdeviceptr)(uintptr_t)mem;
-    return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI mock_cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream hs) {
-    MOCK_ENTER(cuMemAllocAsync);
-    return mock__leave(alloc_async(dptr, size, NULL, hs));
-}
-
-CUresult CUDAAPI mock_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
-                                              CUstream hs) {
-    MOCK_ENTER(cuMemAllocFromPoolAsync);
-    if (pool == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    return mock__leave(alloc_async(dptr, size, pool, hs));
-}
-
-CUresult CUDAAPI mock_cuMemFreeAsync(CUdeviceptr dptr, CUstream hs) {
-    MOCK_ENTER(cuMemFreeAsync);
-    struct CUstream_st *s;
-    CUresult r = mock__stream(hs, mock__entry_name(), &s);
-    if (r != CUDA_SUCCESS) return mock__leave(r);
-    const unsigned kinds = 1u << MOCK_MEM_ASYNC | 1u << MOCK_MEM_DEVICE;
-    if (mock__range_to_free((uintptr_t)dptr, kinds, &r) == NULL) return mock__leave(r);
-    mock_mem_op op = {
-        .kind = MOCK_OP_FREE, .entry = mock__entry_name(), .dst = (unsigned char *)(uintptr_t)dptr};
-    (void)mock__mem_enqueue(s, &op, false);
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev) {
-    MOCK_ENTER(cuDeviceGetDefaultMemPool);
-    if (pool == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    *pool = default_pool(dev);
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev) {
-    MOCK_ENTER(cuDeviceGetMemPool);
-    if (pool == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    if (!mock__valid_device(dev)) return mock__leave(CUDA_ERROR_INVALID_DEVICE);
-    *pool = default_pool(dev); /* cuDeviceSetMemPool is not modelled: always the default */
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuMemPoolTrimTo(CUmemoryPool pool, size_t keep) {
-    MOCK_ENTER(cuMemPoolTrimTo);
-    (void)keep; /* the mock frees at once, so the pool keeps nothing to trim */
-    struct CUmemPoolHandle_st *p;
-    expect_pool(pool, &p);
-    return mock__leave(CUDA_SUCCESS);
-}
-
-/* Both attribute entries: the pool checked, then attribute a read into v or set from it. */
-static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute a, void *v, bool set) {
-    struct CUmemPoolHandle_st *p;
-    expect_pool(pool, &p);
-    if (v == NULL) return CUDA_ERROR_INVALID_VALUE;
-    cuuint64_t *slot = NULL, now = 0;
-    switch (a) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: {
-        int *flag = &p->reuse[a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
-        if (set) {
-            *flag = *(int *)v != 0;
-        } else {
-            *(int *)v = *flag;
-        }
-        return CUDA_SUCCESS;
-    }
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-        if (set) {
-            p->release_threshold = *(cuuint64_t *)v;
-        } else {
-            *(cuuint64_t *)v = p->release_threshold;
-        }
-        return CUDA_SUCCESS;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
-        if (set) return CUDA_ERROR_INVALID_VALUE;
-        *(cuuint64_t *)v = mock__used(p->device, MOCK_MEM_ASYNC);
-        return CUDA_SUCCESS;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: slot = &p->reserved_high; break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: slot = &p->used_high; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
-    }
-    /* A high-water mark can only be reset (to 0), which brings it to what is in use now. */
-    if (!set) {
-        *(cuuint64_t *)v = *slot;
-        return CUDA_SUCCESS;
-    }
-    if (*(cuuint64_t *)v != 0) return CUDA_ERROR_INVALID_VALUE;
-    now = mock__used(p->device, MOCK_MEM_ASYNC);
-    *slot = now;
-    return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI mock_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v) {
-    MOCK_ENTER(cuMemPoolGetAttribute);
-    return mock__leave(pool_attr(pool, a, v, false));
-}
-
-CUresult CUDAAPI mock_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v) {
-    MOCK_ENTER(cuMemPoolSetAttribute);
-    return mock__leave(pool_attr(pool, a, v, true));
-}
-
-/* Called by reset: the pools forget their settings. */
-void mock__pools_reset(void);
-void mock__pools_reset(void) { memset(pools, 0, sizeof pools); }

@@ -384,6 +384,7 @@ static CUresult peer_args(const char *entry, CUcontext peer, struct CUctx_st **c
     if (r != CUDA_SUCCESS) return r;
     if (peer == NULL) return CUDA_ERROR_INVALID_VALUE;
     *p = mock__expect(peer, CUSHIM_MOCK_CONTEXT, entry);
+    if (*p == NULL) return CUDA_ERROR_INVALID_CONTEXT;
     return (*p)->active ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
 

@@ -81,7 +81,8 @@ static bool special(CUstream s) {
 CUresult CUDAAPI mock_cuStreamDestroy(CUstream hs) {
     MOCK_ENTER(cuStreamDestroy);
     if (special(hs)) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUstream_st *s = mock__expect(hs, CUSHIM_MOCK_STREAM, "cuStreamDestroy");
+    struct CUstream_st *s;
+    MOCK_EXPECT(s, hs, CUSHIM_MOCK_STREAM, "cuStreamDestroy");
     mock__capture_leave(s);
     mock__kill(&s->h);
     return mock__leave(CUDA_SUCCESS);
@@ -124,7 +125,8 @@ CUresult CUDAAPI mock_cuStreamSynchronize(CUstream hs) {
 CUresult CUDAAPI mock_cuStreamWaitEvent(CUstream hs, CUevent he, unsigned int flags) {
     MOCK_ENTER(cuStreamWaitEvent);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUevent_st *e = mock__expect(he, CUSHIM_MOCK_EVENT, "cuStreamWaitEvent");
+    struct CUevent_st *e;
+    MOCK_EXPECT(e, he, CUSHIM_MOCK_EVENT, "cuStreamWaitEvent");
     if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, "cuStreamWaitEvent", &s);
@@ -217,13 +219,16 @@ CUresult CUDAAPI mock_cuEventCreate(CUevent *ph, unsigned int flags) {
 CUresult CUDAAPI mock_cuEventDestroy(CUevent he) {
     MOCK_ENTER(cuEventDestroy);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    mock__kill(mock__expect(he, CUSHIM_MOCK_EVENT, "cuEventDestroy"));
+    struct CUevent_st *e;
+    MOCK_EXPECT(e, he, CUSHIM_MOCK_EVENT, "cuEventDestroy");
+    mock__kill(&e->h);
     return mock__leave(CUDA_SUCCESS);
 }
 
 static CUresult record(const char *entry, CUevent he, CUstream hs, unsigned flags) {
     if (he == NULL) return CUDA_ERROR_INVALID_HANDLE;
     struct CUevent_st *e = mock__expect(he, CUSHIM_MOCK_EVENT, entry);
+    if (e == NULL) return CUDA_ERROR_INVALID_HANDLE;
     if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
     struct CUstream_st *s;
     CUresult r = mock__stream(hs, entry, &s);
@@ -277,7 +282,8 @@ CUresult CUDAAPI mock_cuEventRecordWithFlags(CUevent he, CUstream hs, unsigned i
 CUresult CUDAAPI mock_cuEventQuery(CUevent he) {
     MOCK_ENTER(cuEventQuery);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUevent_st *e = mock__expect(he, CUSHIM_MOCK_EVENT, "cuEventQuery");
+    struct CUevent_st *e;
+    MOCK_EXPECT(e, he, CUSHIM_MOCK_EVENT, "cuEventQuery");
     if (mock__event_captured(e)) return mock__leave(CUDA_ERROR_CAPTURED_EVENT);
     return mock__leave(event_done(e) ? CUDA_SUCCESS : polled(e->stream, e->seq));
 }
@@ -285,7 +291,8 @@ CUresult CUDAAPI mock_cuEventQuery(CUevent he) {
 CUresult CUDAAPI mock_cuEventSynchronize(CUevent he) {
     MOCK_ENTER(cuEventSynchronize);
     if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUevent_st *e = mock__expect(he, CUSHIM_MOCK_EVENT, "cuEventSynchronize");
+    struct CUevent_st *e;
+    MOCK_EXPECT(e, he, CUSHIM_MOCK_EVENT, "cuEventSynchronize");
     if (mock__event_captured(e)) return mock__leave(CUDA_ERROR_CAPTURED_EVENT);
     if (e->recorded) mock__complete(e->stream, e->seq, 0);
     return mock__leave(CUDA_SUCCESS);
@@ -295,8 +302,9 @@ CUresult CUDAAPI mock_cuEventElapsedTime(float *ms, CUevent hstart, CUevent hend
     MOCK_ENTER(cuEventElapsedTime);
     if (ms == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hstart == NULL || hend == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
-    struct CUevent_st *a = mock__expect(hstart, CUSHIM_MOCK_EVENT, "cuEventElapsedTime");
-    struct CUevent_st *b = mock__expect(hend, CUSHIM_MOCK_EVENT, "cuEventElapsedTime");
+    struct CUevent_st *a, *b;
+    MOCK_EXPECT(a, hstart, CUSHIM_MOCK_EVENT, "cuEventElapsedTime");
+    MOCK_EXPECT(b, hend, CUSHIM_MOCK_EVENT, "cuEventElapsedTime");
     /* As documented for the driver: timing disabled or never recorded is an invalid handle;
      * recorded but not complete is not ready. */
     if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) {

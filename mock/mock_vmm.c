@@ -2,9 +2,12 @@
  * space; a handle from cuMemCreate is a memory file; cuMemMap maps the file into the
  * reservation, so that the bytes of one handle are the same wherever it is mapped. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mock.h"
@@ -16,6 +19,8 @@ typedef struct vmm_handle {
     size_t size;
     int fd; /* -1 once released: mappings keep the memory alive, as on the driver */
     int device;
+    int refs;                 /* cuMemCreate, import, cuMemRetainAllocationHandle; less releases */
+    unsigned long long types; /* CUmemAllocationHandleType bits the handle may be exported as */
 } vmm_handle;
 
 static vmm_handle *handles;
@@ -33,16 +38,19 @@ void mock__vmm_forget(void) {
     nhandles = caphandles = 0;
 }
 
-/* The live handle with this id; aborts for one never made or already released. */
+/* The live handle with this id; a misuse (mock__misuse) and NULL for one never made or already
+ * released. */
 static vmm_handle *expect_handle(unsigned long long id) {
     for (size_t i = 0; i < nhandles; i++) {
         if (handles[i].id != id) continue;
         if (handles[i].fd < 0) {
-            mock__die(mock__entry_name(), "allocation handle 0x%llx was already released", id);
+            mock__misuse(mock__entry_name(), "allocation handle 0x%llx was already released", id);
+            return NULL;
         }
         return &handles[i];
     }
-    mock__die(mock__entry_name(), "allocation handle 0x%llx was never made by the mock", id);
+    mock__misuse(mock__entry_name(), "allocation handle 0x%llx was never made by the mock", id);
+    return NULL;
 }
 
 static CUresult check_prop(const CUmemAllocationProp *prop) {
@@ -65,6 +73,22 @@ CUresult CUDAAPI mock_cuMemGetAllocationGranularity(size_t *g, const CUmemAlloca
     return mock__leave(r);
 }
 
+/* A new handle for the memory file fd (which it then owns), or CUDA_ERROR_OUT_OF_MEMORY with fd
+ * closed. */
+static CUresult add_handle(CUmemGenericAllocationHandle *out, int fd, size_t size, int dev,
+                           unsigned long long types) {
+    if (!mock__grow(&handles, &caphandles, nhandles + 1, sizeof *handles)) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    /* Ids that are no address and no small number, so that a mix-up is seen. */
+    unsigned long long id = 0xc0de000000000000ull + mock__state.next_id++;
+    handles[nhandles++] = (vmm_handle){id, size, fd, dev, 1, types};
+    mock__count_handle(1);
+    *out = id;
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI mock_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
                                   const CUmemAllocationProp *prop, unsigned long long flags) {
     MOCK_ENTER(cuMemCreate);
@@ -77,8 +101,10 @@ CUresult CUDAAPI mock_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
     if (size > mock__devx[dev].total_mem - mock__used(dev, -1)) {
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
-    if (!mock__grow(&handles, &caphandles, nhandles + 1, sizeof *handles)) {
-        return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    if (prop->requestedHandleTypes &
+        ~(unsigned long long)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+        mock__why("the mock shares memory as POSIX file descriptors only");
+        return mock__leave(CUDA_ERROR_NOT_SUPPORTED);
     }
     int fd = memfd_create("cushim-mock-vmm", MFD_CLOEXEC);
     if (fd < 0) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
@@ -86,17 +112,14 @@ CUresult CUDAAPI mock_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
         close(fd);
         return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     }
-    /* Ids that are no address and no small number, so that a mix-up is seen. */
-    unsigned long long id = 0xc0de000000000000ull + mock__state.next_id++;
-    handles[nhandles++] = (vmm_handle){id, size, fd, dev};
-    mock__count_handle(1);
-    *handle = id;
-    return mock__leave(CUDA_SUCCESS);
+    return mock__leave(add_handle(handle, fd, size, dev, prop->requestedHandleTypes));
 }
 
 CUresult CUDAAPI mock_cuMemRelease(CUmemGenericAllocationHandle handle) {
     MOCK_ENTER(cuMemRelease);
     vmm_handle *h = expect_handle(handle);
+    if (h == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (--h->refs > 0) return mock__leave(CUDA_SUCCESS);
     close(h->fd);
     h->fd = -1;
     mock__count_handle(-1);
@@ -173,6 +196,7 @@ CUresult CUDAAPI mock_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
                                CUmemGenericAllocationHandle handle, unsigned long long flags) {
     MOCK_ENTER(cuMemMap);
     vmm_handle *h = expect_handle(handle);
+    if (h == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (flags != 0 || size == 0 || size % GRANULARITY != 0 || offset % GRANULARITY != 0 ||
         offset > h->size || size > h->size - offset || ptr % GRANULARITY != 0) {
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
@@ -263,4 +287,87 @@ CUresult CUDAAPI mock_cuMemGetAccess(unsigned long long *flags, const CUmemLocat
     if (r == NULL || r->kind != MOCK_MEM_VMM_MAPPING) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     *flags = location->id == r->device ? r->access : CU_MEM_ACCESS_FLAGS_PROT_NONE;
     return mock__leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sharing handles between processes                                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A new descriptor of the handle's memory file, which the caller owns (and may pass to another
+ * process, over a UNIX socket or by fork). */
+CUresult CUDAAPI mock_cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle handle,
+                                                   CUmemAllocationHandleType type,
+                                                   unsigned long long flags) {
+    MOCK_ENTER(cuMemExportToShareableHandle);
+    if (out == NULL || flags != 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    vmm_handle *h = expect_handle(handle);
+    if (h == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || !(h->types & type)) {
+        mock__why("the handle was not made with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in "
+                  "requestedHandleTypes, or another type was asked for");
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    int fd = fcntl(h->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    *(int *)out = fd;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* A handle for a descriptor another process exported: the same memory file, checked to be one
+ * (the mock's, of a whole number of granules); the caller keeps its descriptor. */
+CUresult CUDAAPI mock_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+                                                     void *os_handle,
+                                                     CUmemAllocationHandleType type) {
+    MOCK_ENTER(cuMemImportFromShareableHandle);
+    if (handle == NULL || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    struct CUctx_st *c;
+    CUresult r = mock__need_current("cuMemImportFromShareableHandle", &c);
+    if (r != CUDA_SUCCESS) return mock__leave(r);
+    int given = (int)(intptr_t)os_handle;
+    char path[64], target[128] = "";
+    snprintf(path, sizeof path, "/proc/self/fd/%d", given);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n > 0) target[n] = '\0';
+    struct stat st;
+    if (given < 0 || fstat(given, &st) != 0 || strncmp(target, "/memfd:cushim-mock-", 19) != 0 ||
+        st.st_size <= 0 || (size_t)st.st_size % GRANULARITY != 0) {
+        mock__why("descriptor %d is not one cuMemExportToShareableHandle of the mock made", given);
+        return mock__leave(CUDA_ERROR_INVALID_HANDLE);
+    }
+    int fd = fcntl(given, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
+    return mock__leave(add_handle(handle, fd, (size_t)st.st_size, c->device,
+                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+}
+
+CUresult CUDAAPI mock_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                             CUmemGenericAllocationHandle handle) {
+    MOCK_ENTER(cuMemGetAllocationPropertiesFromHandle);
+    if (prop == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    vmm_handle *h = expect_handle(handle);
+    if (h == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    *prop = (CUmemAllocationProp){.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                  .requestedHandleTypes = (CUmemAllocationHandleType)h->types,
+                                  .location = {CU_MEM_LOCATION_TYPE_DEVICE, h->device}};
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* The handle mapped at addr, with one more reference that cuMemRelease gives back. */
+CUresult CUDAAPI mock_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle,
+                                                  void *addr) {
+    MOCK_ENTER(cuMemRetainAllocationHandle);
+    if (handle == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    mock_range *r = mock__range_at((uintptr_t)addr, false);
+    if (r == NULL || r->kind != MOCK_MEM_VMM_MAPPING) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    for (size_t i = 0; i < nhandles; i++) {
+        if (handles[i].id != r->handle) continue;
+        if (handles[i].fd < 0) break; /* released: only the mapping holds it */
+        handles[i].refs++;
+        *handle = r->handle;
+        return mock__leave(CUDA_SUCCESS);
+    }
+    mock__why("the handle mapped at %p was released; the mock cannot retain it again", addr);
+    return mock__leave(CUDA_ERROR_NOT_SUPPORTED);
 }

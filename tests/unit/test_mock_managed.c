@@ -115,6 +115,67 @@ static void test_hints_on_managed_memory(void **state) {
     assert_ok(D->cuMemFree(m));
 }
 
+/* Range attributes answer what advice and prefetch were given (the mock moves nothing). */
+static void test_range_attributes_follow_advice(void **state) {
+    (void)state;
+    CUdeviceptr m;
+    assert_ok(D->cuMemAllocManaged(&m, 8192, CU_MEM_ATTACH_GLOBAL));
+    int32_t v = 7, by[3];
+    assert_ok(D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 8192));
+    assert_int_equal(v, 0);
+    assert_ok(D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, m, 8192));
+    assert_int_equal(v, CU_DEVICE_INVALID);
+    CUmemLocation dev0 = {CU_MEM_LOCATION_TYPE_DEVICE, 0}, host = {CU_MEM_LOCATION_TYPE_HOST, 0};
+    assert_ok(D->cuMemAdvise(m, 8192, CU_MEM_ADVISE_SET_READ_MOSTLY, dev0));
+    assert_ok(D->cuMemAdvise(m, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host));
+    assert_ok(D->cuMemAdvise(m, 8192, CU_MEM_ADVISE_SET_ACCESSED_BY, dev0));
+    assert_ok(D->cuMemPrefetchAsync(m, 8192, dev0, 0, NULL));
+    assert_ok(D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 8192));
+    assert_int_equal(v, 1);
+    assert_ok(D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, m, 64));
+    assert_int_equal(v, CU_DEVICE_CPU);
+    assert_ok(D->cuMemRangeGetAttribute(by, sizeof by, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, m, 64));
+    assert_int_equal(by[0], 0);
+    assert_int_equal(by[1], CU_DEVICE_INVALID);
+    assert_int_equal(by[2], CU_DEVICE_INVALID);
+    /* Several at once. */
+    int32_t type = -1, id = -1;
+    void *data[] = {&type, &id};
+    size_t sizes[] = {4, 4};
+    CUmem_range_attribute which[] = {CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+                                     CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID};
+    assert_ok(D->cuMemRangeGetAttributes(data, sizes, which, 2, m, 8192));
+    assert_int_equal(type, CU_MEM_LOCATION_TYPE_DEVICE);
+    assert_int_equal(id, 0);
+    /* Refused: a wrong size, an unknown attribute, memory that is not managed, past the end. */
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuMemRangeGetAttribute(&v, 8, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 8192));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuMemRangeGetAttribute(&v, 4, (CUmem_range_attribute)99, m, 8192));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 8193));
+    CUdeviceptr d;
+    assert_ok(D->cuMemAlloc(&d, 64));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 64));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemRangeGetAttributes(NULL, sizes, which, 2, m, 64));
+    /* The pointer attribute a program may set. */
+    bool sync = false;
+    int on = 1;
+    assert_ok(D->cuPointerSetAttribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+    assert_ok(D->cuPointerGetAttribute(&sync, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+    assert_true(sync);
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuPointerSetAttribute(&on, CU_POINTER_ATTRIBUTE_IS_MANAGED, d));
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuPointerSetAttribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, 16));
+    bool managed = false;
+    assert_ok(D->cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m + 100));
+    assert_true(managed);
+    assert_ok(D->cuMemFree(d));
+    assert_ok(D->cuMemFree(m));
+}
+
 static void test_host_flags(void **state) {
     (void)state;
     void *a, *b;
@@ -156,6 +217,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_3d_copy_slices_and_positions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hints_on_managed_memory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_range_attributes_follow_advice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_async_waits_for_earlier_work, setup, teardown),
     };

@@ -216,8 +216,9 @@ static void test_out_of_bounds_and_use_after_free_are_named(void **state) {
     assert_int_equal(mock.memory_error_count(), 4);
 }
 
-/* By default a misuse aborts the program under test, with the call named on stderr. The child
- * calls the mock straight, as cushim answers nothing in a forked child. */
+/* Asked for (set_memory_errors_fatal(true), or CUSHIM_MOCK_FATAL=1), a misuse aborts the
+ * program under test, with the call named on stderr. The child calls the mock straight, as cushim
+ * answers nothing in a forked child. */
 static void oob_child(void) {
     /* cmocka catches signals in the parent's handlers; the child dies of its abort. */
     signal(SIGABRT, SIG_DFL);
@@ -242,16 +243,53 @@ static void oob_child(void) {
     _exit(0); /* not reached: the mock aborted */
 }
 
-static void test_misuse_aborts_by_default(void **state) {
+static void test_misuse_aborts_when_asked(void **state) {
     (void)state;
+    mock.set_memory_errors_fatal(true);
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) oob_child();
+    mock.set_memory_errors_fatal(false);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFSIGNALED(status));
     assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
+/* By default a misuse is said, named after the call, and answered with an error code: the
+ * process goes on. */
+static void test_misuse_returns_a_code_by_default(void **state) {
+    (void)state;
+    CUdeviceptr d;
+    char buf[32] = {0};
+    assert_ok(D->cuMemAlloc(&d, 16));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpyHtoD(d, buf, sizeof buf));
+    assert_non_null(strstr(mock.memory_error(), "cuMemcpyHtoD"));
+    assert_non_null(strstr(mock.memory_error(), "past the end"));
+    assert_ok(D->cuMemFree(d));
+    /* Handles: a destroyed stream, event, module and context, each named. */
+    CUstream s;
+    assert_ok(D->cuStreamCreate(&s, 0));
+    assert_ok(D->cuStreamDestroy(s));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, D->cuStreamQuery(s));
+    assert_non_null(strstr(mock.memory_error(), "cuStreamQuery"));
+    assert_non_null(strstr(mock.memory_error(), "already destroyed"));
+    CUevent e;
+    assert_ok(D->cuEventCreate(&e, 0));
+    assert_ok(D->cuEventDestroy(e));
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, D->cuEventDestroy(e));
+    assert_non_null(strstr(mock.memory_error(), "cuEventDestroy"));
+    CUcontext other;
+    assert_ok(D->cuCtxCreate(&other, NULL, 0, 0));
+    assert_ok(D->cuCtxDestroy(other));
+    assert_cu(CUDA_ERROR_INVALID_CONTEXT, D->cuCtxPushCurrent(other));
+    assert_non_null(strstr(mock.memory_error(), "cuCtxPushCurrent"));
+    assert_ok(D->cuCtxSetCurrent(ctx));
+    /* A handle of another kind. */
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, D->cuEventQuery((CUevent)ctx));
+    assert_non_null(strstr(mock.memory_error(), "not a event"));
+    assert_int_equal(mock.memory_error_count(), 5);
 }
 
 static void test_vmm_reserve_create_map_access(void **state) {
@@ -303,7 +341,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_pointer_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_bounds_and_use_after_free_are_named, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_misuse_aborts_by_default, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_misuse_aborts_when_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_misuse_returns_a_code_by_default, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vmm_reserve_create_map_access, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
