@@ -60,8 +60,11 @@ static cushim__kernel *named_locked(const char *name) {
     for (cushim__kernel *k = all; k != NULL; k = k->next) {
         if (k->name_len == len && memcmp(k->name, name, len) == 0) return k;
     }
-    cushim__kernel *k = calloc(1, sizeof *k + len + 1);
+    size_t size =
+        (sizeof(cushim__kernel) + len + 1 + 63) & ~(size_t)63; /* aligned_alloc: whole lines */
+    cushim__kernel *k = aligned_alloc(64, size);
     if (k == NULL) return NULL;
+    memset(k, 0, size);
     memcpy(k->name, name, len + 1);
     k->name_len = len;
     k->next = all;

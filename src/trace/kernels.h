@@ -12,7 +12,8 @@
 typedef struct cushim__kernel {
     struct cushim__kernel *next; /* every kernel, under the unit's lock */
     _Atomic unsigned long long launches, runs, run_ns, instructions;
-    size_t name_len;
+    /* The name on a line of its own: the writer reads it while launches count on. */
+    _Alignas(64) size_t name_len;
     char name[]; /* as the driver knows it (mangled for C++) */
 } cushim__kernel;
 

@@ -66,8 +66,45 @@ static void store(char *to, const void *p, unsigned size) {
     }
 }
 
+bool cushim__rec_all_scalar(const cushim__trace_arg *desc, unsigned count) {
+    if (count > CUSHIM__REC_ARGS || count * 8 > CUSHIM__REC_AREA) return false;
+    for (unsigned k = 0; k < count; k++) {
+        if (!is_scalar(&desc[k])) return false;
+    }
+    return true;
+}
+
+/* A word whose first bytes hold the argument as its type, as the formatters read it back. */
+typedef union word {
+    unsigned long long u64;
+    unsigned u32;
+    unsigned short u16;
+    unsigned char u8;
+} word;
+
+void cushim__rec_capture_dense(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
+                               void *const *args, bool failed) {
+    r->dense = 1;
+    r->cut = 0;
+    r->failed = failed;
+    r->argc = (unsigned char)count;
+    word *cells = (word *)(void *)r->area;
+    for (unsigned k = 0; k < count; k++) {
+        word w = {0};
+        const void *p = args[k];
+        switch (desc[k].size) {
+        case 1: w.u8 = *(const unsigned char *)p; break;
+        case 2: w.u16 = *(const unsigned short *)p; break;
+        case 4: w.u32 = *(const unsigned *)p; break;
+        default: w.u64 = *(const unsigned long long *)p; break;
+        }
+        cells[k] = w;
+    }
+}
+
 void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
                          void *const *args, bool failed) {
+    r->dense = 0;
     r->u.a.used = 0;
     r->cut = 0;
     r->failed = failed;
@@ -105,6 +142,7 @@ void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned
 
 void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]) {
     for (unsigned k = 0; k < CUSHIM__REC_ARGS; k++) {
-        out[k] = k < r->argc ? (void *)(r->area + r->u.a.off[k]) : (void *)zero;
+        const char *at = r->dense ? r->area + 8 * k : r->area + r->u.a.off[k];
+        out[k] = k < r->argc ? (void *)(uintptr_t)at : (void *)(uintptr_t)zero;
     }
 }

@@ -28,6 +28,7 @@ enum { CUSHIM__REC_LINE = 1, CUSHIM__REC_SPAN = 2, CUSHIM__REC_NEST_END = 4 };
 typedef struct cushim__rec {
     unsigned char kind, make, per_thread, has_stream;
     unsigned char argc, failed, cut; /* cut: an argument did not fit, and is printed as "..." */
+    unsigned char dense;             /* argument k in the word at area + 8k (no offsets kept) */
     unsigned short index;
     CUresult result;
     unsigned long long start_ns, end_ns;
@@ -54,6 +55,13 @@ typedef struct cushim__rec {
  * into r; failed: outputs hold nothing worth reading. */
 void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
                          void *const *args, bool failed);
+
+/* Whether every argument desc describes is one word at most, read as it is (no output, string
+ * or struct): such a call is copied by cushim__rec_capture_dense. */
+bool cushim__rec_all_scalar(const cushim__trace_arg *desc, unsigned count);
+/* The copy of such a call: a word per argument, nothing else to decide per argument. */
+void cushim__rec_capture_dense(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
+                               void *const *args, bool failed);
 
 /* The argument pointers of r's copies, as the formatters read arguments. */
 void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]);

@@ -46,6 +46,7 @@ static void make_key(void) { (void)pthread_key_create(&key, at_thread_exit); }
 static void clear(cushim__tbuf *b) {
     atomic_store_explicit(&b->head, 0, memory_order_relaxed);
     atomic_store_explicit(&b->tail, 0, memory_order_relaxed);
+    b->tail_seen = 0;
     atomic_store_explicit(&b->dropped, 0, memory_order_relaxed);
     b->dropped_told = 0;
     b->len = 0;

@@ -25,8 +25,12 @@
 
 typedef struct cushim__tbuf {
     struct cushim__tbuf *next, *prev; /* every thread's buffer, under the list's lock */
-    /* The ring: the thread writes records at head, the formatter reads them at tail. */
-    _Atomic size_t head, tail;
+    /* The ring: the thread writes records at head, the formatter reads them at tail. Each on a
+     * cache line of its own, with what only its side touches, so that the two sides do not take
+     * a line from each other at every record. */
+    _Alignas(64) _Atomic size_t head;
+    size_t tail_seen; /* the thread's: tail when it last looked */
+    _Alignas(64) _Atomic size_t tail;
     _Atomic unsigned long dropped; /* records the thread could not append (told in the trace) */
     pthread_mutex_t fmt;           /* held while this thread's records are formatted */
     /* The rest is the formatter's, under fmt. */

@@ -151,7 +151,8 @@ static void after_call(const cushim_hook_call *c, void *user) {
     cushim__kernel *k = NULL;
     if (e->function >= 0 && (unsigned)e->function < c->arg_count) {
         k = cushim__kernels_find(*(void *const *)c->args[e->function]);
-        if (k != NULL && e->launch && c->result == CUDA_SUCCESS) {
+        /* Counted for the summary's table only: an atomic add a launch need not pay else. */
+        if (cfg.summary && k != NULL && e->launch && c->result == CUDA_SUCCESS) {
             atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
         }
     }

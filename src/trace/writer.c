@@ -29,6 +29,16 @@ static atomic_bool thread_runs; /* the background thread exists (in this process
 static pthread_t thread;
 static bool to_stderr, lines, spans, background; /* set while no record is made */
 static atomic_ulong dropped_total;
+/* Per entry: every argument one word (cushim__rec_all_scalar), found once. */
+static bool dense[CUSHIM_TABLE_ENTRIES];
+static pthread_once_t dense_once = PTHREAD_ONCE_INIT;
+
+static void find_dense(void) {
+    for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
+        dense[i] =
+            cushim__rec_all_scalar(cushim__trace_entries[i].args, cushim__trace_entries[i].count);
+    }
+}
 /* A forked child formats its records on the thread that makes them: a new thread in the child
  * of a threaded process is more than POSIX promises (ThreadSanitizer refuses it). */
 static bool forked;
@@ -97,8 +107,10 @@ static void pump(cushim__tbuf *b) {
     size_t h = atomic_load_explicit(&b->head, memory_order_acquire);
     for (; t != h; t++) {
         format(b, slot(b, t));
-        atomic_store_explicit(&b->tail, t + 1, memory_order_release);
+        /* The slots formatted so far handed back now and then, not at each record. */
+        if ((t & 63) == 63) atomic_store_explicit(&b->tail, t + 1, memory_order_release);
     }
+    atomic_store_explicit(&b->tail, t, memory_order_release);
     tell_dropped(b);
 }
 
@@ -155,6 +167,7 @@ void cushim__writer_config(bool calls, bool calls_to_stderr, bool timeline) {
     to_stderr = calls && calls_to_stderr;
     spans = timeline;
     background = (calls && !calls_to_stderr) || timeline;
+    (void)pthread_once(&dense_once, find_dense);
     atomic_store(&dropped_total, 0);
 }
 
@@ -196,7 +209,8 @@ static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t h) {
             pump(b);
             pthread_mutex_unlock(&b->fmt);
         }
-        if (h - atomic_load_explicit(&b->tail, memory_order_acquire) < CUSHIM__RING) return true;
+        b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
+        if (h - b->tail_seen < CUSHIM__RING) return true;
         nanosleep(&(struct timespec){0, 50000}, NULL);
     }
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
@@ -206,8 +220,11 @@ static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t h) {
 
 cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
     size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    size_t t = atomic_load_explicit(&b->tail, memory_order_acquire);
-    if (CUSHIM__UNLIKELY(h - t >= CUSHIM__RING) && !wait_room(b, h)) return NULL;
+    if (CUSHIM__UNLIKELY(h - b->tail_seen >= CUSHIM__RING)) {
+        /* Full when last looked: the formatter's tail only now (its line is the formatter's). */
+        b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
+        if (h - b->tail_seen >= CUSHIM__RING && !wait_room(b, h)) return NULL;
+    }
     return slot(b, h);
 }
 
@@ -218,8 +235,8 @@ void cushim__ring_commit(cushim__tbuf *b) {
         pump_locked(b);
         return;
     }
-    size_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
-    if (CUSHIM__UNLIKELY(h - t == CUSHIM__RING / 2) &&
+    /* The writer told every half ring's worth of records, whether it keeps up or not. */
+    if (CUSHIM__UNLIKELY((h & (CUSHIM__RING / 2 - 1)) == 0) &&
         atomic_load_explicit(&thread_runs, memory_order_relaxed)) {
         wake();
     }
@@ -256,8 +273,12 @@ void cushim__writer_call(const cushim_hook_call *c, const cushim__kernel *k, uns
     CUstream s = NULL;
     r->has_stream = (make & CUSHIM__REC_SPAN) && cushim__call_stream(c, &s);
     r->stream = (uintptr_t)s;
-    cushim__rec_capture(r, e->args, e->count < c->arg_count ? e->count : c->arg_count, c->args,
-                        c->result != CUDA_SUCCESS);
+    unsigned n = e->count < c->arg_count ? e->count : c->arg_count;
+    if (dense[c->index]) {
+        cushim__rec_capture_dense(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
+    } else {
+        cushim__rec_capture(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
+    }
     cushim__ring_commit(b);
 }
 

@@ -146,7 +146,13 @@ echo "nvcc: $("$nvcc" --version | tail -n 1); meson: $(meson --version)"
 fatbin=$work/cu-meson/kernels.fatbin
 [[ -f $fatbin ]] || { echo "no $fatbin: the custom_target's output went elsewhere"; ls -R "$work/cu-meson"; exit 1; }
 echo "fatbin: $fatbin, $(stat -c %s "$fatbin") bytes"
-"$(dirname "$nvcc")/cuobjdump" --list-ptx --list-elf "$fatbin" 2>&1 | sed 's/^/  /' || true
+cuobjdump=$(dirname "$nvcc")/cuobjdump
+if [[ -x $cuobjdump ]]; then
+  "$cuobjdump" --list-ptx --list-elf "$fatbin" 2>&1 | sed 's/^/  /' || true
+else # the header at least: its magic, version and size, then the first entry's kind and arch
+  echo "  (no cuobjdump beside nvcc) the fatbin's first 64 bytes:"
+  od -A d -t x1 -N 64 "$fatbin" | sed 's/^/  /'
+fi
 CUSHIM_LOG=info meson test -C "$work/cu-meson" --no-rebuild >"$work/cu-meson-test.log" 2>&1 ||
   { cat "$work/cu-meson-test.log" "$work/cu-meson/meson-logs/testlog.txt"; exit 1; }
 cu_tap "$work/cu-meson/meson-logs/testlog.txt"
