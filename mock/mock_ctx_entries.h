@@ -56,6 +56,8 @@
     X(cuGraphReleaseUserObject, "cuGraphReleaseUserObject", 11030,                                 \
       PFN_cuGraphReleaseUserObject_v11030)                                                         \
     X(cuGraphDebugDotPrint, "cuGraphDebugDotPrint", 11030, PFN_cuGraphDebugDotPrint_v11030)        \
+    X(cuGraphExecGetFlags, "cuGraphExecGetFlags", 12000, PFN_cuGraphExecGetFlags_v12000)           \
+    X(cuGraphNodeFindInClone, "cuGraphNodeFindInClone", 10000, PFN_cuGraphNodeFindInClone_v10000)  \
     MOCK_LEGACY_LAUNCH_ENTRIES(X)
 
 /* The launch of CUDA 2 (mock_legacy_launch.c): a function's block shape, shared size and

@@ -2,7 +2,8 @@
  * it gives back when it is destroyed. The destructor runs when the count reaches 0, on the
  * thread of the call that released the last reference (the driver runs it on a thread of its
  * own; either way it may not call CUDA). A graph's executable does not hold references in the
- * mock, nor does a clone. Also cuGraphDebugDotPrint: the graph's nodes, in the order they run. */
+ * mock, nor does a clone. Also questions about graphs: an executable's flags, a node's
+ * counterpart in a clone, and cuGraphDebugDotPrint (the nodes, in the order they run). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -148,6 +149,39 @@ void mock__user_objects_reset(void) {
     objs = NULL;
     grefs = NULL;
     nobjs = capobjs = ngrefs = capgrefs = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Questions about graphs                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+CUresult CUDAAPI mock_cuGraphExecGetFlags(CUgraphExec he, cuuint64_t *flags) {
+    MOCK_ENTER(cuGraphExecGetFlags);
+    if (he == NULL || flags == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    struct CUgraphExec_st *x;
+    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphExecGetFlags");
+    *flags = x->flags;
+    return mock__leave(CUDA_SUCCESS);
+}
+
+/* A clone holds its original's nodes in their order, then its own: the node of the clone at
+ * the original node's place. */
+CUresult CUDAAPI mock_cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph hclone) {
+    MOCK_ENTER(cuGraphNodeFindInClone);
+    if (out == NULL || orig == NULL || hclone == NULL) {
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
+    struct CUgraph_st *c;
+    MOCK_EXPECT(c, hclone, CUSHIM_MOCK_GRAPH, "cuGraphNodeFindInClone");
+    const struct CUgraph_st *g = c->cloned_from;
+    if (g == NULL || !g->h.alive) return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    for (size_t i = 0; i < g->nodes.n && i < c->nodes.n; i++) {
+        if (g->nodes.v[i] == orig) {
+            *out = c->nodes.v[i];
+            return mock__leave(CUDA_SUCCESS);
+        }
+    }
+    return mock__leave(CUDA_ERROR_INVALID_VALUE); /* not a node of the original */
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -179,6 +179,23 @@ static void test_user_objects_and_dot_print(void **state) {
     assert_non_null(strstr(text, "1: empty"));
     assert_non_null(strstr(text, "n0 -> n1"));
     assert_cu(CUDA_ERROR_OPERATING_SYSTEM, t->cuGraphDebugDotPrint(g, "/nonexistent/x.dot", 0));
+    /* An executable's flags, and a node's counterpart in a clone. */
+    CUgraphExec x;
+    cuuint64_t xf = 9;
+    assert_ok(t->cuGraphInstantiateWithFlags(&x, g, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY));
+    assert_ok(t->cuGraphExecGetFlags(x, &xf));
+    assert_int_equal(xf, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY);
+    assert_ok(t->cuGraphExecDestroy(x));
+    CUgraph clone;
+    CUgraphNode twin;
+    assert_ok(t->cuGraphClone(&clone, g));
+    assert_ok(t->cuGraphNodeFindInClone(&twin, n[1], clone));
+    size_t count = 2;
+    CUgraphNode cn[2];
+    assert_ok(t->cuGraphGetNodes(clone, cn, &count));
+    assert_ptr_equal(twin, cn[1]);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphNodeFindInClone(&twin, n[1], g)); /* no clone */
+    assert_ok(t->cuGraphDestroy(clone));
     assert_ok(t->cuGraphDestroy(g)); /* gives back the reference: the destructor runs */
     assert_int_equal(destroyed, 1);
     assert_cu(CUDA_ERROR_INVALID_HANDLE, t->cuUserObjectRetain(o, 1));
