@@ -7,8 +7,10 @@
  * are one library, so they share the state. cushim_mock_open() does that and resolves every
  * function below.
  *
- * The mock aborts with a message on stderr when it is handed a handle it never made or one
- * already destroyed: a refcount mistake in the code under test is a loud test failure. It
+ * A handle the mock never made or one already destroyed is a misuse by the code under test:
+ * the mock says so on stderr, naming the call, and the call returns CUDA_ERROR_INVALID_HANDLE
+ * (CUDA_ERROR_INVALID_CONTEXT for a context); with CUSHIM_MOCK_FATAL=1 or
+ * set_memory_errors_fatal(true) it aborts instead, for a test that wants the loudest failure. It
  * remembers the last 4096 destroyed streams and the last 4096 destroyed events; an older one's
  * record may be made again by a later create, so that memory stays flat over millions of
  * creates.
@@ -234,9 +236,12 @@ typedef struct cushim_mock_api {
     /* Live memory of a kind: allocations, registrations, handles, reservations, mappings. */
     int (*live_memory)(cushim_mock_memory_kind kind);
     /* Misuse of device memory (out of bounds, use after free, double free, a pointer the mock
-     * never handed out) aborts with a message naming the call, by default. With fatal off, the
-     * call returns CUDA_ERROR_INVALID_VALUE instead and the message is kept: memory_error
-     * gives the last one (NULL when none since reset), memory_error_count how many. */
+     * never handed out) and of handles (never made, already destroyed, of another kind): the
+     * call returns an error code (CUDA_ERROR_INVALID_VALUE for memory, CUDA_ERROR_INVALID_HANDLE
+     * or CUDA_ERROR_INVALID_CONTEXT for a handle), the message naming the call is printed on
+     * stderr and kept: memory_error gives the last one (NULL when none since reset),
+     * memory_error_count how many. With fatal on (CUSHIM_MOCK_FATAL=1 at load and reset sets
+     * it) the mock aborts with the message instead. */
     void (*set_memory_errors_fatal)(bool fatal);
     const char *(*memory_error)(void);
     int (*memory_error_count)(void);

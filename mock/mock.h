@@ -263,11 +263,13 @@ struct CUevent_st {
 struct CUgraph_st {
     mock_obj h;
     mock_nodes nodes;
+    struct CUgraph_st *cloned_from; /* cuGraphClone's original (records of graphs stay) */
 };
 
 struct CUgraphExec_st {
     mock_obj h;
-    mock_nodes nodes; /* copies of the graph's nodes, sharing their work */
+    mock_nodes nodes;         /* copies of the graph's nodes, sharing their work */
+    unsigned long long flags; /* as instantiated */
 };
 
 /* Function attributes that cuFuncSetAttribute / cuKernelSetAttribute changed. */

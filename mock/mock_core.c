@@ -462,6 +462,7 @@ void mock__kill(mock_obj *o) {
     }
     case CUSHIM_MOCK_GRAPH:
         mock__nodes_free(&((struct CUgraph_st *)o)->nodes);
+        mock__graph_user_objects_drop((struct CUgraph_st *)o);
         mock__state.live[CUSHIM_MOCK_GRAPH]--;
         break;
     case CUSHIM_MOCK_GRAPH_EXEC:

@@ -48,6 +48,16 @@
       PFN_cuModuleEnumerateFunctions_v12040)                                                       \
     X(cuKernelSetCacheConfig, "cuKernelSetCacheConfig", 12000, PFN_cuKernelSetCacheConfig_v12000)  \
     X(cuKernelGetParamInfo, "cuKernelGetParamInfo", 12040, PFN_cuKernelGetParamInfo_v12040)        \
+    X(cuUserObjectCreate, "cuUserObjectCreate", 11030, PFN_cuUserObjectCreate_v11030)              \
+    X(cuUserObjectRetain, "cuUserObjectRetain", 11030, PFN_cuUserObjectRetain_v11030)              \
+    X(cuUserObjectRelease, "cuUserObjectRelease", 11030, PFN_cuUserObjectRelease_v11030)           \
+    X(cuGraphRetainUserObject, "cuGraphRetainUserObject", 11030,                                   \
+      PFN_cuGraphRetainUserObject_v11030)                                                          \
+    X(cuGraphReleaseUserObject, "cuGraphReleaseUserObject", 11030,                                 \
+      PFN_cuGraphReleaseUserObject_v11030)                                                         \
+    X(cuGraphDebugDotPrint, "cuGraphDebugDotPrint", 11030, PFN_cuGraphDebugDotPrint_v11030)        \
+    X(cuGraphExecGetFlags, "cuGraphExecGetFlags", 12000, PFN_cuGraphExecGetFlags_v12000)           \
+    X(cuGraphNodeFindInClone, "cuGraphNodeFindInClone", 10000, PFN_cuGraphNodeFindInClone_v10000)  \
     MOCK_LEGACY_LAUNCH_ENTRIES(X)
 
 /* The launch of CUDA 2 (mock_legacy_launch.c): a function's block shape, shared size and
@@ -67,6 +77,11 @@
 
 /* What a context keeps beyond mock.h's fields: its limits as set (0: the default) and its
  * cache and shared memory preferences. */
+/* A graph's references to user objects go when it does (mock_user_objects.c). */
+struct CUgraph_st;
+void mock__graph_user_objects_drop(struct CUgraph_st *g);
+void mock__user_objects_reset(void);
+
 typedef struct mock_ctx_extra {
     unsigned long long limit[16];
     bool limit_set[16];

@@ -95,6 +95,7 @@ static CUresult instantiate(const char *entry, CUgraphExec *pe, CUgraph hg,
     struct CUgraphExec_st *x = mock__new(sizeof *x, CUSHIM_MOCK_GRAPH_EXEC, g->h.ctx);
     if (x == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
     mock__state.live[CUSHIM_MOCK_GRAPH_EXEC]++;
+    x->flags = flags;
     for (size_t i = 0; i < g->nodes.n; i++) {
         const struct CUgraphNode_st *n = g->nodes.v[i];
         if (!mock__nodes_add(&x->nodes, n->kind, n->work, n->event)) {

@@ -240,6 +240,7 @@ CUresult CUDAAPI mock_cuGraphClone(CUgraph *pclone, CUgraph hg) {
     struct CUgraph_st *c = mock__new(sizeof *c, CUSHIM_MOCK_GRAPH, g->h.ctx);
     if (c == NULL) return mock__leave(CUDA_ERROR_OUT_OF_MEMORY);
     mock__state.live[CUSHIM_MOCK_GRAPH]++;
+    c->cloned_from = g;
     /* The clone's nodes share the original's work, as an executable's do. */
     for (size_t i = 0; i < g->nodes.n; i++) {
         const struct CUgraphNode_st *n = g->nodes.v[i];

@@ -139,6 +139,7 @@ void mock__mem_reset(void) {
     mock__free_allocs(NULL);
     mock__peer_forget(NULL);
     mock__pools_reset();
+    mock__user_objects_reset();
     mock__default_devices();
 }
 

@@ -190,3 +190,73 @@ CUresult CUDAAPI mock_cuPointerSetAttribute(const void *value, CUpointer_attribu
         *(const unsigned char *)value != 0; /* a bool, or an int read by its low byte */
     return mock__leave(CUDA_SUCCESS);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Batches of prefetches and discards (CUDA 13)                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The arguments every batch form takes: ranges of managed memory, zero flags, a stream that is
+ * not the legacy NULL stream (as the batch forms document). */
+static CUresult batch_ranges(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                             unsigned long long flags, CUstream hs) {
+    if (dptrs == NULL || sizes == NULL || count == 0 || flags != 0 || hs == NULL ||
+        hs == CU_STREAM_LEGACY) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct CUstream_st *s;
+    CUresult r = mock__stream(hs, mock__entry_name(), &s);
+    for (size_t i = 0; r == CUDA_SUCCESS && i < count; i++) r = managed_range(dptrs[i], sizes[i]);
+    return r;
+}
+
+/* The locations of a batch of prefetches: the first index 0, each later one greater, the last
+ * below count, no more locations than operations; each location one that exists. The location
+ * of operation i is recorded on its allocation, as cuMemPrefetchAsync does. */
+static CUresult batch_prefetch(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs,
+                               size_t *idxs, size_t nlocs) {
+    if (locs == NULL || idxs == NULL || nlocs == 0 || nlocs > count || idxs[0] != 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (size_t k = 0; k < nlocs; k++) {
+        if ((k > 0 && idxs[k] <= idxs[k - 1]) || idxs[k] >= count) return CUDA_ERROR_INVALID_VALUE;
+        CUresult r = location(locs[k]);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    for (size_t k = 0; k < nlocs; k++) {
+        size_t end = k + 1 < nlocs ? idxs[k + 1] : count;
+        for (size_t i = idxs[k]; i < end; i++) {
+            mock_range *rg;
+            if (managed_in(dptrs[i], sizes[i], &rg) == CUDA_SUCCESS && rg != NULL) {
+                rg->prefetched = locs[k];
+            }
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI mock_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                              CUmemLocation *locs, size_t *idxs, size_t nlocs,
+                                              unsigned long long flags, CUstream hs) {
+    MOCK_ENTER(cuMemPrefetchBatchAsync);
+    CUresult r = batch_ranges(dptrs, sizes, count, flags, hs);
+    if (r == CUDA_SUCCESS) r = batch_prefetch(dptrs, sizes, count, locs, idxs, nlocs);
+    return mock__leave(r);
+}
+
+/* A discard lets the driver drop the pages' contents; the mock keeps them, which a program may
+ * not tell from new contents it never read. */
+CUresult CUDAAPI mock_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                             unsigned long long flags, CUstream hs) {
+    MOCK_ENTER(cuMemDiscardBatchAsync);
+    return mock__leave(batch_ranges(dptrs, sizes, count, flags, hs));
+}
+
+CUresult CUDAAPI mock_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes,
+                                                        size_t count, CUmemLocation *locs,
+                                                        size_t *idxs, size_t nlocs,
+                                                        unsigned long long flags, CUstream hs) {
+    MOCK_ENTER(cuMemDiscardAndPrefetchBatchAsync);
+    CUresult r = batch_ranges(dptrs, sizes, count, flags, hs);
+    if (r == CUDA_SUCCESS) r = batch_prefetch(dptrs, sizes, count, locs, idxs, nlocs);
+    return mock__leave(r);
+}

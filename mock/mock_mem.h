@@ -48,6 +48,11 @@
     X(cuMemRangeGetAttribute, "cuMemRangeGetAttribute", 8000, PFN_cuMemRangeGetAttribute_v8000)    \
     X(cuMemRangeGetAttributes, "cuMemRangeGetAttributes", 8000, PFN_cuMemRangeGetAttributes_v8000) \
     X(cuPointerSetAttribute, "cuPointerSetAttribute", 6000, PFN_cuPointerSetAttribute_v6000)       \
+    X(cuMemPrefetchBatchAsync, "cuMemPrefetchBatchAsync", 13000,                                   \
+      PFN_cuMemPrefetchBatchAsync_v13000)                                                          \
+    X(cuMemDiscardBatchAsync, "cuMemDiscardBatchAsync", 13000, PFN_cuMemDiscardBatchAsync_v13000)  \
+    X(cuMemDiscardAndPrefetchBatchAsync, "cuMemDiscardAndPrefetchBatchAsync", 13000,               \
+      PFN_cuMemDiscardAndPrefetchBatchAsync_v13000)                                                \
     X(cuStreamAttachMemAsync, "cuStreamAttachMemAsync", 6000, PFN_cuStreamAttachMemAsync_v6000)    \
     X(cuMemsetD8, "cuMemsetD8", 3020, PFN_cuMemsetD8_v3020)                                        \
     X(cuMemsetD16, "cuMemsetD16", 3020, PFN_cuMemsetD16_v3020)                                     \

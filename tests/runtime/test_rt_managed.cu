@@ -170,20 +170,24 @@ static void test_hints_are_forwarded(void **state) {
     assert_rt(cudaErrorInvalidValue, cudaMemAdvise(p, 64, (cudaMemoryAdvise)99, dev0));
     assert_rt(cudaErrorInvalidValue, cudaGetLastError());
     int mostly = -1;
-    assert_rt(
-        cudaErrorNotSupported,
+    assert_rt_ok(
         cudaMemRangeGetAttribute(&mostly, sizeof mostly, cudaMemRangeAttributeReadMostly, p, 4096));
+    assert_int_equal(mostly, 1); /* the advice given above, recorded */
     assert_rt(cudaErrorInvalidValue,
               cudaMemRangeGetAttribute(NULL, 4, cudaMemRangeAttributeReadMostly, p, 4096));
     assert_rt(cudaErrorInvalidValue, cudaMemRangeGetAttributes(NULL, NULL, NULL, 1, p, 4096));
-    /* Batches: the mock has none of them; empty arrays for a count are refused first. */
+    /* Batches: in a stream of the program's (the legacy NULL stream is refused); empty arrays
+     * for a count are refused first. */
     void *ranges[2] = {p, p + 512};
     size_t sizes[2] = {256, 256}, loc_at[1] = {0};
-    assert_rt(cudaErrorNotSupported,
-              cudaMemPrefetchBatchAsync(ranges, sizes, 2, &dev0, loc_at, 1, 0, 0));
-    assert_rt(cudaErrorNotSupported, cudaMemDiscardBatchAsync(ranges, sizes, 2, 0, 0));
-    assert_rt(cudaErrorNotSupported,
-              cudaMemDiscardAndPrefetchBatchAsync(ranges, sizes, 2, &host, loc_at, 1, 0, 0));
+    cudaStream_t bs;
+    assert_rt_ok(cudaStreamCreate(&bs));
+    assert_rt_ok(cudaMemPrefetchBatchAsync(ranges, sizes, 2, &dev0, loc_at, 1, 0, bs));
+    assert_rt_ok(cudaMemDiscardBatchAsync(ranges, sizes, 2, 0, bs));
+    assert_rt_ok(cudaMemDiscardAndPrefetchBatchAsync(ranges, sizes, 2, &host, loc_at, 1, 0, bs));
+    assert_rt(cudaErrorInvalidValue,
+              cudaMemDiscardBatchAsync(ranges, sizes, 2, 0, cudaStreamLegacy));
+    assert_rt_ok(cudaStreamDestroy(bs));
     assert_rt(cudaErrorInvalidValue,
               cudaMemPrefetchBatchAsync(ranges, NULL, 2, &dev0, loc_at, 1, 0, 0));
     assert_rt(cudaErrorInvalidValue,

@@ -108,8 +108,9 @@ static void test_bad_arguments_are_refused(void **state) {
     assert_rt_ok(cudaGetLastError());
 }
 
-/* What the mock does not model reaches it and is answered cudaErrorNotSupported, recorded as the
- * thread's last error: never a silent success. */
+/* Pools made by the program and a device's current pool (the mock models them); sharing pools
+ * between processes, which it does not model, reaches it and is answered cudaErrorNotSupported,
+ * recorded as the thread's last error: never a silent success. */
 static void test_pool_functions_the_mock_lacks_are_forwarded(void **state) {
     (void)state;
     cudaMemPool_t pool = NULL, dflt;
@@ -119,16 +120,22 @@ static void test_pool_functions_the_mock_lacks_are_forwarded(void **state) {
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = 0;
-    assert_rt(cudaErrorNotSupported, cudaMemPoolCreate(&pool, &props));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
-    assert_rt(cudaErrorNotSupported, cudaDeviceSetMemPool(0, dflt));
+    assert_rt_ok(cudaMemPoolCreate(&pool, &props));
+    assert_rt_ok(cudaDeviceSetMemPool(0, pool));
+    cudaMemPool_t cur = NULL;
+    assert_rt_ok(cudaDeviceGetMemPool(&cur, 0));
+    assert_ptr_equal(cur, pool);
+    assert_rt_ok(cudaDeviceSetMemPool(0, dflt));
+    assert_rt_ok(cudaMemPoolDestroy(pool));
     cudaMemAccessDesc desc = {{cudaMemLocationTypeDevice, 0}, cudaMemAccessFlagsProtReadWrite};
-    assert_rt(cudaErrorNotSupported, cudaMemPoolSetAccess(dflt, &desc, 1));
-    cudaMemAccessFlags flags;
-    assert_rt(cudaErrorNotSupported, cudaMemPoolGetAccess(&flags, dflt, &desc.location));
+    assert_rt_ok(cudaMemPoolSetAccess(dflt, &desc, 1));
+    cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
+    assert_rt_ok(cudaMemPoolGetAccess(&flags, dflt, &desc.location));
+    assert_int_equal(flags, cudaMemAccessFlagsProtReadWrite);
     cudaMemLocation where = {cudaMemLocationTypeDevice, 0};
-    assert_rt(cudaErrorNotSupported, cudaMemGetMemPool(&pool, &where, cudaMemAllocationTypePinned));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    assert_rt_ok(cudaMemGetMemPool(&pool, &where, cudaMemAllocationTypePinned));
+    assert_ptr_equal(pool, dflt);
+    assert_rt_ok(cudaGetLastError());
     /* Sharing between processes. */
     int fd = -1;
     assert_rt(cudaErrorNotSupported, cudaMemPoolExportToShareableHandle(

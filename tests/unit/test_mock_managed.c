@@ -176,6 +176,47 @@ static void test_range_attributes_follow_advice(void **state) {
     assert_ok(D->cuMemFree(m));
 }
 
+/* The batch forms of CUDA 13: every range checked, the locations' indices checked, each
+ * operation's location recorded as a single prefetch records it. */
+static void test_batches_of_prefetches_and_discards(void **state) {
+    (void)state;
+    CUdeviceptr m[3];
+    for (int i = 0; i < 3; i++) assert_ok(D->cuMemAllocManaged(&m[i], 4096, CU_MEM_ATTACH_GLOBAL));
+    size_t sizes[3] = {4096, 4096, 100};
+    CUmemLocation locs[2] = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, {CU_MEM_LOCATION_TYPE_HOST, 0}};
+    size_t idxs[2] = {0, 2};
+    CUstream s;
+    assert_ok(D->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    assert_ok(D->cuMemPrefetchBatchAsync(m, sizes, 3, locs, idxs, 2, 0, s));
+    int32_t v = 7;
+    assert_ok(
+        D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m[1], 64));
+    assert_int_equal(v, 0);
+    assert_ok(
+        D->cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m[2], 64));
+    assert_int_equal(v, CU_DEVICE_CPU);
+    assert_ok(D->cuMemDiscardBatchAsync(m, sizes, 3, 0, s));
+    assert_ok(D->cuMemDiscardAndPrefetchBatchAsync(m, sizes, 3, locs, idxs, 1, 0, s));
+    /* Refused: the legacy stream, flags, a first index not 0, indices not rising, a range
+     * that is not managed. */
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemDiscardBatchAsync(m, sizes, 3, 0, NULL));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemDiscardBatchAsync(m, sizes, 3, 1, s));
+    size_t bad[2] = {1, 2};
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuMemPrefetchBatchAsync(m, sizes, 3, locs, bad, 2, 0, s));
+    size_t flat[2] = {0, 0};
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
+              D->cuMemPrefetchBatchAsync(m, sizes, 3, locs, flat, 2, 0, s));
+    CUdeviceptr d;
+    assert_ok(D->cuMemAlloc(&d, 64));
+    CUdeviceptr mixed[2] = {m[0], d};
+    size_t two[2] = {64, 64};
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemDiscardBatchAsync(mixed, two, 2, 0, s));
+    assert_ok(D->cuMemFree(d));
+    assert_ok(D->cuStreamDestroy(s));
+    for (int i = 0; i < 3; i++) assert_ok(D->cuMemFree(m[i]));
+}
+
 static void test_host_flags(void **state) {
     (void)state;
     void *a, *b;
@@ -218,6 +259,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_3d_copy_slices_and_positions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hints_on_managed_memory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_range_attributes_follow_advice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batches_of_prefetches_and_discards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_async_waits_for_earlier_work, setup, teardown),
     };

@@ -1,6 +1,10 @@
 /* Entries of the mock that keep a setting and read it back, or answer a query from the device's
  * attributes: context limits and preferences, device queries, function loading, graph memory
  * attributes, and the deprecated launch by parameter setters, which runs the kernel. */
+#define _GNU_SOURCE /* mkstemp */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "exec_util.h"
 
 static void test_context_limits_and_preferences(void **state) {
@@ -140,6 +144,65 @@ static void test_stream_attributes_writes_and_context_events(void **state) {
     assert_ok(t->cuStreamDestroy(b));
 }
 
+static int destroyed;
+static void count_destroy(void *p) { destroyed += *(int *)p; }
+
+static void test_user_objects_and_dot_print(void **state) {
+    (void)state;
+    static int weight = 1;
+    destroyed = 0;
+    CUuserObject o;
+    assert_ok(
+        t->cuUserObjectCreate(&o, &weight, count_destroy, 2, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+    assert_ok(t->cuUserObjectRetain(o, 1));
+    assert_ok(t->cuUserObjectRelease(o, 2));
+    CUgraph g;
+    assert_ok(t->cuGraphCreate(&g, 0));
+    assert_ok(t->cuGraphRetainUserObject(g, o, 1, CU_GRAPH_USER_OBJECT_MOVE)); /* the last one */
+    assert_int_equal(destroyed, 0);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphReleaseUserObject(g, o, 2));
+    CUgraphNode n[2];
+    assert_ok(t->cuGraphAddEmptyNode(&n[0], g, NULL, 0));
+    assert_ok(t->cuGraphAddEmptyNode(&n[1], g, n, 1));
+    char path[] = "/tmp/cushim-mock-dot-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_ok(t->cuGraphDebugDotPrint(g, path, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE));
+    char text[256] = "";
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    unlink(path);
+    assert_non_null(strstr(text, "digraph"));
+    assert_non_null(strstr(text, "1: empty"));
+    assert_non_null(strstr(text, "n0 -> n1"));
+    assert_cu(CUDA_ERROR_OPERATING_SYSTEM, t->cuGraphDebugDotPrint(g, "/nonexistent/x.dot", 0));
+    /* An executable's flags, and a node's counterpart in a clone. */
+    CUgraphExec x;
+    cuuint64_t xf = 9;
+    assert_ok(t->cuGraphInstantiateWithFlags(&x, g, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY));
+    assert_ok(t->cuGraphExecGetFlags(x, &xf));
+    assert_int_equal(xf, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY);
+    assert_ok(t->cuGraphExecDestroy(x));
+    CUgraph clone;
+    CUgraphNode twin;
+    assert_ok(t->cuGraphClone(&clone, g));
+    assert_ok(t->cuGraphNodeFindInClone(&twin, n[1], clone));
+    size_t count = 2;
+    CUgraphNode cn[2];
+    assert_ok(t->cuGraphGetNodes(clone, cn, &count));
+    assert_ptr_equal(twin, cn[1]);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphNodeFindInClone(&twin, n[1], g)); /* no clone */
+    assert_ok(t->cuGraphDestroy(clone));
+    assert_ok(t->cuGraphDestroy(g)); /* gives back the reference: the destructor runs */
+    assert_int_equal(destroyed, 1);
+    assert_cu(CUDA_ERROR_INVALID_HANDLE, t->cuUserObjectRetain(o, 1));
+    assert_non_null(strstr(mock.memory_error(), "cuUserObjectRetain"));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuUserObjectCreate(&o, &weight, count_destroy, 1, 0));
+}
+
 /* out[i] = a * i + b for i < n, with (out, a, b, n) packed as the legacy API packs them. */
 static const char ptx_affine[] =
     PTX_HEAD ".visible .entry affine(.param .u64 out, .param .u32 a, .param .f32 b,"
@@ -215,6 +278,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_context_limits_and_preferences, exec_setup,
                                         exec_teardown),
         cmocka_unit_test_setup_teardown(test_device_queries, exec_setup, exec_teardown),
+        cmocka_unit_test_setup_teardown(test_user_objects_and_dot_print, exec_setup, exec_teardown),
         cmocka_unit_test_setup_teardown(test_stream_attributes_writes_and_context_events,
                                         exec_setup, exec_teardown),
         cmocka_unit_test_setup_teardown(test_legacy_launch_runs_the_kernel, exec_setup,
