@@ -87,6 +87,11 @@ cudaError_t cushim__rt_context_of(cushim_context **ctx, int device, const char *
 unsigned cushim__rt_device_flags(int device);
 void cushim__rt_set_device_flags(int device, unsigned flags);
 
+/* Called with a device's primary context when the runtime has just retained it (NULL: nothing):
+ * rt_register.c sets it to cushim__rt_modules_load_all under CUDA_MODULE_LOADING=EAGER. */
+typedef void (*cushim__rt_retain_fn)(cushim_context *ctx, int device);
+extern _Atomic(cushim__rt_retain_fn) cushim__rt_retain_hook;
+
 /* For cudaDeviceReset: takes the runtime's reference to device's primary context (NULL when it
  * had none) and makes every thread bind the next one afresh; the caller releases it. */
 cushim_context *cushim__rt_context_forget(int device);

@@ -2,7 +2,9 @@
  * CUDA_MODULE_LOADING=EAGER, when the runtime retains that context: rt_registry.c): the whole
  * fatbin goes to the driver, so a GPU picks its SASS and the mock runs its PTX. A kernel's
  * function and a variable's address are kept per device until cudaDeviceReset. */
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/module.h"
 #include "runtime/rt_registry.h"
@@ -37,6 +39,33 @@ cudaError_t cushim__rt_fatbin_module(cushim_module **out, cushim__rt_fatbin *fb,
                                fn, device, cushim_last_error());
     }
     return cudaSuccess;
+}
+
+/* CUDA_MODULE_LOADING=EAGER, as NVIDIA documents it for the runtime: every registered fatbin is
+ * loaded into a device's primary context when the runtime makes it, not at the first use of one
+ * of its kernels or variables (LAZY, the default since CUDA 12.2, and anything else). */
+bool cushim__rt_eager_loading(void) {
+    const char *e = getenv("CUDA_MODULE_LOADING");
+    return e != NULL && strcasecmp(e, "EAGER") == 0;
+}
+
+typedef struct eager_load {
+    cushim_context *ctx;
+    int device;
+} eager_load;
+
+static void load_one(cushim__rt_fatbin *fb, void *user) {
+    const eager_load *l = user;
+    cushim_module *m;
+    (void)cushim__rt_fatbin_load(&m, fb, l->ctx, l->device);
+}
+
+/* The registry's read lock is held across the loads (a fatbin cannot be removed meanwhile): a
+ * library registering its code in another thread waits for them. A load that fails is left for
+ * the first use, which loads again and reports it. */
+void cushim__rt_modules_load_all(cushim_context *ctx, int device) {
+    eager_load l = {ctx, device};
+    cushim__rt_registry_each_fatbin(load_one, &l);
 }
 
 static CUSHIM__COLD cudaError_t not_registered(const void *p, const char *fn) {

@@ -47,6 +47,8 @@ void **__cudaRegisterFatBinary(void *fatCubin) {
                     fatCubin);
     }
     cushim__rt_registry_add_fatbin(fb);
+    if (cushim__rt_eager_loading())
+        atomic_store(&cushim__rt_retain_hook, cushim__rt_modules_load_all);
     /* The handle nvcc passes back to every later call: a pointer to our record's first field,
      * which is a pointer, as the ABI's void ** asks. */
     return &fb->self;

@@ -4,7 +4,6 @@
  * call, except that removing a fatbin unloads its modules after taking them out. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <strings.h>
 
 #include "runtime/rt_map.h"
 #include "runtime/rt_registry.h"
@@ -164,22 +163,8 @@ void cushim__rt_modules_drop(int device) {
     free(mods);
 }
 
-/* CUDA_MODULE_LOADING=EAGER, as NVIDIA documents it for the runtime: every registered fatbin is
- * loaded into a device's primary context when the runtime makes it, not at the first use of one
- * of its kernels or variables (LAZY, the default since CUDA 12.2, and anything else). */
-bool cushim__rt_eager_loading(void) {
-    const char *e = getenv("CUDA_MODULE_LOADING");
-    return e != NULL && strcasecmp(e, "EAGER") == 0;
-}
-
-/* The registry's read lock is held across the loads (a fatbin cannot be removed meanwhile): a
- * library registering its code in another thread waits for them. A load that fails is left for
- * the first use, which loads again and reports it. */
-void cushim__rt_modules_load_all(cushim_context *ctx, int device) {
+void cushim__rt_registry_each_fatbin(void (*fn)(cushim__rt_fatbin *, void *), void *user) {
     pthread_rwlock_rdlock(&lock);
-    for (cushim__rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) {
-        cushim_module *m;
-        (void)cushim__rt_fatbin_load(&m, fb, ctx, device);
-    }
+    for (cushim__rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) fn(fb, user);
     pthread_rwlock_unlock(&lock);
 }

@@ -34,8 +34,13 @@ cushim__rt_fatbin *cushim__rt_fatbin_of(void **handle);
 void cushim__rt_registry_each_var(cushim__rt_fatbin *fb, void (*fn)(cushim__rt_var *, void *),
                                   void *user);
 
+/* Calls fn for each registered fatbin, under the registry's read lock (fn may call the driver,
+ * not back into the registry's writers). */
+void cushim__rt_registry_each_fatbin(void (*fn)(cushim__rt_fatbin *, void *), void *user);
+
 /* Whether CUDA_MODULE_LOADING asks for eager loading ("EAGER"); then every registered fatbin is
- * loaded into a primary context when the runtime retains it (failures are left to first use). */
+ * loaded into a primary context when the runtime retains it (failures are left to first use:
+ * rt_module.c). */
 bool cushim__rt_eager_loading(void);
 void cushim__rt_modules_load_all(cushim_context *ctx, int device);
 /* The module of fb in the current device's primary context (ctx, current), loaded on first

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "runtime/rt.h"
-#include "runtime/rt_registry.h"
 
 /* What one host thread holds. `bound` is the context this thread last made current, with the
  * reset epoch it was made current in: after a cudaDeviceReset (in any thread) the epoch moves
@@ -185,6 +184,8 @@ void cushim__rt_set_device_flags(int device, unsigned flags) {
 /* Retains device's primary context for the runtime, once: the flags of cudaSetDeviceFlags are
  * given to the driver first (cudaDeviceMapHost is always on for a primary context, so only the
  * scheduling bits and cudaDeviceLmemResizeToMax go through). */
+_Atomic(cushim__rt_retain_fn) cushim__rt_retain_hook;
+
 static CUSHIM__NOINLINE cudaError_t retain_primary(cushim_context **out, int device,
                                                    const char *fn) {
     int n = 0;
@@ -210,8 +211,9 @@ static CUSHIM__NOINLINE cudaError_t retain_primary(cushim_context **out, int dev
         if (!atomic_compare_exchange_strong(&devices[device].ctx, &none, ctx)) {
             cushim_context_release(ctx);
             ctx = none;
-        } else if (cushim__rt_eager_loading()) {
-            cushim__rt_modules_load_all(ctx, device);
+        } else {
+            cushim__rt_retain_fn hook = atomic_load(&cushim__rt_retain_hook);
+            if (hook != NULL) hook(ctx, device);
         }
     }
     if (r != CUDA_SUCCESS) return cushim__rt_cushim_failed(r, fn);
