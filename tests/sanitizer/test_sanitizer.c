@@ -76,9 +76,26 @@ static void test_missing_barrier_in_reduction_is_a_race(void **state) {
     const char *e = mock.kernel_error();
     assert_has(e, "racecheck: ");
     assert_has(e, "kernel race_reduce, block (0,0,0), thread (32,0,0), PTX line");
-    assert_has(e, "(warp 1, race_reduce.cu:8): racecheck: a 4-byte write of shared address 0x80");
+    assert_has(e, "(warp 1, race_reduce.cu:9): racecheck: a 4-byte write of shared address 0x80");
     assert_has(e, "a read by thread (0,0,0) (warp 0)");
     assert_has(e, "(write after read)");
+}
+
+/* The README's section "Finding races and memory errors without a GPU" quotes the sentence. */
+static void test_readme_quotes_the_report(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("race_reduce", 256, CUSHIM_MOCK_CHECK_RACECHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    FILE *f = fopen(README, "r");
+    assert_non_null(f);
+    static char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = 0;
+        found = strcmp(line, mock.kernel_error()) == 0;
+    }
+    fclose(f);
+    if (!found) fail_msg("README.md has no line \"%s\"", mock.kernel_error());
 }
 
 static void test_unchecked_the_same_launch_succeeds(void **state) {
@@ -229,6 +246,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(test_missing_barrier_in_reduction_is_a_race),
+        T(test_readme_quotes_the_report),
         T(test_unchecked_the_same_launch_succeeds),
         T(test_write_after_read_names_both_accesses),
         T(test_store_of_the_same_value_only_at_the_strict_level),
