@@ -21,21 +21,14 @@
 
 #include "ptx_check.h"
 #include "ptx_check_src.h"
+#include "ptx_check_table.h"
 #include "ptx_val.h"
 
-#define NOBODY 0xffffffffu /* rthr2: no second reader */
-#define ATOMIC 0xfffffffeu /* wthr: written by an atomic (races with nothing) */
 #define SEEN_CAP 64
-
-typedef struct pshadow {
-    uint32_t wep, rep;   /* epochs of the last write and read; 0: never */
-    uint32_t wthr, rthr; /* their threads (linear index in the block) */
-    uint32_t rthr2;      /* the first reader in the epoch of a warp other than rthr's */
-    const pinst *win, *rin, *rin2;
-} pshadow;
 
 typedef struct pcheck {
     pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
+    ptable global;        /* global bytes the block touched (racecheck) */
     uint32_t epoch, base; /* the current epoch, and the block's first */
 } pcheck;
 
@@ -137,6 +130,7 @@ void ptx__check_block_start(pblock *b) {
 
 void ptx__check_block_free(pblock *b) {
     if (b->chk == NULL) return;
+    ptx__table_free(&b->chk->global);
     free(b->chk->sh);
     free(b->chk);
     b->chk = NULL;
@@ -144,8 +138,8 @@ void ptx__check_block_free(pblock *b) {
 
 static const char *const access_names[] = {"read", "write"};
 
-/* The thread of the block with linear index i, for the other side of a race. */
-static void thread_text(const pblock *b, uint32_t i, const pinst *in, char *buf, size_t len) {
+/* The thread of the block with linear index i and its PTX line, for the other side of a race. */
+static void thread_text(const pblock *b, uint32_t i, unsigned line, char *buf, size_t len) {
     if (i >= b->n) {
         snprintf(buf, len, "a thread");
         return;
@@ -153,115 +147,165 @@ static void thread_text(const pblock *b, uint32_t i, const pinst *in, char *buf,
     const pthr *t = &b->t[i];
     unsigned src = 0;
     char file[128], at[160] = "";
-    if (in != NULL && ptx__src_line(b->run->k->mod, in->line, file, sizeof file, &src))
+    if (ptx__src_line(b->run->k->mod, line, file, sizeof file, &src))
         snprintf(at, sizeof at, ", %s:%u", file, src);
     snprintf(buf, len, "thread (%u,%u,%u) (warp %u), PTX line %u%s", t->tid[0], t->tid[1],
-             t->tid[2], t->warp, in != NULL ? in->line : 0, at);
+             t->tid[2], t->warp, line, at);
 }
 
 /* Whether lane l's store would leave [q, q + nb) as it is. */
 static bool same_bytes(const pinst *in, const uint64_t *R, unsigned l, const unsigned char *q,
                        size_t sz) {
+    uint64_t keep = sz >= 8 ? ~0ull : (1ull << (sz * 8)) - 1;
     for (unsigned i = 0; i < in->vec; i++) {
-        uint64_t v = R[((size_t)in->d[i] << 5) + l];
-        if (memcmp(q + i * sz, &v, sz) != 0) return false; /* little-endian, as the mock's hosts */
+        uint64_t v = R[((size_t)in->d[i] << 5) + l], cur = 0;
+        switch (sz) { /* little-endian, as the mock's hosts */
+        case 1: cur = q[i]; break;
+        case 2: memcpy(&cur, q + i * 2, 2); break;
+        case 4: memcpy(&cur, q + i * 4, 4); break;
+        default: memcpy(&cur, q + i * 8, 8); break;
+        }
+        if (((cur ^ v) & keep) != 0) return false;
     }
     return true;
 }
 
-/* One lane's access of shared bytes [off, off + nb). */
-static int shared_access(pblock *b, pthr *t, const pinst *in, uint64_t off, size_t nb, bool ld,
-                         bool atomic, bool unchanged) {
-    prun *r = b->run;
-    pcheck *c = b->chk;
-    uint32_t e = c->epoch, me = t->linear, warp = t->warp;
-    bool race = (r->checks & MOCK_PTX_CHECK_RACE) != 0,
-         strict = r->checks & MOCK_PTX_CHECK_RACE_STRICT;
-    for (size_t i = 0; i < nb; i++) {
-        pshadow *s = &c->sh[off + i];
-        if (atomic) {
-            s->wep = e;
-            s->wthr = ATOMIC;
-            s->win = in;
-            continue;
-        }
-        if (ld && r->chk_run->shared_init && s->wep < c->base) {
-            int st = report(b, t, in, 2, 0,
-                            "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
-                            "that no thread of the block has written",
-                            nb, (unsigned long long)off, b->smem_size);
-            if (st != TS_RUN) return st;
-            s->wep = c->base; /* reported once */
-            s->wthr = ATOMIC;
-        }
-        if (race && s->wep == e && s->wthr != ATOMIC && s->wthr / 32 != warp &&
-            (!unchanged || ld || strict)) {
-            char other[256];
-            thread_text(b, s->wthr, s->win, other, sizeof other);
-            return report(b, t, in, 1, s->win != NULL ? s->win->line : 0,
-                          "a %zu-byte %s of shared address 0x%llx races with a write by %s, "
-                          "with no barrier between them (%s)%s",
-                          nb, access_names[!ld], (unsigned long long)(off + i), other,
-                          ld ? "read after write" : "write after write",
-                          unchanged && !ld ? "; the store leaves the bytes as they were, "
-                                             "reported at the strict level only"
-                                           : "");
-        }
-        if (race && !ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != NOBODY) &&
-            (!unchanged || strict)) {
-            /* The reader of another warp: the first, or the first of a second warp. */
-            bool first = s->rthr / 32 != warp;
-            const pinst *rin = first ? s->rin : s->rin2;
-            char other[256];
-            thread_text(b, first ? s->rthr : s->rthr2, rin, other, sizeof other);
-            return report(b, t, in, 1, rin != NULL ? rin->line : 0,
-                          "a %zu-byte write of shared address 0x%llx races with a read by %s, "
-                          "with no barrier between them (write after read)%s",
-                          nb, (unsigned long long)(off + i), other,
-                          unchanged ? "; the store leaves the bytes as they were, reported at "
-                                      "the strict level only"
-                                    : "");
-        }
-        if (ld) {
-            if (s->rep != e) {
-                s->rep = e;
-                s->rthr = me;
-                s->rin = in;
-                s->rthr2 = NOBODY;
-            } else if (s->rthr2 == NOBODY && s->rthr / 32 != warp) {
-                s->rthr2 = me;
-                s->rin2 = in;
-            }
-        } else {
-            s->wep = e;
-            s->wthr = me;
-            s->win = in;
-        }
+/* What one access does to the shadow of one of its bytes: a race reported (racecheck), then the
+ * access recorded. `shared`: the byte is shared memory at offset addr, else global memory. */
+typedef struct access {
+    pblock *b;
+    pthr *t;
+    const pinst *in;
+    size_t nb;
+    bool ld, atomic, unchanged, shared;
+} access;
+
+static const char unchanged_text[] =
+    "; the store leaves the bytes as they were, reported at the strict level only";
+
+static int race(const access *x, const pshadow *s, uint64_t addr) {
+    prun *r = x->b->run;
+    uint32_t e = x->b->chk->epoch, warp = x->t->warp;
+    bool strict = (r->checks & MOCK_PTX_CHECK_RACE_STRICT) != 0;
+    const char *space = x->shared ? "shared" : "global";
+    char other[256];
+    if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp &&
+        (!x->unchanged || strict)) {
+        thread_text(x->b, s->wthr, s->wline, other, sizeof other);
+        return report(x->b, x->t, x->in, 1, s->wline,
+                      "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
+                      "barrier between them (%s)%s",
+                      x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
+                      x->ld ? "read after write" : "write after write",
+                      x->unchanged ? unchanged_text : "");
+    }
+    if (!x->ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY) &&
+        (!x->unchanged || strict)) {
+        /* The reader of another warp: the first, or the first of a second warp. */
+        bool first = s->rthr / 32 != warp;
+        unsigned line = first ? s->rline : s->rline2;
+        thread_text(x->b, first ? s->rthr : s->rthr2, line, other, sizeof other);
+        return report(x->b, x->t, x->in, 1, line,
+                      "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
+                      "barrier between them (write after read)%s",
+                      x->nb, space, (unsigned long long)addr, other,
+                      x->unchanged ? unchanged_text : "");
     }
     return TS_RUN;
 }
 
-int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
-                   bool atomic) {
+static int touch(const access *x, pshadow *s, uint64_t addr) {
+    pcheck *c = x->b->chk;
+    prun *r = x->b->run;
+    uint32_t e = c->epoch, me = x->t->linear;
+    if (x->atomic) {
+        s->wep = e;
+        s->wthr = PSH_ATOMIC;
+        s->wline = x->in->line;
+        return TS_RUN;
+    }
+    if (x->ld && x->shared && r->chk_run->shared_init && s->wep < c->base) {
+        int st = report(x->b, x->t, x->in, 2, 0,
+                        "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
+                        "that no thread of the block has written",
+                        x->nb, (unsigned long long)addr, x->b->smem_size);
+        if (st != TS_RUN) return st;
+        s->wep = c->base; /* reported once */
+        s->wthr = PSH_ATOMIC;
+    }
+    if (r->checks & MOCK_PTX_CHECK_RACE) {
+        int st = race(x, s, addr);
+        if (st != TS_RUN) return st;
+    }
+    if (!x->ld) {
+        s->wep = e;
+        s->wthr = (uint16_t)me;
+        s->wline = x->in->line;
+    } else if (s->rep != e) {
+        s->rep = e;
+        s->rthr = (uint16_t)me;
+        s->rline = x->in->line;
+        s->rthr2 = PSH_NOBODY;
+    } else if (s->rthr2 == PSH_NOBODY && s->rthr / 32 != x->t->warp) {
+        s->rthr2 = (uint16_t)me;
+        s->rline2 = x->in->line;
+    }
+    return TS_RUN;
+}
+
+/* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
+ * within the block). Addresses the access itself would refuse are left to it. */
+static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, size_t sz) {
+    pblock *b = x->b;
     pcheck *c = b->chk;
-    if (c == NULL || c->sh == NULL) return TS_RUN;
-    const uint64_t *x = R + ((size_t)in->s[0] << 5);
-    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8, nb = sz * (atomic ? 1 : in->vec);
     uintptr_t smem = (uintptr_t)b->smem;
+    int sp = x->in->space;
+    uint64_t off = 0;
+    x->shared = sp == S_SHARED || (sp == S_GENERIC && a >= smem && a - smem < b->smem_size);
+    if (x->shared) {
+        off = sp == S_SHARED ? a : a - smem;
+        if (c->sh == NULL || off > b->smem_size || x->nb > b->smem_size - off) return TS_RUN;
+    } else if (sp == S_GLOBAL || sp == S_GENERIC) {
+        if (!(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
+        if (sp == S_GENERIC && (a - (uintptr_t)x->t->local < b->run->local_size ||
+                                a - (uintptr_t)b->run->params < b->run->param_bytes))
+            return TS_RUN;
+        /* Checked as the access will check it (the same fault, first), before its bytes are
+         * read here. */
+        if (ptx__addr(b, x->t, x->in, sp, a, x->nb, !x->ld) == NULL) return TS_FAULT;
+    } else {
+        return TS_RUN;
+    }
+    const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
+    x->unchanged = !x->ld && !x->atomic && same_bytes(x->in, R, l, q, sz);
+    if (!x->shared) {
+        /* Global memory: one record per access, keyed by its first byte (accesses of other
+         * sizes or starts that overlap it are not compared: a race missed, never a false one). */
+        pshadow *s = ptx__table_get(&c->global, a);
+        return s == NULL ? TS_RUN : touch(x, s, a); /* no memory for the shadow: unchecked */
+    }
+    for (size_t i = 0; i < x->nb; i++) {
+        int st = touch(x, &c->sh[off + i], off + i);
+        if (st != TS_RUN) return st;
+    }
+    return TS_RUN;
+}
+
+int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R,
+                   bool ld, bool atomic) {
+    pcheck *c = b->chk;
+    if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT)))
+        return TS_RUN;
+    if (in->space != S_SHARED && in->space != S_GLOBAL && in->space != S_GENERIC) return TS_RUN;
+    const uint64_t *x = R + ((size_t)in->s[0] << 5);
+    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8;
+    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false};
     for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
-        uint64_t a = x[l] + (uint64_t)in->imm, off;
+        uint64_t a = x[l] + (uint64_t)in->imm;
         if (in->flags & F_ADDR32) a = (uint32_t)a;
-        if (in->space == S_SHARED)
-            off = a;
-        else if (in->space == S_GENERIC && a >= smem && a - smem < b->smem_size)
-            off = a - smem;
-        else
-            continue;
-        /* Out of bounds: the access faults as without the checks. */
-        if (off > b->smem_size || nb > b->smem_size - off) continue;
-        bool unchanged = !ld && !atomic && same_bytes(in, R, l, b->smem + off, sz);
-        int st = shared_access(b, &lanes[l], in, off, nb, ld, atomic, unchanged);
+        acc.t = &lanes[l];
+        int st = lane_access(&acc, R, l, a, sz);
         if (st != TS_RUN) return st;
     }
     return TS_RUN;

@@ -115,6 +115,18 @@ static void test_write_after_read_names_both_accesses(void **state) {
     assert_has(e, "(write after read)");
 }
 
+static void test_global_memory_within_a_block(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("race_global", 64, CUSHIM_MOCK_CHECK_RACECHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    assert_has(e, "thread (32,0,0), PTX line");
+    assert_has(e, "(warp 1, race_global.cu:5): racecheck: a 4-byte write of global address 0x");
+    assert_has(e, "a read by thread (0,0,0) (warp 0)");
+    assert_has(e, "race_global.cu:6");
+    assert_has(e, "(write after read)");
+}
+
 static void test_store_of_the_same_value_only_at_the_strict_level(void **state) {
     (void)state;
     assert_ok(run_checked("race_same", 64, CUSHIM_MOCK_CHECK_RACECHECK));
@@ -249,6 +261,7 @@ int main(void) {
         T(test_readme_quotes_the_report),
         T(test_unchecked_the_same_launch_succeeds),
         T(test_write_after_read_names_both_accesses),
+        T(test_global_memory_within_a_block),
         T(test_store_of_the_same_value_only_at_the_strict_level),
         T(test_barrier_reached_by_one_warp),
         T(test_shuffle_mask_names_exited_lanes),
