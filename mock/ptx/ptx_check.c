@@ -189,8 +189,7 @@ static int race(const access *x, const pshadow *s, uint64_t addr) {
     bool strict = (r->checks & MOCK_PTX_CHECK_RACE_STRICT) != 0;
     const char *space = x->shared ? "shared" : "global";
     char other[256];
-    if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp &&
-        (!x->unchanged || strict)) {
+    if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp && (!x->unchanged || strict)) {
         thread_text(x->b, s->wthr, s->wline, other, sizeof other);
         return report(x->b, x->t, x->in, 1, s->wline,
                       "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
@@ -291,11 +290,10 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     return TS_RUN;
 }
 
-int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R,
-                   bool ld, bool atomic) {
+int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
+                   bool atomic) {
     pcheck *c = b->chk;
-    if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT)))
-        return TS_RUN;
+    if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
     if (in->space != S_SHARED && in->space != S_GLOBAL && in->space != S_GENERIC) return TS_RUN;
     const uint64_t *x = R + ((size_t)in->s[0] << 5);
     size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8;
