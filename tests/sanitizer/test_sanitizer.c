@@ -254,7 +254,51 @@ static void test_leak_when_the_context_goes(void **state) {
     assert_int_equal(mock.check_reports(0), before + 1);
 }
 
-int main(void) {
+/* Run with CUSHIM_MOCK_CHECK=racecheck,synccheck and CUSHIM_MOCK_CHECK_MODE=report (argument
+ * "env-report"): the environment's choice, reported and gone on. */
+static void test_environment_report_mode(void **state) {
+    (void)state;
+    unsigned long long race = mock.check_reports(1), sync = mock.check_reports(3);
+    CUfunction fn = load("race_reduce");
+    CUdeviceptr out;
+    assert_ok(t->cuMemAlloc(&out, 256 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(out, 1, 256));
+    void *params[] = {&out, &out};
+    assert_ok(launch(fn, 256, params));
+    assert_true(mock.check_reports(1) > race);
+    assert_ok(t->cuModuleUnload(mod));
+    mod = NULL;
+    fn = load("sync_partial");
+    assert_ok(launch(fn, 256, params));
+    assert_int_equal(mock.check_reports(3), sync + 1);
+    t->cuMemFree(out);
+}
+
+/* Run with CUSHIM_MOCK_CHECK=racecheck,nonsense (argument "env-bad"): a word it does not know
+ * turns every check off, with a sentence on stderr. */
+static void test_environment_bad_word_checks_nothing(void **state) {
+    (void)state;
+    unsigned long long race = mock.check_reports(1);
+    CUfunction fn = load("race_reduce");
+    CUdeviceptr out;
+    assert_ok(t->cuMemAlloc(&out, 256 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(out, 1, 256));
+    void *params[] = {&out, &out};
+    assert_ok(launch(fn, 256, params));
+    assert_int_equal(mock.check_reports(1), race);
+    t->cuMemFree(out);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        const struct CMUnitTest env[] = {
+            cmocka_unit_test_setup_teardown(strcmp(argv[1], "env-report") == 0
+                                                ? test_environment_report_mode
+                                                : test_environment_bad_word_checks_nothing,
+                                            setup, teardown),
+        };
+        return cmocka_run_group_tests(env, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(test_missing_barrier_in_reduction_is_a_race),
