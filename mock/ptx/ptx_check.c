@@ -283,6 +283,16 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
         pshadow *s = ptx__table_get(&c->global, a);
         return s == NULL ? TS_RUN : touch(x, s, a); /* no memory for the shadow: unchecked */
     }
+    /* The bytes of an access mostly have one history: then the first byte's outcome is every
+     * byte's, and one is worked out and copied. */
+    pshadow *sh = &c->sh[off];
+    bool uniform = x->nb > 1;
+    for (size_t i = 1; i < x->nb && uniform; i++) uniform = memcmp(&sh[i], sh, sizeof *sh) == 0;
+    if (uniform) {
+        int st = touch(x, sh, off);
+        for (size_t i = 1; i < x->nb; i++) sh[i] = sh[0];
+        return st;
+    }
     for (size_t i = 0; i < x->nb; i++) {
         int st = touch(x, &c->sh[off + i], off + i);
         if (st != TS_RUN) return st;
