@@ -29,6 +29,8 @@
 typedef struct pcheck {
     pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
     ptable global;        /* global bytes the block touched (racecheck) */
+    uintptr_t ilo, ihi;   /* initcheck: the allocation whose written bits were looked up last, */
+    unsigned char *imap;  /* and its bits */
     uint32_t epoch, base; /* the current epoch, and the block's first */
 } pcheck;
 
@@ -252,6 +254,33 @@ static int touch(const access *x, pshadow *s, uint64_t addr) {
     return TS_RUN;
 }
 
+/* initcheck of a global access: a store or atomic marks its bytes written; a load of bytes of a
+ * device allocation that nothing wrote (no copy, set or kernel store) is reported. */
+static int global_init(const access *x, uint64_t a) {
+    pcheck *c = x->b->chk;
+    const mock_ptx_launch *l = x->b->run->l;
+    if (a < c->ilo || a - c->ilo >= c->ihi - c->ilo) {
+        uintptr_t lo = 0, hi = 0;
+        unsigned char *map = l->init_map != NULL ? l->init_map(l->check_ctx, a, &lo, &hi) : NULL;
+        if (map == NULL) return TS_RUN; /* not a device allocation with its bits kept */
+        c->ilo = lo;
+        c->ihi = hi;
+        c->imap = map;
+    }
+    size_t off = a - c->ilo, n = x->nb < c->ihi - a ? x->nb : c->ihi - a;
+    if (!x->ld || x->atomic) {
+        mock_ptx_bits_set(c->imap, off, n);
+        return TS_RUN;
+    }
+    if (mock_ptx_bits_all(c->imap, off, n)) return TS_RUN;
+    mock_ptx_bits_set(c->imap, off, n); /* reported once */
+    return report(x->b, x->t, x->in, 2, 0,
+                  "a %zu-byte read of global address 0x%llx, %zu bytes into the %zu-byte "
+                  "allocation at 0x%llx, that nothing has written (no copy, set or store)",
+                  x->nb, (unsigned long long)a, off, (size_t)(c->ihi - c->ilo),
+                  (unsigned long long)c->ilo);
+}
+
 /* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
  * within the block). Addresses the access itself would refuse are left to it. */
 static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, size_t sz) {
@@ -265,7 +294,7 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
         off = sp == S_SHARED ? a : a - smem;
         if (c->sh == NULL || off > b->smem_size || x->nb > b->smem_size - off) return TS_RUN;
     } else if (sp == S_GLOBAL || sp == S_GENERIC) {
-        if (!(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
+        if (!(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
         if (sp == S_GENERIC && (a - (uintptr_t)x->t->local < b->run->local_size ||
                                 a - (uintptr_t)b->run->params < b->run->param_bytes))
             return TS_RUN;
@@ -277,6 +306,11 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     }
     const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
     x->unchanged = !x->ld && !x->atomic && same_bytes(x->in, R, l, q, sz);
+    if (!x->shared && (b->run->checks & MOCK_PTX_CHECK_INIT)) {
+        int st = global_init(x, a);
+        if (st != TS_RUN) return st;
+    }
+    if (!x->shared && !(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
     if (!x->shared) {
         /* Global memory: one record per access, keyed by its first byte (accesses of other
          * sizes or starts that overlap it are not compared: a race missed, never a false one). */

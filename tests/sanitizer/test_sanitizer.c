@@ -166,6 +166,25 @@ static void test_read_of_unwritten_shared_memory(void **state) {
     assert_has(e, "init_shared.cu:7");
 }
 
+static void test_read_of_unwritten_device_memory(void **state) {
+    (void)state;
+    /* The written bits are kept for allocations made while initcheck is chosen. */
+    mock.set_check(cushim_context_raw(ctx), CUSHIM_MOCK_CHECK_INITCHECK, false);
+    CUfunction fn = load("init_global");
+    CUdeviceptr in, out;
+    assert_ok(t->cuMemAlloc(&in, 64 * sizeof(int)));
+    assert_ok(t->cuMemAlloc(&out, 64 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(in, 7, 32)); /* the first half written, the second not */
+    void *params[] = {&in, &out};
+    assert_int_equal(launch(fn, 64, params), CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    assert_has(e, "thread (32,0,0), PTX line");
+    assert_has(e, "(warp 1, init_global.cu:4): initcheck: a 4-byte read of global address 0x");
+    assert_has(e, "128 bytes into the 256-byte allocation at 0x");
+    t->cuMemFree(in);
+    t->cuMemFree(out);
+}
+
 static void test_out_of_bounds_names_the_source_line(void **state) {
     (void)state;
     CUfunction fn = load("mem_oob");
@@ -310,6 +329,7 @@ int main(int argc, char **argv) {
         T(test_barrier_reached_by_one_warp),
         T(test_shuffle_mask_names_exited_lanes),
         T(test_read_of_unwritten_shared_memory),
+        T(test_read_of_unwritten_device_memory),
         T(test_out_of_bounds_names_the_source_line),
         T(test_use_after_free),
         T(test_host_pointer_as_device_pointer),
