@@ -125,7 +125,8 @@ typedef struct mock_range {
 void mock__check_leak(const mock_range *r, const char *when);
 void mock__check_leaks_at_exit(void);
 /* initcheck of device allocations: whether a new one in ctx keeps a bit per byte written; the
- * bits of the allocation holding p with its bounds (NULL: none kept); bytes [dst, dst + width)
+ * bits of the allocation holding p (NULL: none kept) with its bounds (set whenever p lies in
+ * one); bytes [dst, dst + width)
  * of `height` rows `pitch` apart marked written (a copy or set: mock__run_op). */
 bool mock__check_keeps_init(struct CUctx_st *ctx);
 unsigned char *mock__init_map(uintptr_t p, uintptr_t *lo, uintptr_t *hi);

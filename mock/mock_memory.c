@@ -243,7 +243,7 @@ unsigned char *mock__init_map(uintptr_t p, uintptr_t *lo, uintptr_t *hi) {
     pthread_rwlock_rdlock(&table_lock);
     mock_range *r = mock__range_at(p, false);
     unsigned char *map = r != NULL ? r->init : NULL;
-    if (map != NULL) {
+    if (r != NULL) { /* the bounds even without bits: the caller remembers there are none */
         *lo = r->base;
         *hi = r->base + r->size;
     }

@@ -38,7 +38,8 @@ typedef struct mock_ptx_launch {
     FILE *out;       /* where device printf writes (stdout when NULL) */
     unsigned checks; /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
     /* initcheck of global memory: the written bits of the allocation holding addr (bit i of byte
-     * i / 8: byte lo + i), with its bounds; NULL where none are kept. May be NULL itself. */
+     * i / 8: byte lo + i), NULL where none are kept; its bounds whenever addr lies in one (left
+     * as they were otherwise). May be NULL itself. */
     unsigned char *(*init_map)(void *ctx, uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
     bool check_report; /* a check that fires reports and the kernel goes on (mode report) */
 } mock_ptx_launch;

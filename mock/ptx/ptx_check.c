@@ -262,11 +262,12 @@ static int global_init(const access *x, uint64_t a) {
     if (a < c->ilo || a - c->ilo >= c->ihi - c->ilo) {
         uintptr_t lo = 0, hi = 0;
         unsigned char *map = l->init_map != NULL ? l->init_map(l->check_ctx, a, &lo, &hi) : NULL;
-        if (map == NULL) return TS_RUN; /* not a device allocation with its bits kept */
-        c->ilo = lo;
+        if (hi == 0) return TS_RUN; /* not an allocation (a module's variables) */
+        c->ilo = lo;                /* remembered with or without bits */
         c->ihi = hi;
         c->imap = map;
     }
+    if (c->imap == NULL) return TS_RUN; /* an allocation whose bits are not kept */
     size_t off = a - c->ilo, n = x->nb < c->ihi - a ? x->nb : c->ihi - a;
     if (!x->ld || x->atomic) {
         mock_ptx_bits_set(c->imap, off, n);
