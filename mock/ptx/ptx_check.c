@@ -306,7 +306,8 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
         return TS_RUN;
     }
     const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
-    x->unchanged = !x->ld && !x->atomic && same_bytes(x->in, R, l, q, sz);
+    x->unchanged = !x->ld && !x->atomic && (b->run->checks & MOCK_PTX_CHECK_RACE) &&
+                   same_bytes(x->in, R, l, q, sz);
     if (!x->shared && (b->run->checks & MOCK_PTX_CHECK_INIT)) {
         int st = global_init(x, a);
         if (st != TS_RUN) return st;

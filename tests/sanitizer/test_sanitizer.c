@@ -255,8 +255,10 @@ static void test_context_switch_on_and_off(void **state) {
     CUfunction fn = load("race_reduce");
     CUdeviceptr out;
     assert_ok(t->cuMemAlloc(&out, 256 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(out, 1, 256)); /* sums of zeros would store what was there */
     void *params[] = {&out, &out};
     assert_int_equal(launch(fn, 256, params), CUDA_ERROR_LAUNCH_FAILED);
+    t->cuMemFree(out);
 }
 
 static void test_leak_when_the_context_goes(void **state) {
