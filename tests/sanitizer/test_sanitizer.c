@@ -147,6 +147,15 @@ static void test_barrier_reached_by_one_warp(void **state) {
     assert_has(e, "sync_partial.cu:7");
 }
 
+static void test_named_barrier_with_two_counts(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("sync_count", 128, CUSHIM_MOCK_CHECK_SYNCCHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    assert_has(e, "synccheck: barrier 1 is waited at with different thread counts (64 and 128");
+    assert_has(e, "sync_count.cu:8");
+}
+
 static void test_shuffle_mask_names_exited_lanes(void **state) {
     (void)state;
     assert_int_equal(run_checked("sync_shfl", 32, CUSHIM_MOCK_CHECK_SYNCCHECK),
@@ -329,6 +338,7 @@ int main(int argc, char **argv) {
         T(test_global_memory_within_a_block),
         T(test_store_of_the_same_value_only_at_the_strict_level),
         T(test_barrier_reached_by_one_warp),
+        T(test_named_barrier_with_two_counts),
         T(test_shuffle_mask_names_exited_lanes),
         T(test_read_of_unwritten_shared_memory),
         T(test_read_of_unwritten_device_memory),
