@@ -1,5 +1,5 @@
-/* CUSHIM_MOCK_CHECK inside the interpreter: racecheck and initcheck of shared memory, and
- * synccheck of barriers and warp collectives.
+/* CUSHIM_MOCK_CHECK inside the interpreter: racecheck and initcheck of memory (synccheck is in
+ * ptx_check_sync.c, the reports in ptx_check_report.c).
  *
  * Shared memory has a shadow, a record per byte: the epoch (barriers the block completed, counted
  * from the block's first) and thread of the last write and of the last read. Two accesses of one
@@ -14,71 +14,15 @@
  *
  * Epochs go on growing across the blocks a host thread runs, so a block starts without clearing
  * its shadow: what an earlier block recorded is of an older epoch. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_check.h"
 #include "ptx_check_src.h"
+#include "ptx_check_report.h"
 #include "ptx_check_table.h"
 #include "ptx_val.h"
-
-#define SEEN_CAP 64
-
-typedef struct pcheck {
-    pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
-    ptable global;        /* global bytes the block touched (racecheck) */
-    uintptr_t ilo, ihi;   /* initcheck: the allocation whose written bits were looked up last, */
-    unsigned char *imap;  /* and its bits */
-    uint32_t epoch, base; /* the current epoch, and the block's first */
-} pcheck;
-
-typedef struct pcheck_run {
-    uint64_t seen[SEEN_CAP]; /* (kind, line, other line) reported in this launch */
-    unsigned nseen;
-    bool shared_init; /* initcheck of shared memory (off for a kernel with async copies) */
-} pcheck_run;
-
-static unsigned long long reports[4];
-
-unsigned long long mock__ptx_check_reports(int kind) {
-    return kind >= 0 && kind < 4 ? __atomic_load_n(&reports[kind], __ATOMIC_RELAXED) : 0;
-}
-
-static const char *const kind_names[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
-
-/* A check fired: counted, then the launch fails (the first fault wins), or in report mode a
- * sentence on stderr, once per launch for each place, and the kernel goes on. */
-__attribute__((format(printf, 6, 7))) static int report(pblock *b, const pthr *t, const pinst *in,
-                                                        int kind, unsigned other_line,
-                                                        const char *fmt, ...) {
-    prun *r = b->run;
-    char msg[768];
-    int n = snprintf(msg, sizeof msg, "%s: ", kind_names[kind]);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-    va_end(ap);
-    if (!r->l->check_report) {
-        __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
-        return ptx__fault(b, t, in, CUDA_ERROR_LAUNCH_FAILED, "%s", msg);
-    }
-    uint64_t key = (uint64_t)kind << 60 | (uint64_t)(in != NULL ? in->line : 0) << 30 | other_line;
-    pcheck_run *cr = r->chk_run;
-    pthread_mutex_lock(&r->out_lock);
-    bool fresh = true;
-    for (unsigned i = 0; i < cr->nseen && fresh; i++) fresh = cr->seen[i] != key;
-    if (fresh && cr->nseen < SEEN_CAP) cr->seen[cr->nseen++] = key;
-    if (fresh) {
-        char where[512];
-        ptx__where_text(where, sizeof where, b, t, in);
-        __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
-        fprintf(stderr, "cushim mock: %s%s\n", where, msg);
-    }
-    pthread_mutex_unlock(&r->out_lock);
-    return TS_RUN;
-}
 
 /* Whether any function of the kernel's module copies asynchronously into shared memory. */
 static bool has_async(const mock_ptx_module *m) {
@@ -193,12 +137,12 @@ static int race(const access *x, const pshadow *s, uint64_t addr) {
     char other[256];
     if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp && (!x->unchanged || strict)) {
         thread_text(x->b, s->wthr, s->wline, other, sizeof other);
-        return report(x->b, x->t, x->in, 1, s->wline,
-                      "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
-                      "barrier between them (%s)%s",
-                      x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
-                      x->ld ? "read after write" : "write after write",
-                      x->unchanged ? unchanged_text : "");
+        return ptx__check_report(
+            x->b, x->t, x->in, 1, s->wline,
+            "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
+            "barrier between them (%s)%s",
+            x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
+            x->ld ? "read after write" : "write after write", x->unchanged ? unchanged_text : "");
     }
     if (!x->ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY) &&
         (!x->unchanged || strict)) {
@@ -206,11 +150,11 @@ static int race(const access *x, const pshadow *s, uint64_t addr) {
         bool first = s->rthr / 32 != warp;
         unsigned line = first ? s->rline : s->rline2;
         thread_text(x->b, first ? s->rthr : s->rthr2, line, other, sizeof other);
-        return report(x->b, x->t, x->in, 1, line,
-                      "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
-                      "barrier between them (write after read)%s",
-                      x->nb, space, (unsigned long long)addr, other,
-                      x->unchanged ? unchanged_text : "");
+        return ptx__check_report(
+            x->b, x->t, x->in, 1, line,
+            "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
+            "barrier between them (write after read)%s",
+            x->nb, space, (unsigned long long)addr, other, x->unchanged ? unchanged_text : "");
     }
     return TS_RUN;
 }
@@ -226,10 +170,11 @@ static int touch(const access *x, pshadow *s, uint64_t addr) {
         return TS_RUN;
     }
     if (x->ld && x->shared && r->chk_run->shared_init && s->wep < c->base) {
-        int st = report(x->b, x->t, x->in, 2, 0,
-                        "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
-                        "that no thread of the block has written",
-                        x->nb, (unsigned long long)addr, x->b->smem_size);
+        int st =
+            ptx__check_report(x->b, x->t, x->in, 2, 0,
+                              "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
+                              "that no thread of the block has written",
+                              x->nb, (unsigned long long)addr, x->b->smem_size);
         if (st != TS_RUN) return st;
         s->wep = c->base; /* reported once */
         s->wthr = PSH_ATOMIC;
@@ -275,11 +220,11 @@ static int global_init(const access *x, uint64_t a) {
     }
     if (mock_ptx_bits_all(c->imap, off, n)) return TS_RUN;
     mock_ptx_bits_set(c->imap, off, n); /* reported once */
-    return report(x->b, x->t, x->in, 2, 0,
-                  "a %zu-byte read of global address 0x%llx, %zu bytes into the %zu-byte "
-                  "allocation at 0x%llx, that nothing has written (no copy, set or store)",
-                  x->nb, (unsigned long long)a, off, (size_t)(c->ihi - c->ilo),
-                  (unsigned long long)c->ilo);
+    return ptx__check_report(
+        x->b, x->t, x->in, 2, 0,
+        "a %zu-byte read of global address 0x%llx, %zu bytes into the %zu-byte "
+        "allocation at 0x%llx, that nothing has written (no copy, set or store)",
+        x->nb, (unsigned long long)a, off, (size_t)(c->ihi - c->ilo), (unsigned long long)c->ilo);
 }
 
 /* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
@@ -353,95 +298,4 @@ int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const ui
         if (st != TS_RUN) return st;
     }
     return TS_RUN;
-}
-
-/* The count named at barrier `id` by each waiting lane: the first two that differ, if any. */
-static bool counts_differ(const pblock *b, unsigned id, unsigned *c1, unsigned *c2, const pthr **t2,
-                          const pinst **in2) {
-    bool have = false;
-    for (unsigned i = 0; i < b->n; i++) {
-        const pwarp *w = &b->warps[i / 32];
-        const pthr *x = &b->t[i];
-        unsigned c;
-        const pinst *at;
-        if ((w->bar_mask >> (i % 32)) & 1) {
-            if (w->bar_id != id) continue;
-            c = w->bar_count;
-            at = w->bar_in;
-        } else if (x->state == TS_BAR) {
-            if ((uint32_t)LANE_REG(x->col, x->wait->s[0]) % 16 != id) continue;
-            c = (uint32_t)LANE_REG(x->col, x->wait->s[1]);
-            at = x->wait;
-        } else {
-            continue;
-        }
-        if (!have) {
-            *c1 = c;
-            have = true;
-        } else if (c != *c1) {
-            *c2 = c;
-            *t2 = x;
-            *in2 = at;
-            return true;
-        }
-    }
-    return false;
-}
-
-void ptx__check_bar(pblock *b, uint32_t ready, const unsigned *arrived, const unsigned *count) {
-    pcheck *c = b->chk;
-    if (c == NULL) return;
-    c->epoch++;
-    if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
-    for (unsigned id = 0; id < 16; id++) {
-        if (!((ready >> id) & 1)) continue;
-        unsigned c1 = 0, c2 = 0;
-        const pthr *t = NULL;
-        const pinst *in = NULL;
-        if (counts_differ(b, id, &c1, &c2, &t, &in)) {
-            report(b, t, in, 3, 0,
-                   "barrier %u is waited at with different thread counts (%u and %u; 0: the "
-                   "whole block)",
-                   id, c1, c2);
-            continue;
-        }
-        if (count[id] == 0 && arrived[id] < b->n) {
-            /* The first lane that waits names the barrier. */
-            for (unsigned i = 0; i < b->n && t == NULL; i++) {
-                const pwarp *w = &b->warps[i / 32];
-                if ((w->bar_mask >> (i % 32)) & 1 && w->bar_id == id) {
-                    t = &b->t[i];
-                    in = w->bar_in;
-                } else if (b->t[i].state == TS_BAR &&
-                           (uint32_t)LANE_REG(b->t[i].col, b->t[i].wait->s[0]) % 16 == id) {
-                    t = &b->t[i];
-                    in = b->t[i].wait;
-                }
-            }
-            report(b, t, in, 3, 0,
-                   "barrier %u completes with %u of the block's %u threads: the other %u exited "
-                   "without reaching it (a barrier in code that only part of the block runs)",
-                   id, arrived[id], b->n, b->n - arrived[id]);
-        }
-    }
-}
-
-void ptx__check_warp(pblock *b, unsigned w, const pinst *in, uint32_t part, uint32_t mask) {
-    if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
-    unsigned first = w * 32, n = b->n - first < 32 ? b->n - first : 32;
-    uint32_t exist = n == 32 ? 0xffffffffu : (1u << n) - 1, missing = mask & exist & ~part;
-    if (missing == 0 || part == 0) return;
-    const pthr *t = &b->t[first + (unsigned)__builtin_ctz(part)];
-    static const char *const names[] = {[O_SHFL] = "shfl.sync",
-                                        [O_VOTE] = "vote.sync",
-                                        [O_MATCH] = "match.sync",
-                                        [O_REDUX] = "redux.sync",
-                                        [O_WARPSYNC] = "bar.warp.sync"};
-    int op = in->op / T_COUNT;
-    report(b, t, in, 3, 0,
-           "%s with mask 0x%08x names lanes 0x%08x of warp %u that exited without reaching it "
-           "(%u of the %u lanes it names arrived)",
-           op < (int)(sizeof names / sizeof names[0]) && names[op] != NULL ? names[op]
-                                                                           : "a warp collective",
-           mask, missing, w, lanes_in(part), lanes_in(mask & exist));
 }
