@@ -109,6 +109,24 @@ void mock__check_leak(const mock_range *r, const char *when) {
             r->size, (unsigned long long)r->base, r->made_by, when);
 }
 
+bool mock__check_keeps_init(struct CUctx_st *ctx) {
+    read_env();
+    unsigned checks = api_set ? api_checks : env_checks;
+    if (ctx != NULL && ctx->check_set) checks = ctx->check;
+    return (checks & CUSHIM_MOCK_CHECK_INITCHECK) != 0;
+}
+
+void mock__check_written(uintptr_t dst, size_t width, size_t height, size_t pitch) {
+    uintptr_t lo, hi;
+    unsigned char *map = mock__init_map(dst, &lo, &hi);
+    for (size_t y = 0; map != NULL && y < height; y++) {
+        uintptr_t row = dst + y * pitch;
+        if (row < lo || row >= hi) break;
+        size_t n = width < hi - row ? width : hi - row;
+        mock_ptx_bits_set(map, row - lo, n);
+    }
+}
+
 bool mock__host_memory(uintptr_t p) {
     FILE *f = fopen("/proc/self/maps", "r");
     if (f == NULL) return false;

@@ -109,6 +109,11 @@ static bool kernel_access(void *ctx, uintptr_t p, size_t n, uintptr_t *lo, uintp
     return mock__kernel_access(p, n, lo, hi, why, len);
 }
 
+static unsigned char *init_map(void *ctx, uintptr_t p, uintptr_t *lo, uintptr_t *hi) {
+    (void)ctx;
+    return mock__init_map(p, lo, hi);
+}
+
 /* A kernel's fault, as the GPU's: sticky in its context, and said on stderr. */
 static void kernel_fault(klaunch *l, CUresult r, const char *err) {
     snprintf(mock__state.kernel_error, sizeof mock__state.kernel_error, "%s", err);
@@ -152,6 +157,7 @@ static void run_ptx(klaunch *l) {
                 .check = kernel_access,
                 .texture = mock__texobj_lookup,
                 .checks = l->checks,
+                .init_map = init_map,
                 .check_report = l->check_report,
             },
     };

@@ -152,12 +152,20 @@ typedef struct mock_range {
     CUmemLocation preferred, prefetched; /* type CU_MEM_LOCATION_TYPE_INVALID: none */
     unsigned accessed_by;                /* a bit per device */
     bool sync_memops;                    /* cuPointerSetAttribute */
+    unsigned char *init; /* initcheck: a bit per byte written (mock_check.c), NULL: not kept */
 } mock_range;
 
 /* CUSHIM_MOCK_CHECK's memcheck (mock_check.c): a device allocation still live when its context
  * goes or the program ends is reported as a leak; mock_memory.c walks its ranges for the second. */
 void mock__check_leak(const mock_range *r, const char *when);
 void mock__check_leaks_at_exit(void);
+/* initcheck of device allocations: whether a new one in ctx keeps a bit per byte written; the
+ * bits of the allocation holding p (NULL: none kept) with its bounds (set whenever p lies in
+ * one); bytes [dst, dst + width)
+ * of `height` rows `pitch` apart marked written (a copy or set: mock__run_op). */
+bool mock__check_keeps_init(struct CUctx_st *ctx);
+unsigned char *mock__init_map(uintptr_t p, uintptr_t *lo, uintptr_t *hi);
+void mock__check_written(uintptr_t dst, size_t width, size_t height, size_t pitch);
 /* Whether p lies in memory the process has mapped (/proc/self/maps): a host address. */
 bool mock__host_memory(uintptr_t p);
 /* The live range holding p (VMM reservations only where asked for), NULL for none. */

@@ -16,6 +16,7 @@ void mock__run_op(const mock_mem_op *op) {
         for (size_t y = 0; y < op->height; y++) {
             memmove(op->dst + y * op->dpitch, op->src + y * op->spitch, op->width);
         }
+        mock__check_written((uintptr_t)op->dst, op->width, op->height, op->dpitch);
         break;
     case MOCK_OP_SET:
         for (size_t y = 0; y < op->height; y++) {
@@ -34,6 +35,7 @@ void mock__run_op(const mock_mem_op *op) {
                 }
             }
         }
+        mock__check_written((uintptr_t)op->dst, op->width * op->elem, op->height, op->dpitch);
         break;
     case MOCK_OP_FREE: {
         /* Still there unless something freed it meanwhile, which the call already refused. */

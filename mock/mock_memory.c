@@ -39,6 +39,9 @@ CUresult mock__add_range(const mock_range *r) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     *copy = *r;
+    copy->init = NULL;
+    if (r->kind == MOCK_MEM_DEVICE && mock__check_keeps_init(r->ctx))
+        copy->init = calloc((r->size + 7) / 8, 1); /* none: unchecked */
     copy->id = next_buffer_id++;
     ranges[nranges++] = copy;
     live[r->kind]++;
@@ -94,6 +97,7 @@ void mock__drop_range(mock_range *r, const char *freed_by) {
         pthread_rwlock_unlock(&table_lock);
         mock__ipc_forget(r);
         free_storage(r);
+        if (r->init != NULL) mock__defer(free, r->init); /* a running kernel may hold it */
         free(r);
         return;
     }
@@ -265,6 +269,18 @@ void mock__free_allocs(struct CUctx_st *ctx) {
     ngraves = grave_next = 0;
     memset(live, 0, sizeof live);
     next_buffer_id = 1;
+}
+
+unsigned char *mock__init_map(uintptr_t p, uintptr_t *lo, uintptr_t *hi) {
+    pthread_rwlock_rdlock(&table_lock);
+    mock_range *r = mock__range_at(p, false);
+    unsigned char *map = r != NULL ? r->init : NULL;
+    if (r != NULL) { /* the bounds even without bits: the caller remembers there are none */
+        *lo = r->base;
+        *hi = r->base + r->size;
+    }
+    pthread_rwlock_unlock(&table_lock);
+    return map;
 }
 
 void mock__check_leaks_at_exit(void) {

@@ -59,8 +59,12 @@ typedef struct mock_ptx_launch {
     mock_ptx_check_fn check;
     void *check_ctx;
     mock_ptx_texture_fn texture; /* NULL: a kernel that uses one faults */
-    FILE *out;                   /* where device printf writes (stdout when NULL) */
-    unsigned checks;   /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
+    FILE *out;       /* where device printf writes (stdout when NULL) */
+    unsigned checks; /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
+    /* initcheck of global memory: the written bits of the allocation holding addr (bit i of byte
+     * i / 8: byte lo + i), NULL where none are kept; its bounds whenever addr lies in one (left
+     * as they were otherwise). May be NULL itself. */
+    unsigned char *(*init_map)(void *ctx, uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
     bool check_report; /* a check that fires reports and the kernel goes on (mode report) */
 } mock_ptx_launch;
 
@@ -72,6 +76,22 @@ enum {
     MOCK_PTX_CHECK_SYNC = 8,        /* synccheck: barriers and warp collectives */
     MOCK_PTX_CHECK_RACE_STRICT = 16 /* racecheck also where a store leaves the bytes as they were */
 };
+/* Bits [off, off + n) of a written-bits map set (atomically: kernels' host threads share it), and
+ * whether they all are. */
+static inline void mock_ptx_bits_set(unsigned char *map, size_t off, size_t n) {
+    for (size_t i = off; i < off + n; i++) {
+        unsigned char bit = (unsigned char)(1u << (i % 8));
+        if (!(__atomic_load_n(&map[i / 8], __ATOMIC_RELAXED) & bit))
+            __atomic_fetch_or(&map[i / 8], bit, __ATOMIC_RELAXED);
+    }
+}
+static inline bool mock_ptx_bits_all(const unsigned char *map, size_t off, size_t n) {
+    for (size_t i = off; i < off + n; i++) {
+        if (!(__atomic_load_n(&map[i / 8], __ATOMIC_RELAXED) & (1u << (i % 8)))) return false;
+    }
+    return true;
+}
+
 /* Reports of one kind (0 memcheck, 1 racecheck, 2 initcheck, 3 synccheck) the interpreter wrote
  * in this process. */
 unsigned long long mock__ptx_check_reports(int kind);

@@ -1,5 +1,5 @@
-/* CUSHIM_MOCK_CHECK inside the interpreter: racecheck and initcheck of shared memory, and
- * synccheck of barriers and warp collectives.
+/* CUSHIM_MOCK_CHECK inside the interpreter: racecheck and initcheck of memory (synccheck is in
+ * ptx_check_sync.c, the reports in ptx_check_report.c).
  *
  * Shared memory has a shadow, a record per byte: the epoch (barriers the block completed, counted
  * from the block's first) and thread of the last write and of the last read. Two accesses of one
@@ -14,76 +14,15 @@
  *
  * Epochs go on growing across the blocks a host thread runs, so a block starts without clearing
  * its shadow: what an earlier block recorded is of an older epoch. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_check.h"
 #include "ptx_check_src.h"
+#include "ptx_check_report.h"
+#include "ptx_check_table.h"
 #include "ptx_val.h"
-
-#define NOBODY 0xffffffffu /* rthr2: no second reader */
-#define ATOMIC 0xfffffffeu /* wthr: written by an atomic (races with nothing) */
-#define SEEN_CAP 64
-
-typedef struct pshadow {
-    uint32_t wep, rep;   /* epochs of the last write and read; 0: never */
-    uint32_t wthr, rthr; /* their threads (linear index in the block) */
-    uint32_t rthr2;      /* the first reader in the epoch of a warp other than rthr's */
-    const pinst *win, *rin, *rin2;
-} pshadow;
-
-typedef struct pcheck {
-    pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
-    uint32_t epoch, base; /* the current epoch, and the block's first */
-} pcheck;
-
-typedef struct pcheck_run {
-    uint64_t seen[SEEN_CAP]; /* (kind, line, other line) reported in this launch */
-    unsigned nseen;
-    bool shared_init; /* initcheck of shared memory (off for a kernel with async copies) */
-} pcheck_run;
-
-static unsigned long long reports[4];
-
-unsigned long long mock__ptx_check_reports(int kind) {
-    return kind >= 0 && kind < 4 ? __atomic_load_n(&reports[kind], __ATOMIC_RELAXED) : 0;
-}
-
-static const char *const kind_names[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
-
-/* A check fired: counted, then the launch fails (the first fault wins), or in report mode a
- * sentence on stderr, once per launch for each place, and the kernel goes on. */
-__attribute__((format(printf, 6, 7))) static int report(pblock *b, const pthr *t, const pinst *in,
-                                                        int kind, unsigned other_line,
-                                                        const char *fmt, ...) {
-    prun *r = b->run;
-    char msg[768];
-    int n = snprintf(msg, sizeof msg, "%s: ", kind_names[kind]);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-    va_end(ap);
-    if (!r->l->check_report) {
-        __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
-        return ptx__fault(b, t, in, CUDA_ERROR_LAUNCH_FAILED, "%s", msg);
-    }
-    uint64_t key = (uint64_t)kind << 60 | (uint64_t)(in != NULL ? in->line : 0) << 30 | other_line;
-    pcheck_run *cr = r->chk_run;
-    pthread_mutex_lock(&r->out_lock);
-    bool fresh = true;
-    for (unsigned i = 0; i < cr->nseen && fresh; i++) fresh = cr->seen[i] != key;
-    if (fresh && cr->nseen < SEEN_CAP) cr->seen[cr->nseen++] = key;
-    if (fresh) {
-        char where[512];
-        ptx__where_text(where, sizeof where, b, t, in);
-        __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
-        fprintf(stderr, "cushim mock: %s%s\n", where, msg);
-    }
-    pthread_mutex_unlock(&r->out_lock);
-    return TS_RUN;
-}
 
 /* Whether any function of the kernel's module copies asynchronously into shared memory. */
 static bool has_async(const mock_ptx_module *m) {
@@ -137,6 +76,7 @@ void ptx__check_block_start(pblock *b) {
 
 void ptx__check_block_free(pblock *b) {
     if (b->chk == NULL) return;
+    ptx__table_free(&b->chk->global);
     free(b->chk->sh);
     free(b->chk);
     b->chk = NULL;
@@ -144,8 +84,8 @@ void ptx__check_block_free(pblock *b) {
 
 static const char *const access_names[] = {"read", "write"};
 
-/* The thread of the block with linear index i, for the other side of a race. */
-static void thread_text(const pblock *b, uint32_t i, const pinst *in, char *buf, size_t len) {
+/* The thread of the block with linear index i and its PTX line, for the other side of a race. */
+static void thread_text(const pblock *b, uint32_t i, unsigned line, char *buf, size_t len) {
     if (i >= b->n) {
         snprintf(buf, len, "a thread");
         return;
@@ -153,90 +93,190 @@ static void thread_text(const pblock *b, uint32_t i, const pinst *in, char *buf,
     const pthr *t = &b->t[i];
     unsigned src = 0;
     char file[128], at[160] = "";
-    if (in != NULL && ptx__src_line(b->run->k->mod, in->line, file, sizeof file, &src))
+    if (ptx__src_line(b->run->k->mod, line, file, sizeof file, &src))
         snprintf(at, sizeof at, ", %s:%u", file, src);
     snprintf(buf, len, "thread (%u,%u,%u) (warp %u), PTX line %u%s", t->tid[0], t->tid[1],
-             t->tid[2], t->warp, in != NULL ? in->line : 0, at);
+             t->tid[2], t->warp, line, at);
 }
 
 /* Whether lane l's store would leave [q, q + nb) as it is. */
 static bool same_bytes(const pinst *in, const uint64_t *R, unsigned l, const unsigned char *q,
                        size_t sz) {
+    uint64_t keep = sz >= 8 ? ~0ull : (1ull << (sz * 8)) - 1;
     for (unsigned i = 0; i < in->vec; i++) {
-        uint64_t v = R[((size_t)in->d[i] << 5) + l];
-        if (memcmp(q + i * sz, &v, sz) != 0) return false; /* little-endian, as the mock's hosts */
+        uint64_t v = R[((size_t)in->d[i] << 5) + l], cur = 0;
+        switch (sz) { /* little-endian, as the mock's hosts */
+        case 1: cur = q[i]; break;
+        case 2: memcpy(&cur, q + i * 2, 2); break;
+        case 4: memcpy(&cur, q + i * 4, 4); break;
+        default: memcpy(&cur, q + i * 8, 8); break;
+        }
+        if (((cur ^ v) & keep) != 0) return false;
     }
     return true;
 }
 
-/* One lane's access of shared bytes [off, off + nb). */
-static int shared_access(pblock *b, pthr *t, const pinst *in, uint64_t off, size_t nb, bool ld,
-                         bool atomic, bool unchanged) {
-    prun *r = b->run;
+/* What one access does to the shadow of one of its bytes: a race reported (racecheck), then the
+ * access recorded. `shared`: the byte is shared memory at offset addr, else global memory. */
+typedef struct access {
+    pblock *b;
+    pthr *t;
+    const pinst *in;
+    size_t nb;
+    bool ld, atomic, unchanged, shared;
+} access;
+
+static const char unchanged_text[] =
+    "; the store leaves the bytes as they were, reported at the strict level only";
+
+static int race(const access *x, const pshadow *s, uint64_t addr) {
+    prun *r = x->b->run;
+    uint32_t e = x->b->chk->epoch, warp = x->t->warp;
+    bool strict = (r->checks & MOCK_PTX_CHECK_RACE_STRICT) != 0;
+    const char *space = x->shared ? "shared" : "global";
+    char other[256];
+    if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp && (!x->unchanged || strict)) {
+        thread_text(x->b, s->wthr, s->wline, other, sizeof other);
+        return ptx__check_report(
+            x->b, x->t, x->in, 1, s->wline,
+            "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
+            "barrier between them (%s)%s",
+            x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
+            x->ld ? "read after write" : "write after write", x->unchanged ? unchanged_text : "");
+    }
+    if (!x->ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY) &&
+        (!x->unchanged || strict)) {
+        /* The reader of another warp: the first, or the first of a second warp. */
+        bool first = s->rthr / 32 != warp;
+        unsigned line = first ? s->rline : s->rline2;
+        thread_text(x->b, first ? s->rthr : s->rthr2, line, other, sizeof other);
+        return ptx__check_report(
+            x->b, x->t, x->in, 1, line,
+            "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
+            "barrier between them (write after read)%s",
+            x->nb, space, (unsigned long long)addr, other, x->unchanged ? unchanged_text : "");
+    }
+    return TS_RUN;
+}
+
+static int touch(const access *x, pshadow *s, uint64_t addr) {
+    pcheck *c = x->b->chk;
+    prun *r = x->b->run;
+    uint32_t e = c->epoch, me = x->t->linear;
+    if (x->atomic) {
+        s->wep = e;
+        s->wthr = PSH_ATOMIC;
+        s->wline = x->in->line;
+        return TS_RUN;
+    }
+    if (x->ld && x->shared && r->chk_run->shared_init && s->wep < c->base) {
+        int st =
+            ptx__check_report(x->b, x->t, x->in, 2, 0,
+                              "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
+                              "that no thread of the block has written",
+                              x->nb, (unsigned long long)addr, x->b->smem_size);
+        if (st != TS_RUN) return st;
+        s->wep = c->base; /* reported once */
+        s->wthr = PSH_ATOMIC;
+    }
+    if (r->checks & MOCK_PTX_CHECK_RACE) {
+        int st = race(x, s, addr);
+        if (st != TS_RUN) return st;
+    }
+    if (!x->ld) {
+        s->wep = e;
+        s->wthr = (uint16_t)me;
+        s->wline = x->in->line;
+    } else if (s->rep != e) {
+        s->rep = e;
+        s->rthr = (uint16_t)me;
+        s->rline = x->in->line;
+        s->rthr2 = PSH_NOBODY;
+    } else if (s->rthr2 == PSH_NOBODY && s->rthr / 32 != x->t->warp) {
+        s->rthr2 = (uint16_t)me;
+        s->rline2 = x->in->line;
+    }
+    return TS_RUN;
+}
+
+/* initcheck of a global access: a store or atomic marks its bytes written; a load of bytes of a
+ * device allocation that nothing wrote (no copy, set or kernel store) is reported. */
+static int global_init(const access *x, uint64_t a) {
+    pcheck *c = x->b->chk;
+    const mock_ptx_launch *l = x->b->run->l;
+    if (a < c->ilo || a - c->ilo >= c->ihi - c->ilo) {
+        uintptr_t lo = 0, hi = 0;
+        unsigned char *map = l->init_map != NULL ? l->init_map(l->check_ctx, a, &lo, &hi) : NULL;
+        if (hi == 0) return TS_RUN; /* not an allocation (a module's variables) */
+        c->ilo = lo;                /* remembered with or without bits */
+        c->ihi = hi;
+        c->imap = map;
+    }
+    if (c->imap == NULL) return TS_RUN; /* an allocation whose bits are not kept */
+    size_t off = a - c->ilo, n = x->nb < c->ihi - a ? x->nb : c->ihi - a;
+    if (!x->ld || x->atomic) {
+        mock_ptx_bits_set(c->imap, off, n);
+        return TS_RUN;
+    }
+    if (mock_ptx_bits_all(c->imap, off, n)) return TS_RUN;
+    mock_ptx_bits_set(c->imap, off, n); /* reported once */
+    return ptx__check_report(
+        x->b, x->t, x->in, 2, 0,
+        "a %zu-byte read of global address 0x%llx, %zu bytes into the %zu-byte "
+        "allocation at 0x%llx, that nothing has written (no copy, set or store)",
+        x->nb, (unsigned long long)a, off, (size_t)(c->ihi - c->ilo), (unsigned long long)c->ilo);
+}
+
+/* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
+ * within the block). Addresses the access itself would refuse are left to it. */
+static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, size_t sz) {
+    pblock *b = x->b;
     pcheck *c = b->chk;
-    uint32_t e = c->epoch, me = t->linear, warp = t->warp;
-    bool race = (r->checks & MOCK_PTX_CHECK_RACE) != 0,
-         strict = r->checks & MOCK_PTX_CHECK_RACE_STRICT;
-    for (size_t i = 0; i < nb; i++) {
-        pshadow *s = &c->sh[off + i];
-        if (atomic) {
-            s->wep = e;
-            s->wthr = ATOMIC;
-            s->win = in;
-            continue;
-        }
-        if (ld && r->chk_run->shared_init && s->wep < c->base) {
-            int st = report(b, t, in, 2, 0,
-                            "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
-                            "that no thread of the block has written",
-                            nb, (unsigned long long)off, b->smem_size);
-            if (st != TS_RUN) return st;
-            s->wep = c->base; /* reported once */
-            s->wthr = ATOMIC;
-        }
-        if (race && s->wep == e && s->wthr != ATOMIC && s->wthr / 32 != warp &&
-            (!unchanged || ld || strict)) {
-            char other[256];
-            thread_text(b, s->wthr, s->win, other, sizeof other);
-            return report(b, t, in, 1, s->win != NULL ? s->win->line : 0,
-                          "a %zu-byte %s of shared address 0x%llx races with a write by %s, "
-                          "with no barrier between them (%s)%s",
-                          nb, access_names[!ld], (unsigned long long)(off + i), other,
-                          ld ? "read after write" : "write after write",
-                          unchanged && !ld ? "; the store leaves the bytes as they were, "
-                                             "reported at the strict level only"
-                                           : "");
-        }
-        if (race && !ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != NOBODY) &&
-            (!unchanged || strict)) {
-            /* The reader of another warp: the first, or the first of a second warp. */
-            bool first = s->rthr / 32 != warp;
-            const pinst *rin = first ? s->rin : s->rin2;
-            char other[256];
-            thread_text(b, first ? s->rthr : s->rthr2, rin, other, sizeof other);
-            return report(b, t, in, 1, rin != NULL ? rin->line : 0,
-                          "a %zu-byte write of shared address 0x%llx races with a read by %s, "
-                          "with no barrier between them (write after read)%s",
-                          nb, (unsigned long long)(off + i), other,
-                          unchanged ? "; the store leaves the bytes as they were, reported at "
-                                      "the strict level only"
-                                    : "");
-        }
-        if (ld) {
-            if (s->rep != e) {
-                s->rep = e;
-                s->rthr = me;
-                s->rin = in;
-                s->rthr2 = NOBODY;
-            } else if (s->rthr2 == NOBODY && s->rthr / 32 != warp) {
-                s->rthr2 = me;
-                s->rin2 = in;
-            }
-        } else {
-            s->wep = e;
-            s->wthr = me;
-            s->win = in;
-        }
+    uintptr_t smem = (uintptr_t)b->smem;
+    int sp = x->in->space;
+    uint64_t off = 0;
+    x->shared = sp == S_SHARED || (sp == S_GENERIC && a >= smem && a - smem < b->smem_size);
+    if (x->shared) {
+        off = sp == S_SHARED ? a : a - smem;
+        if (c->sh == NULL || off > b->smem_size || x->nb > b->smem_size - off) return TS_RUN;
+    } else if (sp == S_GLOBAL || sp == S_GENERIC) {
+        if (!(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
+        if (sp == S_GENERIC && (a - (uintptr_t)x->t->local < b->run->local_size ||
+                                a - (uintptr_t)b->run->params < b->run->param_bytes))
+            return TS_RUN;
+        /* Checked as the access will check it (the same fault, first), before its bytes are
+         * read here. */
+        if (ptx__addr(b, x->t, x->in, sp, a, x->nb, !x->ld) == NULL) return TS_FAULT;
+    } else {
+        return TS_RUN;
+    }
+    const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
+    x->unchanged = !x->ld && !x->atomic && (b->run->checks & MOCK_PTX_CHECK_RACE) &&
+                   same_bytes(x->in, R, l, q, sz);
+    if (!x->shared && (b->run->checks & MOCK_PTX_CHECK_INIT)) {
+        int st = global_init(x, a);
+        if (st != TS_RUN) return st;
+    }
+    if (!x->shared && !(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
+    if (!x->shared) {
+        /* Global memory: one record per access, keyed by its first byte (accesses of other
+         * sizes or starts that overlap it are not compared: a race missed, never a false one). */
+        pshadow *s = ptx__table_get(&c->global, a);
+        return s == NULL ? TS_RUN : touch(x, s, a); /* no memory for the shadow: unchecked */
+    }
+    /* The bytes of an access mostly have one history: then the first byte's outcome is every
+     * byte's, and one is worked out and copied. */
+    pshadow *sh = &c->sh[off];
+    bool uniform = x->nb > 1;
+    for (size_t i = 1; i < x->nb && uniform; i++) uniform = memcmp(&sh[i], sh, sizeof *sh) == 0;
+    if (uniform) {
+        int st = touch(x, sh, off);
+        for (size_t i = 1; i < x->nb; i++) sh[i] = sh[0];
+        return st;
+    }
+    for (size_t i = 0; i < x->nb; i++) {
+        int st = touch(x, &c->sh[off + i], off + i);
+        if (st != TS_RUN) return st;
     }
     return TS_RUN;
 }
@@ -244,116 +284,18 @@ static int shared_access(pblock *b, pthr *t, const pinst *in, uint64_t off, size
 int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
                    bool atomic) {
     pcheck *c = b->chk;
-    if (c == NULL || c->sh == NULL) return TS_RUN;
+    if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
+    if (in->space != S_SHARED && in->space != S_GLOBAL && in->space != S_GENERIC) return TS_RUN;
     const uint64_t *x = R + ((size_t)in->s[0] << 5);
-    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8, nb = sz * (atomic ? 1 : in->vec);
-    uintptr_t smem = (uintptr_t)b->smem;
+    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8;
+    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false};
     for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
-        uint64_t a = x[l] + (uint64_t)in->imm, off;
+        uint64_t a = x[l] + (uint64_t)in->imm;
         if (in->flags & F_ADDR32) a = (uint32_t)a;
-        if (in->space == S_SHARED)
-            off = a;
-        else if (in->space == S_GENERIC && a >= smem && a - smem < b->smem_size)
-            off = a - smem;
-        else
-            continue;
-        /* Out of bounds: the access faults as without the checks. */
-        if (off > b->smem_size || nb > b->smem_size - off) continue;
-        bool unchanged = !ld && !atomic && same_bytes(in, R, l, b->smem + off, sz);
-        int st = shared_access(b, &lanes[l], in, off, nb, ld, atomic, unchanged);
+        acc.t = &lanes[l];
+        int st = lane_access(&acc, R, l, a, sz);
         if (st != TS_RUN) return st;
     }
     return TS_RUN;
-}
-
-/* The count named at barrier `id` by each waiting lane: the first two that differ, if any. */
-static bool counts_differ(const pblock *b, unsigned id, unsigned *c1, unsigned *c2, const pthr **t2,
-                          const pinst **in2) {
-    bool have = false;
-    for (unsigned i = 0; i < b->n; i++) {
-        const pwarp *w = &b->warps[i / 32];
-        const pthr *x = &b->t[i];
-        unsigned c;
-        const pinst *at;
-        if ((w->bar_mask >> (i % 32)) & 1) {
-            if (w->bar_id != id) continue;
-            c = w->bar_count;
-            at = w->bar_in;
-        } else if (x->state == TS_BAR) {
-            if ((uint32_t)LANE_REG(x->col, x->wait->s[0]) % 16 != id) continue;
-            c = (uint32_t)LANE_REG(x->col, x->wait->s[1]);
-            at = x->wait;
-        } else {
-            continue;
-        }
-        if (!have) {
-            *c1 = c;
-            have = true;
-        } else if (c != *c1) {
-            *c2 = c;
-            *t2 = x;
-            *in2 = at;
-            return true;
-        }
-    }
-    return false;
-}
-
-void ptx__check_bar(pblock *b, uint32_t ready, const unsigned *arrived, const unsigned *count) {
-    pcheck *c = b->chk;
-    if (c == NULL) return;
-    c->epoch++;
-    if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
-    for (unsigned id = 0; id < 16; id++) {
-        if (!((ready >> id) & 1)) continue;
-        unsigned c1 = 0, c2 = 0;
-        const pthr *t = NULL;
-        const pinst *in = NULL;
-        if (counts_differ(b, id, &c1, &c2, &t, &in)) {
-            report(b, t, in, 3, 0,
-                   "barrier %u is waited at with different thread counts (%u and %u; 0: the "
-                   "whole block)",
-                   id, c1, c2);
-            continue;
-        }
-        if (count[id] == 0 && arrived[id] < b->n) {
-            /* The first lane that waits names the barrier. */
-            for (unsigned i = 0; i < b->n && t == NULL; i++) {
-                const pwarp *w = &b->warps[i / 32];
-                if ((w->bar_mask >> (i % 32)) & 1 && w->bar_id == id) {
-                    t = &b->t[i];
-                    in = w->bar_in;
-                } else if (b->t[i].state == TS_BAR &&
-                           (uint32_t)LANE_REG(b->t[i].col, b->t[i].wait->s[0]) % 16 == id) {
-                    t = &b->t[i];
-                    in = b->t[i].wait;
-                }
-            }
-            report(b, t, in, 3, 0,
-                   "barrier %u completes with %u of the block's %u threads: the other %u exited "
-                   "without reaching it (a barrier in code that only part of the block runs)",
-                   id, arrived[id], b->n, b->n - arrived[id]);
-        }
-    }
-}
-
-void ptx__check_warp(pblock *b, unsigned w, const pinst *in, uint32_t part, uint32_t mask) {
-    if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
-    unsigned first = w * 32, n = b->n - first < 32 ? b->n - first : 32;
-    uint32_t exist = n == 32 ? 0xffffffffu : (1u << n) - 1, missing = mask & exist & ~part;
-    if (missing == 0 || part == 0) return;
-    const pthr *t = &b->t[first + (unsigned)__builtin_ctz(part)];
-    static const char *const names[] = {[O_SHFL] = "shfl.sync",
-                                        [O_VOTE] = "vote.sync",
-                                        [O_MATCH] = "match.sync",
-                                        [O_REDUX] = "redux.sync",
-                                        [O_WARPSYNC] = "bar.warp.sync"};
-    int op = in->op / T_COUNT;
-    report(b, t, in, 3, 0,
-           "%s with mask 0x%08x names lanes 0x%08x of warp %u that exited without reaching it "
-           "(%u of the %u lanes it names arrived)",
-           op < (int)(sizeof names / sizeof names[0]) && names[op] != NULL ? names[op]
-                                                                           : "a warp collective",
-           mask, missing, w, lanes_in(part), lanes_in(mask & exist));
 }

@@ -18,10 +18,4 @@ void ptx__check_block_free(pblock *b);
  * read and updated. TS_RUN, or TS_FAULT after a report that fails the launch. */
 int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
                    bool atomic);
-/* Barriers `ready` are about to complete, with arrived[id] lanes and the count named at each
- * (0: the whole block): synccheck's barrier rules, and a new epoch for racecheck. */
-void ptx__check_bar(pblock *b, uint32_t ready, const unsigned *arrived, const unsigned *count);
-/* A warp collective of warp w completes with the lanes `part`: synccheck's mask rule. */
-void ptx__check_warp(pblock *b, unsigned w, const pinst *in, uint32_t part, uint32_t mask);
-
 #endif

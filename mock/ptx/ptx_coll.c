@@ -3,7 +3,7 @@
  * once every lane they wait for has arrived, wherever in the code each one waits. */
 #include "ptx_coll.h"
 
-#include "ptx_check.h"
+#include "ptx_check_sync.h"
 
 static bool pred(const pthr *t, const pinst *in, int i) {
     return ((LANE_REG(t->col, in->s[i]) & 1) != 0) != ((in->flags & F_NEGC) != 0);

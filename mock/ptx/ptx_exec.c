@@ -542,6 +542,8 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
     uint32_t pc = p->pc, mask = p->mask;
     uint64_t n = 0, steps = 0, pop = lanes_in(mask);
     int st = TS_RUN;
+    /* CUSHIM_MOCK_CHECK: read once here, so that a memory instruction tests a register. */
+    const bool checking = r->checks != 0;
     for (;;) {
         const pinst *in = &code[pc++];
         n++;
@@ -725,7 +727,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 bool ok;
                 int ty = in->op % T_COUNT, sp = in->space;
                 bool ld = in->op / T_COUNT == O_LD;
-                if (__builtin_expect(r->checks != 0, 0) &&
+                if (__builtin_expect(checking, 0) &&
                     ptx__check_mem(b, lanes, in, m, R, ld, false) != TS_RUN) {
                     st = TS_FAULT;
                     goto out;
@@ -764,7 +766,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 : C(O_ATOM, T_U64) : C(O_ATOM, T_S64) : C(O_ATOM, T_F32) : C(O_ATOM, T_F64) : {
                 int ty = in->op % T_COUNT;
                 size_t sz = (size_t)bits_of(ty) / 8;
-                if (__builtin_expect(r->checks != 0, 0) &&
+                if (__builtin_expect(checking, 0) &&
                     ptx__check_mem(b, lanes, in, m, R, false, true) != TS_RUN) {
                     st = TS_FAULT;
                     goto out;

@@ -49,7 +49,12 @@ static CUresult launch(CUfunction fn, unsigned threads, void **params) {
     return r != CUDA_SUCCESS ? r : t->cuCtxSynchronize();
 }
 
+/* Checks that text holds part; the first check of a text also shows it (a TAP comment), so
+ * that a run lists each kernel's report. */
 static void assert_has(const char *text, const char *part) {
+    static char shown[1024];
+    if (strcmp(text, shown) != 0) printf("# report: %s\n", text);
+    snprintf(shown, sizeof shown, "%s", text);
     if (strstr(text, part) == NULL) fail_msg("\"%s\" is not in \"%s\"", part, text);
 }
 
@@ -76,9 +81,26 @@ static void test_missing_barrier_in_reduction_is_a_race(void **state) {
     const char *e = mock.kernel_error();
     assert_has(e, "racecheck: ");
     assert_has(e, "kernel race_reduce, block (0,0,0), thread (32,0,0), PTX line");
-    assert_has(e, "(warp 1, race_reduce.cu:8): racecheck: a 4-byte write of shared address 0x80");
+    assert_has(e, "(warp 1, race_reduce.cu:9): racecheck: a 4-byte write of shared address 0x80");
     assert_has(e, "a read by thread (0,0,0) (warp 0)");
     assert_has(e, "(write after read)");
+}
+
+/* The README's section "Finding races and memory errors without a GPU" quotes the sentence. */
+static void test_readme_quotes_the_report(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("race_reduce", 256, CUSHIM_MOCK_CHECK_RACECHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    FILE *f = fopen(README, "r");
+    assert_non_null(f);
+    static char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = 0;
+        found = strcmp(line, mock.kernel_error()) == 0;
+    }
+    fclose(f);
+    if (!found) fail_msg("README.md has no line \"%s\"", mock.kernel_error());
 }
 
 static void test_unchecked_the_same_launch_succeeds(void **state) {
@@ -95,6 +117,18 @@ static void test_write_after_read_names_both_accesses(void **state) {
     assert_has(e, "(warp 1, race_war.cu:9)");
     assert_has(e, "a read by thread (31,0,0) (warp 0), PTX line");
     assert_has(e, "race_war.cu:8");
+    assert_has(e, "(write after read)");
+}
+
+static void test_global_memory_within_a_block(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("race_global", 64, CUSHIM_MOCK_CHECK_RACECHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    assert_has(e, "thread (32,0,0), PTX line");
+    assert_has(e, "(warp 1, race_global.cu:5): racecheck: a 4-byte write of global address 0x");
+    assert_has(e, "a read by thread (0,0,0) (warp 0)");
+    assert_has(e, "race_global.cu:6");
     assert_has(e, "(write after read)");
 }
 
@@ -118,6 +152,15 @@ static void test_barrier_reached_by_one_warp(void **state) {
     assert_has(e, "sync_partial.cu:7");
 }
 
+static void test_named_barrier_with_two_counts(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("sync_count", 128, CUSHIM_MOCK_CHECK_SYNCCHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    assert_has(e, "synccheck: barrier 1 is waited at with different thread counts (64 and 128");
+    assert_has(e, "sync_count.cu:8");
+}
+
 static void test_shuffle_mask_names_exited_lanes(void **state) {
     (void)state;
     assert_int_equal(run_checked("sync_shfl", 32, CUSHIM_MOCK_CHECK_SYNCCHECK),
@@ -135,6 +178,25 @@ static void test_read_of_unwritten_shared_memory(void **state) {
     assert_has(e, "initcheck: a 4-byte read of shared address 0xfc");
     assert_has(e, "thread (0,0,0)");
     assert_has(e, "init_shared.cu:7");
+}
+
+static void test_read_of_unwritten_device_memory(void **state) {
+    (void)state;
+    /* The written bits are kept for allocations made while initcheck is chosen. */
+    mock.set_check(cushim_context_raw(ctx), CUSHIM_MOCK_CHECK_INITCHECK, false);
+    CUfunction fn = load("init_global");
+    CUdeviceptr in, out;
+    assert_ok(t->cuMemAlloc(&in, 64 * sizeof(int)));
+    assert_ok(t->cuMemAlloc(&out, 64 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(in, 7, 32)); /* the first half written, the second not */
+    void *params[] = {&in, &out};
+    assert_int_equal(launch(fn, 64, params), CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    assert_has(e, "thread (32,0,0), PTX line");
+    assert_has(e, "(warp 1, init_global.cu:4): initcheck: a 4-byte read of global address 0x");
+    assert_has(e, "128 bytes into the 256-byte allocation at 0x");
+    t->cuMemFree(in);
+    t->cuMemFree(out);
 }
 
 static void test_out_of_bounds_names_the_source_line(void **state) {
@@ -207,8 +269,10 @@ static void test_context_switch_on_and_off(void **state) {
     CUfunction fn = load("race_reduce");
     CUdeviceptr out;
     assert_ok(t->cuMemAlloc(&out, 256 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(out, 1, 256)); /* sums of zeros would store what was there */
     void *params[] = {&out, &out};
     assert_int_equal(launch(fn, 256, params), CUDA_ERROR_LAUNCH_FAILED);
+    t->cuMemFree(out);
 }
 
 static void test_leak_when_the_context_goes(void **state) {
@@ -225,16 +289,64 @@ static void test_leak_when_the_context_goes(void **state) {
     assert_int_equal(mock.check_reports(0), before + 1);
 }
 
-int main(void) {
+/* Run with CUSHIM_MOCK_CHECK=racecheck,synccheck and CUSHIM_MOCK_CHECK_MODE=report (argument
+ * "env-report"): the environment's choice, reported and gone on. */
+static void test_environment_report_mode(void **state) {
+    (void)state;
+    unsigned long long race = mock.check_reports(1), sync = mock.check_reports(3);
+    CUfunction fn = load("race_reduce");
+    CUdeviceptr out;
+    assert_ok(t->cuMemAlloc(&out, 256 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(out, 1, 256));
+    void *params[] = {&out, &out};
+    assert_ok(launch(fn, 256, params));
+    assert_true(mock.check_reports(1) > race);
+    assert_ok(t->cuModuleUnload(mod));
+    mod = NULL;
+    fn = load("sync_partial");
+    assert_ok(launch(fn, 256, params));
+    assert_int_equal(mock.check_reports(3), sync + 1);
+    t->cuMemFree(out);
+}
+
+/* Run with CUSHIM_MOCK_CHECK=racecheck,nonsense (argument "env-bad"): a word it does not know
+ * turns every check off, with a sentence on stderr. */
+static void test_environment_bad_word_checks_nothing(void **state) {
+    (void)state;
+    unsigned long long race = mock.check_reports(1);
+    CUfunction fn = load("race_reduce");
+    CUdeviceptr out;
+    assert_ok(t->cuMemAlloc(&out, 256 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(out, 1, 256));
+    void *params[] = {&out, &out};
+    assert_ok(launch(fn, 256, params));
+    assert_int_equal(mock.check_reports(1), race);
+    t->cuMemFree(out);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        const struct CMUnitTest env[] = {
+            cmocka_unit_test_setup_teardown(strcmp(argv[1], "env-report") == 0
+                                                ? test_environment_report_mode
+                                                : test_environment_bad_word_checks_nothing,
+                                            setup, teardown),
+        };
+        return cmocka_run_group_tests(env, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(test_missing_barrier_in_reduction_is_a_race),
+        T(test_readme_quotes_the_report),
         T(test_unchecked_the_same_launch_succeeds),
         T(test_write_after_read_names_both_accesses),
+        T(test_global_memory_within_a_block),
         T(test_store_of_the_same_value_only_at_the_strict_level),
         T(test_barrier_reached_by_one_warp),
+        T(test_named_barrier_with_two_counts),
         T(test_shuffle_mask_names_exited_lanes),
         T(test_read_of_unwritten_shared_memory),
+        T(test_read_of_unwritten_device_memory),
         T(test_out_of_bounds_names_the_source_line),
         T(test_use_after_free),
         T(test_host_pointer_as_device_pointer),

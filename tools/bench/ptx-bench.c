@@ -12,7 +12,12 @@
  * per-thread counts below, read off the PTX (saxpy: 20 instructions a thread when every thread
  * is in range). The last two columns compare each kernel with the same computation in C
  * (ptx-native.c, -O3 for this CPU, one host thread): its CPU time a run, and how many times that
- * the interpreter's CPU time a launch is. */
+ * the interpreter's CPU time a launch is.
+ *
+ * With --checks (after --quick, if both) each kernel runs with each of CUSHIM_MOCK_CHECK's
+ * checks in turn, set through the mock's control API in the same process, unchecked rows
+ * interleaved with the checked ones (off, memcheck, racecheck, initcheck, synccheck, all, off),
+ * and a last column gives each row's CPU time a launch over the mean of the two unchecked rows. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +28,7 @@
 #include <unistd.h>
 
 #include "cushim.h"
+#include "cushim_mock.h"
 #include "ptx-native.h"
 
 extern const char ptx_bench_saxpy[], ptx_bench_matmul[], ptx_bench_reduce[];
@@ -114,9 +120,9 @@ static CUdeviceptr zeroed(size_t bytes) {
 }
 
 /* Launches w until `seconds` have passed (at least twice, after one launch to warm up) and
- * prints its row. */
-static void measure(cushim_context *ctx, workload *w, double seconds, const char *threads,
-                    count_fn count, host_data *h) {
+ * prints its row; its CPU seconds a launch (0: it failed). */
+static double measure(cushim_context *ctx, workload *w, double seconds, const char *threads,
+                      count_fn count, host_data *h) {
     cushim_module *m = NULL;
     cushim_function *f = NULL;
     cushim_launch_config cfg = {
@@ -128,7 +134,7 @@ static void measure(cushim_context *ctx, workload *w, double seconds, const char
         cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
         printf("%-8s %7s failed: %s\n", w->name, threads, cushim_last_error());
         cushim_module_release(m);
-        return;
+        return 0;
     }
     unsigned long long before = count ? count() : 0;
     unsigned launches = 0;
@@ -146,7 +152,7 @@ static void measure(cushim_context *ctx, workload *w, double seconds, const char
     double insns =
         count ? (double)(count() - before) : w->per_thread * threads_per_launch * launches;
     double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
-    double native = native_time(w->native, h, seconds);
+    double native = w->native != NULL ? native_time(w->native, h, seconds) : 0;
     printf("%-8s %7s %9u %12.3f %14.0f", w->name, threads, launches, elapsed / launches * 1e3,
            insns / launches);
     if (insns > 0) {
@@ -154,12 +160,48 @@ static void measure(cushim_context *ctx, workload *w, double seconds, const char
     } else {
         printf(" %12s %14s", "n/a", "n/a");
     }
-    printf(" %10.3f %9.1f%s\n", native * 1e3, cpu / launches / native,
-           insns > 0 && !count ? " (fixed counts)" : "");
+    if (native > 0)
+        printf(" %10.3f %9.1f%s\n", native * 1e3, cpu / launches / native,
+               insns > 0 && !count ? " (fixed counts)" : "");
     cushim_module_release(m);
+    return cpu / launches;
 }
 
-static void run_all(bool quick) {
+/* Each kernel with each check, in the same process: unchecked before and after. */
+static void checked_rows(cushim_context *ctx, workload *w, double seconds, const char *threads,
+                         count_fn count, host_data *h) {
+    cushim_mock_api api;
+    if (!cushim_mock_open(&api, NULL) || api.set_check == NULL) die("the mock's control API");
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } rows[] = {{"off", 0},
+                {"memcheck", CUSHIM_MOCK_CHECK_MEMCHECK},
+                {"racecheck", CUSHIM_MOCK_CHECK_RACECHECK},
+                {"initcheck", CUSHIM_MOCK_CHECK_INITCHECK},
+                {"synccheck", CUSHIM_MOCK_CHECK_SYNCCHECK},
+                {"all", CUSHIM_MOCK_CHECK_ALL},
+                {"off", 0}};
+    enum { NROWS = sizeof rows / sizeof rows[0] };
+    double cpu[NROWS];
+    for (int i = 0; i < NROWS; i++) {
+        api.set_check(NULL, rows[i].bits, false);
+        printf("%-10s ", rows[i].name);
+        workload one = *w;
+        one.native = NULL;
+        cpu[i] = measure(ctx, &one, seconds, threads, count, h);
+        printf("\n");
+    }
+    api.set_check(NULL, 0, false);
+    double off = (cpu[0] + cpu[NROWS - 1]) / 2;
+    printf("%-8s check ratios (CPU a launch over unchecked; the two unchecked rows %.3f):", w->name,
+           cpu[0] > 0 ? cpu[NROWS - 1] / cpu[0] : 0);
+    for (int i = 1; i + 1 < NROWS; i++)
+        printf(" %s %.2f", rows[i].name, off > 0 ? cpu[i] / off : 0);
+    printf("\n");
+}
+
+static void run_all(bool quick, bool checks) {
     if (cushim_init() != CUDA_SUCCESS) die("cushim_init");
     cushim_context *ctx = NULL;
     if (cushim_context_primary(&ctx, 0) != CUDA_SUCCESS ||
@@ -211,7 +253,10 @@ static void run_all(bool quick) {
          native_reduce},
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
-        measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+        if (checks)
+            checked_rows(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+        else
+            measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
     }
     free(h.x);
     free(h.y);
@@ -238,7 +283,11 @@ static int run_child(const char *threads, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    bool quick = false, checks = false;
+    for (int i = 1; i < argc; i++) {
+        quick |= strcmp(argv[i], "--quick") == 0;
+        checks |= strcmp(argv[i], "--checks") == 0;
+    }
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
         char cores[16];
         snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -247,6 +296,6 @@ int main(int argc, char **argv) {
         int r = run_child("1", argv);
         return r != 0 ? r : run_child(cores, argv);
     }
-    run_all(quick);
+    run_all(quick, checks);
     return 0;
 }

@@ -1,4 +1,5 @@
 // racecheck: a block reduction whose loop lacks the __syncthreads() between its steps.
+/* README: begin */
 extern "C" __global__ void race_reduce(const int *in, int *out) {
     __shared__ int s[256];
     unsigned t = threadIdx.x;
@@ -9,3 +10,4 @@ extern "C" __global__ void race_reduce(const int *in, int *out) {
     }
     if (t == 0) out[blockIdx.x] = s[0];
 }
+/* README: end */

@@ -1,0 +1,36 @@
+/* The shadow of global memory for racecheck within a block: a direct-mapped table of 2^12
+ * records keyed by address. An access whose slot holds another address takes the slot over:
+ * what the other address recorded is lost, so a race between accesses of many addresses in one
+ * barrier interval can be missed, but a race is never reported that did not happen, and the
+ * table costs one hash and no search or clearing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_check_table.h"
+
+#define TABLE_SLOTS (1u << 12)
+
+pshadow *ptx__table_get(ptable *t, uint64_t addr) {
+    if (t->keys == NULL) {
+        t->keys = calloc(TABLE_SLOTS, sizeof *t->keys);
+        t->vals = malloc(TABLE_SLOTS * sizeof *t->vals);
+        if (t->keys == NULL || t->vals == NULL) {
+            ptx__table_free(t);
+            return NULL;
+        }
+        t->cap = TABLE_SLOTS;
+    }
+    uint64_t key = addr + 1, h = key * 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(h >> 52);
+    if (t->keys[j] != key) {
+        t->keys[j] = key;
+        memset(&t->vals[j], 0, sizeof t->vals[j]);
+    }
+    return &t->vals[j];
+}
+
+void ptx__table_free(ptable *t) {
+    free(t->keys);
+    free(t->vals);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,34 @@
+/* Internal to the checks (ptx_check.c): the shadow of one byte of memory, and a table of them
+ * keyed by address for global memory (ptx_check_table.c). */
+#ifndef CUSHIM_MOCK_PTX_CHECK_TABLE_H
+#define CUSHIM_MOCK_PTX_CHECK_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PSH_NOBODY 0xffffu /* rthr2: no second reader */
+#define PSH_ATOMIC 0xfffeu /* wthr: written by an atomic (races with nothing) */
+
+/* The last write and reads of a byte: epochs (barrier intervals, counted on from block to block;
+ * 0: never), threads (linear index in the block), PTX lines. rthr2 is the first reader of the
+ * epoch from a warp other than rthr's. */
+typedef struct pshadow {
+    uint32_t wep, rep;
+    uint16_t wthr, rthr, rthr2, pad;
+    uint32_t wline, rline, rline2;
+} pshadow;
+
+/* Global accesses of a block, by address: a direct-mapped table, made at its first use. */
+typedef struct ptable {
+    uint64_t *keys; /* address + 1; 0: empty */
+    pshadow *vals;
+    size_t cap;
+} ptable;
+
+/* The record of global address `addr`, zeroed when its slot held another address; NULL when
+ * out of memory. */
+pshadow *ptx__table_get(ptable *t, uint64_t addr);
+void ptx__table_free(ptable *t);
+
+#endif
