@@ -265,6 +265,7 @@ void mock__texobj_orphan(const struct CUarray_st *a) {
 }
 
 void mock__texobj_reset(void) {
+    mock__array_reset();
     pthread_rwlock_wrlock(&table_lock);
     free(table);
     table = NULL;
