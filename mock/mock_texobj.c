@@ -39,7 +39,8 @@ static size_t channel_bytes(CUarray_format f) {
 /* The view of an array (its first level for a mipmapped one). */
 static void view_array(mock_ptx_texture *t, const struct CUarray_st *a, unsigned levels) {
     const CUDA_ARRAY3D_DESCRIPTOR *d = &a->desc;
-    bool layered = (d->Flags & CUDA_ARRAY3D_LAYERED) != 0;
+    /* A cube map's faces are its layers (6 of them, 6 per cube of a cube map array). */
+    bool layered = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     t->data = a->data;
     t->format = (int)d->Format;
     t->channels = (int)d->NumChannels;

@@ -1,9 +1,9 @@
 /* The mock's arrays, copies to and from them, texture and surface objects, and the PTX that
  * reads them: PTX ISA 9.7.10.3 "tex", 9.7.10.4 "tld4", 9.7.10.5 "txq", 9.7.11.1 "suld",
- * 9.7.11.2 "sust", 9.7.11.4 "suq". Point sampling is compared exactly with a reference
- * written here from the CUDA C++ Programming Guide's appendix "Texture Fetching"; linear
- * filtering with that reference's 8-bit weights (to float rounding) and with exact bilinear
- * interpolation within the 1/256 those weights allow. */
+ * 9.7.11.2 "sust", 9.7.11.4 "suq" (and the guide's cube map table). Point sampling is compared
+ * exactly with a reference written here from the CUDA C++ Programming Guide's appendix "Texture
+ * Fetching"; linear filtering with that reference's 8-bit weights (to float rounding) and with
+ * exact bilinear interpolation within the 1/256 those weights allow. */
 #include <math.h>
 
 #include "mock_primary.h"
@@ -627,6 +627,68 @@ static void test_linear_memory_pitched_layered_and_3d(void **state) {
     assert_ok(D->cuMemFree(d));
 }
 
+/* The programming guide's cube map table: the face of (x, y, z) and its (u, v) in [0, 1]. */
+static int ref_face(float x, float y, float z, float *u, float *v) {
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z);
+    if (ax >= ay && ax >= az) {
+        *u = ((x >= 0 ? -z : z) / ax + 1) / 2;
+        *v = (-y / ax + 1) / 2;
+        return x >= 0 ? 0 : 1;
+    }
+    if (ay >= az) {
+        *u = (x / ay + 1) / 2;
+        *v = ((y >= 0 ? z : -z) / ay + 1) / 2;
+        return y >= 0 ? 2 : 3;
+    }
+    *u = ((z >= 0 ? x : -x) / az + 1) / 2;
+    *v = (-y / az + 1) / 2;
+    return z >= 0 ? 4 : 5;
+}
+
+static void test_cube_maps(void **state) {
+    (void)state;
+    enum { S = 4 };
+    float faces[12][S][S]; /* a cube map array of 2 cubes */
+    for (int f = 0; f < 12; f++)
+        for (int y = 0; y < S; y++)
+            for (int x = 0; x < S; x++) faces[f][y][x] = (float)(100 * f + 10 * y + x);
+    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = S,
+                                 .Height = S,
+                                 .Depth = 12,
+                                 .Format = CU_AD_FORMAT_FLOAT,
+                                 .NumChannels = 1,
+                                 .Flags = CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED};
+    CUarray a;
+    assert_ok(D->cuArray3DCreate(&a, &d));
+    assert_ok(D->cuMemcpyHtoA(a, 0, faces, sizeof faces));
+    unsigned long long t = texture(a, CU_TR_ADDRESS_MODE_WRAP, CU_TR_FILTER_MODE_POINT, 0);
+    uint32_t seed = 5;
+    for (int i = 0; i < N; i++) {
+        cin[4 * i].u = (uint32_t)(i % 2);
+        for (int k = 1; k < 4; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            cin[4 * i + k].f = (float)(seed >> 8) / (float)(1u << 24) * 2.0f - 1.0f;
+        }
+    }
+    assert_ok(run_inst("tex.acube.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9, %r10, "
+                       "%r11}];",
+                       t, cin, cout, N));
+    for (int i = 0; i < N; i++) {
+        float u, v;
+        int f = ref_face(cin[4 * i + 1].f, cin[4 * i + 2].f, cin[4 * i + 3].f, &u, &v);
+        int x = (int)floorf(u * S), y = (int)floorf(v * S);
+        x = x > S - 1 ? S - 1 : x;
+        y = y > S - 1 ? S - 1 : y;
+        float want = faces[6 * (int)cin[4 * i].u + f][y][x];
+        if (cout[4 * i].f != want) {
+            fail_msg("cube %u (%g, %g, %g): %g, not %g", cin[4 * i].u, cin[4 * i + 1].f,
+                     cin[4 * i + 2].f, cin[4 * i + 3].f, cout[4 * i].f, want);
+        }
+    }
+    assert_ok(D->cuTexObjectDestroy(t));
+    assert_ok(D->cuArrayDestroy(a));
+}
+
 static void test_gather_and_queries(void **state) {
     (void)state;
     CUarray a = float_array();
@@ -735,6 +797,7 @@ int main(void) {
                                         teardown),
         cmocka_unit_test_setup_teardown(test_formats_and_read_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_linear_memory_pitched_layered_and_3d, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cube_maps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gather_and_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_surface_loads_and_stores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_dead_object_faults_the_kernel, setup, teardown),
