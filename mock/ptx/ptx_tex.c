@@ -1,8 +1,8 @@
 /* The texture and surface instructions, decoded: PTX ISA 9.7.10 "Texture Instructions" (tex
  * 9.7.10.3, tld4 9.7.10.4, txq 9.7.10.5) and 9.7.11 "Surface Instructions" (suld 9.7.11.1,
  * sust 9.7.11.2, suq 9.7.11.4), in unified mode: the object is a .u64 handle in a register
- * (texture references, samplers as operands, mipmap levels and gradients and multisample
- * geometries are refused with a sentence). */
+ * (texture references, samplers as operands, gradients and multisample geometries are
+ * refused with a sentence). */
 #include <string.h>
 
 #include "ptx_tex.h"
@@ -161,11 +161,11 @@ static int vec_of(parts *p) {
 
 static bool tex_like(dec *d, parts *p, pinst *in, bool gather) {
     static const char *const comp[] = {"r", "g", "b", "a"};
-    if (gather) in->imm = take_of(p, comp, 4);
+    in->imm = gather ? take_of(p, comp, 4) : 0;
     if (gather && in->imm < 0) return dec_fail(d, "tld4 without .r, .g, .b or .a");
-    if (take(p, "level") || take(p, "grad") || take(p, "base")) {
-        return dec_fail(d, "tex.level, tex.grad and tex.base (mipmap levels) are not supported "
-                           "by the mock's interpreter");
+    bool level = !gather && take(p, "level");
+    if (take(p, "grad") || take(p, "base")) {
+        return dec_fail(d, "tex.grad and tex.base are not supported by the mock's interpreter");
     }
     int g = geometry(d, p, true);
     if (g < 0) return false;
@@ -205,7 +205,13 @@ static bool tex_like(dec *d, parts *p, pinst *in, bool gather) {
         return dec_fail(d, "a texture fetch's predicate destination is not supported");
     }
     memcpy(in->d, dst, sizeof dst);
-    return comma(d) && address(d, in, true, c == 0, coords_of(g)) && end(d);
+    if (!comma(d) || !address(d, in, true, c == 0, coords_of(g))) return false;
+    if (level) { /* tex.level: the level of detail, a .f32, its slot + 1 in imm */
+        uint32_t lod;
+        if (!comma(d) || !element(d, true, &lod)) return false;
+        in->imm = (int64_t)lod + 1;
+    }
+    return end(d);
 }
 
 static bool query(dec *d, parts *p, pinst *in, bool surface) {

@@ -182,20 +182,8 @@ static void cube(uint64_t c[3], uint32_t *layer, bool array) {
 }
 
 /* tex and tld4 for one lane into r[4]: floats, or integers when the texture reads integers. */
-static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *col, texel *r) {
-    uint32_t layer;
-    uint64_t c[3];
-    coords(in, col, &layer, c);
-    mock_ptx_texture cubeview;
-    const mock_ptx_texture *t = tx;
-    if (in->space == G_CUBE || in->space == G_ACUBE) {
-        /* A face is read with normalized coordinates, clamped at its edges. */
-        cube(c, &layer, in->space == G_ACUBE);
-        cubeview = *tx;
-        cubeview.flags |= CU_TRSF_NORMALIZED_COORDINATES;
-        cubeview.address[0] = cubeview.address[1] = CU_TR_ADDRESS_MODE_CLAMP;
-        t = &cubeview;
-    }
+static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t c[3],
+                     uint32_t layer, texel *r) {
     if (t->layers != 0 && layer >= t->layers) layer = t->layers - 1;
     if (t->layers == 0) layer = 0;
     bool integer = in->rnd == T_S32;
@@ -240,6 +228,55 @@ static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *
     for (int e = 0; e < 4; e++) {
         r->f[e] = sum[e];
         r->i[e] = (int32_t)b32(sum[e]);
+    }
+}
+
+/* The view of level i of t. */
+static void at_level(mock_ptx_texture *v, const mock_ptx_texture *t, unsigned i) {
+    *v = *t;
+    v->data = t->level[i].data;
+    v->width = t->level[i].width;
+    v->height = t->level[i].height;
+    v->depth = t->level[i].depth;
+    v->pitch = t->level[i].pitch;
+    v->slice = t->level[i].slice;
+}
+
+static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *col, texel *r) {
+    uint32_t layer;
+    uint64_t c[3];
+    coords(in, col, &layer, c);
+    mock_ptx_texture view = *tx;
+    if (in->space == G_CUBE || in->space == G_ACUBE) {
+        /* A face is read with normalized coordinates, clamped at its edges. */
+        cube(c, &layer, in->space == G_ACUBE);
+        view.flags |= CU_TRSF_NORMALIZED_COORDINATES;
+        view.address[0] = view.address[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    }
+    if (in->sub != TX_TEX || in->imm <= 0 || tx->levels < 2) {
+        filtered(&view, in, c, layer, r);
+        return;
+    }
+    /* tex.level: the level of detail plus the bias, within the clamps and the levels; the
+     * nearest level, or the two around it mixed with an 8-bit weight. */
+    float lod = f32(LANE_REG(col, (uint32_t)(in->imm - 1))) + tx->lod_bias;
+    lod = fminf(fmaxf(lod, tx->min_lod), tx->max_lod);
+    lod = fminf(fmaxf(lod, 0.0f), (float)(tx->levels - 1));
+    mock_ptx_texture lv;
+    if (tx->mipmap_filter != CU_TR_FILTER_MODE_LINEAR || lod == floorf(lod)) {
+        at_level(&lv, &view, (unsigned)floorf(lod + 0.5f));
+        filtered(&lv, in, c, layer, r);
+        return;
+    }
+    float w = roundf((lod - floorf(lod)) * 256.0f) / 256.0f;
+    texel lo, hi;
+    at_level(&lv, &view, (unsigned)floorf(lod));
+    filtered(&lv, in, c, layer, &lo);
+    at_level(&lv, &view, (unsigned)floorf(lod) + 1);
+    filtered(&lv, in, c, layer, &hi);
+    for (int e = 0; e < 4; e++) {
+        r->f[e] = (1.0f - w) * lo.f[e] + w * hi.f[e];
+        r->i[e] = (int32_t)b32(r->f[e]);
     }
 }
 

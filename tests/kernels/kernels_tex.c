@@ -2,8 +2,8 @@
  * Programming Guide's appendix "Texture Fetching": point sampling exact, linear filtering within
  * the 1/256 of its 8-bit weights, for every address mode with normalized coordinates and for
  * clamp and border without; an integer fetch from linear memory; a gather; a layered fetch; a
- * surface read and written; a cube map. The same program runs on the mock and on a GPU, so that the
- * reference, the mock and the hardware are compared. */
+ * surface read and written; a cube map; mipmap levels. The same program runs on the mock and on a
+ * GPU, so that the reference, the mock and the hardware are compared. */
 #include <math.h>
 
 #include "kernel_util.h"
@@ -264,9 +264,57 @@ static void cube_map(void) {
     assert_ok(DRV->cuArrayDestroy(a));
 }
 
+/* tex2DLod on a mipmapped array whose level i holds i + 1: the nearest level (mipmap filter
+ * point), or the two around the level of detail mixed within 1/256 (linear). */
+static void mipmap_levels(void) {
+    CUDA_ARRAY3D_DESCRIPTOR d = {
+        .Width = 16, .Height = 16, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
+    CUmipmappedArray m;
+    assert_ok(DRV->cuMipmappedArrayCreate(&m, &d, 5));
+    static float v[256];
+    for (unsigned i = 0; i < 5; i++) {
+        CUarray l;
+        assert_ok(DRV->cuMipmappedArrayGetLevel(&l, m, i));
+        size_t side = 16u >> i;
+        for (size_t k = 0; k < side * side; k++) v[k] = (float)(i + 1);
+        assert_ok(DRV->cuMemcpyHtoA(l, 0, v, side * side * sizeof(float)));
+    }
+    static float lod[N], out[N];
+    for (int i = 0; i < N; i++) lod[i] = -1.0f + 6.0f * (float)i / N;
+    for (int linear = 0; linear < 2; linear++) {
+        CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
+        r.res.mipmap.hMipmappedArray = m;
+        CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
+                               .mipmapFilterMode =
+                                   linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT,
+                               .maxMipmapLevelClamp = 4,
+                               .flags = CU_TRSF_NORMALIZED_COORDINATES};
+        CUtexObject o;
+        assert_ok(DRV->cuTexObjectCreate(&o, &r, &t, NULL));
+        CUdeviceptr dl = dev_copy(lod, sizeof lod), dout = dev_zeroed(sizeof out);
+        int n = N;
+        void *params[] = {&o, &dl, &dout, &n};
+        kernel_run(kernel_get("texture", "k_lod"), CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, params);
+        dev_take(out, dout, sizeof out);
+        mismatch mm = {linear ? "lod linear" : "lod point", 0};
+        for (int i = 0; i < N; i++) {
+            float l = fminf(fmaxf(lod[i], 0.0f), 4.0f);
+            float want = linear ? l + 1.0f : floorf(l + 0.5f) + 1.0f;
+            /* Point: a level of detail within 1/256 of a half may round either way. */
+            bool edge = !linear && fabsf(l - floorf(l) - 0.5f) < 1.0f / 256;
+            if (!edge) mismatch_f32(&mm, (size_t)i, out[i], want, linear ? 1.0 / 256 : 0);
+        }
+        assert_int_equal(mm.wrong, 0);
+        assert_ok(DRV->cuMemFree(dl));
+        assert_ok(DRV->cuTexObjectDestroy(o));
+    }
+    assert_ok(DRV->cuMipmappedArrayDestroy(m));
+}
+
 void kernel_texture(void **state) {
     (void)state;
     sampling();
     fetch_gather_surface();
     cube_map();
+    mipmap_levels();
 }

@@ -689,6 +689,60 @@ static void test_cube_maps(void **state) {
     assert_ok(D->cuArrayDestroy(a));
 }
 
+/* tex.level on a mipmapped array whose level i holds i + 1 everywhere: the nearest level, or
+ * (mipmap filter linear) the two around the level of detail mixed; the bias and the clamps
+ * applied first. */
+static void test_mipmap_levels(void **state) {
+    (void)state;
+    CUDA_ARRAY3D_DESCRIPTOR d = {
+        .Width = 8, .Height = 8, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
+    CUmipmappedArray m;
+    assert_ok(D->cuMipmappedArrayCreate(&m, &d, 4));
+    for (unsigned i = 0; i < 4; i++) {
+        CUarray l;
+        assert_ok(D->cuMipmappedArrayGetLevel(&l, m, i));
+        float v[64];
+        for (int k = 0; k < 64; k++) v[k] = (float)(i + 1);
+        size_t side = 8u >> i;
+        assert_ok(D->cuMemcpyHtoA(l, 0, v, side * side * sizeof(float)));
+    }
+    static const struct {
+        CUfilter_mode mip;
+        float bias, lo, hi, lod, want;
+    } c[] = {
+        {CU_TR_FILTER_MODE_POINT, 0, 0, 3, 0.0f, 1.0f},
+        {CU_TR_FILTER_MODE_POINT, 0, 0, 3, 1.4f, 2.0f},
+        {CU_TR_FILTER_MODE_POINT, 0, 0, 3, 1.6f, 3.0f},
+        {CU_TR_FILTER_MODE_POINT, 0, 0, 3, 9.0f, 4.0f},
+        {CU_TR_FILTER_MODE_POINT, 0, 0, 1, 2.0f, 2.0f}, /* the max clamp */
+        {CU_TR_FILTER_MODE_POINT, 1, 0, 3, 0.2f, 2.0f}, /* the bias */
+        {CU_TR_FILTER_MODE_LINEAR, 0, 0, 3, 1.5f, 2.5f},
+        {CU_TR_FILTER_MODE_LINEAR, 0, 0, 3, 2.25f, 3.25f},
+        {CU_TR_FILTER_MODE_LINEAR, 0, 1, 3, -4.0f, 2.0f}, /* the min clamp */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
+        r.res.mipmap.hMipmappedArray = m;
+        CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
+                               .mipmapFilterMode = c[i].mip,
+                               .mipmapLevelBias = c[i].bias,
+                               .minMipmapLevelClamp = c[i].lo,
+                               .maxMipmapLevelClamp = c[i].hi,
+                               .flags = CU_TRSF_NORMALIZED_COORDINATES};
+        CUtexObject o;
+        assert_ok(D->cuTexObjectCreate(&o, &r, &t, NULL));
+        cin[0].f = 0.3f;
+        cin[1].f = 0.6f;
+        cin[2].f = c[i].lod;
+        assert_ok(run_inst("tex.level.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9}], "
+                           "%r10;",
+                           o, cin, cout, 1));
+        if (cout[0].f != c[i].want) fail_msg("case %zu: %g, not %g", i, cout[0].f, c[i].want);
+        assert_ok(D->cuTexObjectDestroy(o));
+    }
+    assert_ok(D->cuMipmappedArrayDestroy(m));
+}
+
 static void test_gather_and_queries(void **state) {
     (void)state;
     CUarray a = float_array();
@@ -798,6 +852,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_formats_and_read_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_linear_memory_pitched_layered_and_3d, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cube_maps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mipmap_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gather_and_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_surface_loads_and_stores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_dead_object_faults_the_kernel, setup, teardown),
