@@ -38,6 +38,10 @@ static void channel(const mock_ptx_texture *t, const unsigned char *p, int c, te
     case CU_AD_FORMAT_UNSIGNED_INT8:
         i = p[c];
         f = norm ? (float)i / 255.0f : (float)i;
+        /* sRGB: red, green and blue decoded to linear (IEC 61966-2-1), alpha as it is. */
+        if (norm && c < 3 && (t->flags & CU_TRSF_SRGB)) {
+            f = f <= 0.04045f ? f / 12.92f : powf((f + 0.055f) / 1.055f, 2.4f);
+        }
         break;
     case CU_AD_FORMAT_SIGNED_INT8:
         i = (int8_t)p[c];

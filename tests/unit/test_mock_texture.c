@@ -498,6 +498,14 @@ static void test_formats_and_read_modes(void **state) {
         for (int c = 0; c < 4; c++)
             assert_true(cout[4 * i + c].f == (float)px[i / 2][i % 2][c] / 255.0f);
     assert_ok(D->cuTexObjectDestroy(t));
+    /* sRGB: red, green and blue decoded to linear light, alpha as stored. */
+    t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, CU_TRSF_SRGB);
+    assert_ok(run_inst(tex2d, t, cin, cout, 1));
+    assert_true(cout[0].f == 0.0f);
+    assert_true(fabsf(cout[1].f - 0.0331048f) < 1e-6f); /* 51: ((0.2 + 0.055) / 1.055)^2.4 */
+    assert_true(cout[2].f == 1.0f);
+    assert_true(cout[3].f == 128.0f / 255.0f);
+    assert_ok(D->cuTexObjectDestroy(t));
     t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, CU_TRSF_READ_AS_INTEGER);
     assert_ok(
         run_inst("tex.2d.v4.u32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9}];", t, cin, cout, 4));
