@@ -101,6 +101,11 @@ static bool address(dec *d, pinst *in, bool coords, bool fl, int want) {
                                "runs the unified mode, [object, coordinates]");
         }
         if (!vector(d, fl, c, &nc)) return false;
+        ptx__skip(&d->l);
+        if (ptx__eat(&d->l, ',')) {
+            return dec_fail(d, "a sampler operand: the mock's interpreter runs the unified mode, "
+                               "[object, coordinates]");
+        }
         if (nc < want) return dec_fail(d, "%d coordinates where the geometry has %d", nc, want);
         for (int i = 0; i < 3; i++) in->s[1 + i] = i < want ? c[i] : SL_ZERO;
         in->aux = want == 4 ? c[3] : SL_ZERO;
