@@ -7,24 +7,12 @@
 #include <math.h>
 
 #include "kernel_util.h"
+#include "tex_address.h"
 
 #define DRV cushim_driver()
 
 enum { W = 7, H = 5, N = 256 };
 static float img[H][W][4];
-
-static long wrap_index(long i, long n, CUaddress_mode m, bool norm) {
-    if (!norm && (m == CU_TR_ADDRESS_MODE_WRAP || m == CU_TR_ADDRESS_MODE_MIRROR)) {
-        m = CU_TR_ADDRESS_MODE_CLAMP;
-    }
-    if (m == CU_TR_ADDRESS_MODE_WRAP) return ((i % n) + n) % n;
-    if (m == CU_TR_ADDRESS_MODE_MIRROR) {
-        long k = ((i % (2 * n)) + 2 * n) % (2 * n);
-        return k < n ? k : 2 * n - 1 - k;
-    }
-    if (m == CU_TR_ADDRESS_MODE_BORDER) return i < 0 || i >= n ? -1 : i;
-    return i < 0 ? 0 : i >= n ? n - 1 : i;
-}
 
 static const float border[4] = {-3.0f, -4.0f, -5.0f, -6.0f};
 
@@ -33,15 +21,15 @@ static float at(long x, long y, int c) { return x < 0 || y < 0 ? border[c] : img
 static float ref(float u, float v, int c, CUaddress_mode m, bool norm, bool linear) {
     float x = norm ? u * W : u, y = norm ? v * H : v;
     if (!linear) {
-        return at(wrap_index((long)floorf(x), W, m, norm), wrap_index((long)floorf(y), H, m, norm),
-                  c);
+        return at(tex_address((long)floorf(x), W, m, norm),
+                  tex_address((long)floorf(y), H, m, norm), c);
     }
     x -= 0.5f;
     y -= 0.5f;
     long i = (long)floorf(x), j = (long)floorf(y);
     float a = x - floorf(x), b = y - floorf(y);
-    long i0 = wrap_index(i, W, m, norm), i1 = wrap_index(i + 1, W, m, norm);
-    long j0 = wrap_index(j, H, m, norm), j1 = wrap_index(j + 1, H, m, norm);
+    long i0 = tex_address(i, W, m, norm), i1 = tex_address(i + 1, W, m, norm);
+    long j0 = tex_address(j, H, m, norm), j1 = tex_address(j + 1, H, m, norm);
     return (1 - a) * (1 - b) * at(i0, j0, c) + a * (1 - b) * at(i1, j0, c) +
            (1 - a) * b * at(i0, j1, c) + a * b * at(i1, j1, c);
 }
@@ -169,8 +157,8 @@ static void fetch_gather_surface(void) {
     for (int i = 0; i < 16; i++) {
         long x0 = (long)floorf(xy[2 * i] - 0.5f), y0 = (long)floorf(xy[2 * i + 1] - 0.5f);
         for (int e = 0; e < 4; e++) {
-            long x = wrap_index(x0 + pick[e][0], W, CU_TR_ADDRESS_MODE_CLAMP, false);
-            long y = wrap_index(y0 + pick[e][1], H, CU_TR_ADDRESS_MODE_CLAMP, false);
+            long x = tex_address(x0 + pick[e][0], W, CU_TR_ADDRESS_MODE_CLAMP, false);
+            long y = tex_address(y0 + pick[e][1], H, CU_TR_ADDRESS_MODE_CLAMP, false);
             mismatch_f32(&m, (size_t)(4 * i + e), out[4 * i + e], img[y][x][0], 0);
         }
     }
@@ -254,8 +242,8 @@ static void cube_map(void) {
         } else {
             f = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, tt = -y;
         }
-        long u = wrap_index((long)floorf((s / m + 1) / 2 * S), S, CU_TR_ADDRESS_MODE_CLAMP, true);
-        long v = wrap_index((long)floorf((tt / m + 1) / 2 * S), S, CU_TR_ADDRESS_MODE_CLAMP, true);
+        long u = tex_address((long)floorf((s / m + 1) / 2 * S), S, CU_TR_ADDRESS_MODE_CLAMP, true);
+        long v = tex_address((long)floorf((tt / m + 1) / 2 * S), S, CU_TR_ADDRESS_MODE_CLAMP, true);
         mismatch_f32(&mm, (size_t)i, out[i], faces[f][v][u], 0);
     }
     assert_int_equal(mm.wrong, 0);
