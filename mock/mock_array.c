@@ -70,6 +70,12 @@ static CUresult check_desc(const CUDA_ARRAY3D_DESCRIPTOR *d) {
     return CUDA_SUCCESS;
 }
 
+/* The arrays made since the last reset, for mock__array_span: a copy looks its side up among
+ * them, not among every record. A killed one (its context destroyed) stays in the list, dead;
+ * the records themselves live until reset. */
+static struct CUarray_st **made;
+static size_t nmade, capmade;
+
 /* A new array record with zeroed storage (a level of `owner` when that is not NULL). */
 static CUresult make(struct CUarray_st **out, const CUDA_ARRAY3D_DESCRIPTOR *d,
                      struct CUmipmappedArray_st *owner) {
@@ -86,7 +92,8 @@ static CUresult make(struct CUarray_st **out, const CUDA_ARRAY3D_DESCRIPTOR *d,
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     unsigned char *data = calloc(1, bytes);
-    struct CUarray_st *a = data != NULL ? mock__new(sizeof *a, MOCK_K_ARRAY, c) : NULL;
+    bool room = mock__grow(&made, &capmade, nmade + 1, sizeof *made);
+    struct CUarray_st *a = data != NULL && room ? mock__new(sizeof *a, MOCK_K_ARRAY, c) : NULL;
     if (a == NULL) {
         free(data);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -98,6 +105,7 @@ static CUresult make(struct CUarray_st **out, const CUDA_ARRAY3D_DESCRIPTOR *d,
     a->slices = slices;
     a->bytes = bytes;
     a->owner = owner;
+    made[nmade++] = a;
     *out = a;
     return CUDA_SUCCESS;
 }
@@ -120,19 +128,21 @@ void mock__array_free_record(struct CUarray_st *a) {
     a->data = NULL;
 }
 
+void mock__array_reset(void) {
+    free(made);
+    made = NULL;
+    nmade = capmade = 0;
+}
+
 CUresult mock__array_span(const char *what, uintptr_t p, size_t n) {
-    mock_state *s = &mock__state;
-    for (size_t i = 0; i < s->nobjs; i++) {
-        mock_obj *o = s->objs[i];
-        if (o->kind != MOCK_K_ARRAY || !o->alive) continue;
-        struct CUarray_st *a = (struct CUarray_st *)o;
+    for (size_t i = 0; i < nmade; i++) {
+        struct CUarray_st *a = made[i];
         uintptr_t base = (uintptr_t)a->data;
-        if (p >= base && p - base <= a->bytes) {
-            if (n <= a->bytes - (p - base)) return CUDA_SUCCESS;
-            mock__why("the %s runs %zu bytes past the end of its %zu-byte array", what,
-                      n - (a->bytes - (p - base)), a->bytes);
-            return CUDA_ERROR_INVALID_VALUE;
-        }
+        if (!a->h.alive || a->data == NULL || p < base || p - base > a->bytes) continue;
+        if (n <= a->bytes - (p - base)) return CUDA_SUCCESS;
+        mock__why("the %s runs %zu bytes past the end of its %zu-byte array", what,
+                  n - (a->bytes - (p - base)), a->bytes);
+        return CUDA_ERROR_INVALID_VALUE;
     }
     mock__why("the %s is not inside a live array", what);
     return CUDA_ERROR_INVALID_VALUE;
@@ -144,6 +154,12 @@ static void free_data(void *p) { free(p); }
 static void destroy(struct CUarray_st *a) {
     if (a->h.ctx != NULL && a->h.ctx->active) mock__ctx_sync(a->h.ctx);
     mock__texobj_orphan(a);
+    for (size_t i = 0; i < nmade; i++) {
+        if (made[i] == a) {
+            made[i] = made[--nmade];
+            break;
+        }
+    }
     mock__defer(free_data, a->data);
     a->data = NULL;
     mock__kill(&a->h);

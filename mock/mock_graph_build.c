@@ -109,9 +109,12 @@ static CUresult submit_kernel(CUstream s, const void *arg) {
 
 static CUresult submit_copy(CUstream s, const void *arg) {
     const CUDA_MEMCPY3D *c = arg;
-    if (c->Depth > 1 || c->srcZ != 0 || c->dstZ != 0 || c->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+    /* A node is one queued copy: one slice, of an array's too (by the 3D copy's own checks and
+     * layout). */
+    if (c->Depth > 1) return CUDA_ERROR_NOT_SUPPORTED;
+    if (c->srcZ != 0 || c->dstZ != 0 || c->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
         c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-        return CUDA_ERROR_NOT_SUPPORTED;
+        return mock_cuMemcpy3DAsync(c, s);
     }
     CUDA_MEMCPY2D d = {
         .srcXInBytes = c->srcXInBytes,

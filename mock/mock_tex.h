@@ -56,12 +56,14 @@ struct CUarray_st *mock__array(CUarray a);
 /* For copies (mock_memcpy.c): whether [p, p + n) lies in one live array's storage, else
  * CUDA_ERROR_INVALID_VALUE with a sentence naming `what`. */
 CUresult mock__array_span(const char *what, uintptr_t p, size_t n);
+/* The list of arrays forgotten (reset, after their records were freed). */
+void mock__array_reset(void);
 /* An array's storage freed with its record (reset, a context's end). */
 void mock__array_free_record(struct CUarray_st *a);
 /* Texture and surface objects whose resource is the array a become unusable (the array is
  * being destroyed): a kernel that uses one faults rather than read freed memory. */
 void mock__texobj_orphan(const struct CUarray_st *a);
-/* The table of texture and surface objects emptied (reset). */
+/* The table of texture and surface objects emptied, and the list of arrays (reset). */
 void mock__texobj_reset(void);
 /* For the interpreter (mock_ptx_launch.texture): a live object of the kind asked for. */
 bool mock__texobj_lookup(void *ctx, uint64_t handle, bool surface, mock_ptx_texture *out, char *why,

@@ -39,7 +39,8 @@ static size_t channel_bytes(CUarray_format f) {
 /* The view of an array (its first level for a mipmapped one). */
 static void view_array(mock_ptx_texture *t, const struct CUarray_st *a, unsigned levels) {
     const CUDA_ARRAY3D_DESCRIPTOR *d = &a->desc;
-    bool layered = (d->Flags & CUDA_ARRAY3D_LAYERED) != 0;
+    /* A cube map's faces are its layers (6 of them, 6 per cube of a cube map array). */
+    bool layered = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     t->data = a->data;
     t->format = (int)d->Format;
     t->channels = (int)d->NumChannels;
@@ -52,6 +53,8 @@ static void view_array(mock_ptx_texture *t, const struct CUarray_st *a, unsigned
     t->pitch = d->Width * a->elem;
     t->slice = t->pitch * a->rows;
     t->levels = levels;
+    t->level[0] =
+        (struct mock_ptx_level){t->data, t->width, t->height, t->depth, t->pitch, t->slice};
 }
 
 /* The resource as the driver checks it, into t (and the array read). Linear memory starts at
@@ -84,7 +87,12 @@ static CUresult resource(const CUDA_RESOURCE_DESC *r, bool surface, mock_ptx_tex
             return CUDA_ERROR_INVALID_HANDLE;
         }
         const struct CUmipmappedArray_st *m = (const struct CUmipmappedArray_st *)o;
-        view_array(t, m->level[0], m->levels);
+        view_array(t, m->level[0], m->levels < 16 ? m->levels : 16);
+        for (unsigned i = 1; i < t->levels; i++) {
+            mock_ptx_texture l;
+            view_array(&l, m->level[i], 1);
+            t->level[i] = l.level[0];
+        }
         *array = m->level[0];
         return CUDA_SUCCESS;
     }
@@ -177,6 +185,10 @@ static CUresult texture(const CUDA_TEXTURE_DESC *d, mock_ptx_texture *t) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     t->filter = (int)d->filterMode;
+    t->mipmap_filter = (int)d->mipmapFilterMode;
+    t->lod_bias = d->mipmapLevelBias;
+    t->min_lod = d->minMipmapLevelClamp;
+    t->max_lod = d->maxMipmapLevelClamp;
     t->flags = d->flags;
     memcpy(t->border, d->borderColor, sizeof t->border);
     return CUDA_SUCCESS;
@@ -265,6 +277,7 @@ void mock__texobj_orphan(const struct CUarray_st *a) {
 }
 
 void mock__texobj_reset(void) {
+    mock__array_reset();
     pthread_rwlock_wrlock(&table_lock);
     free(table);
     table = NULL;

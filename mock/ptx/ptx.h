@@ -40,7 +40,16 @@ typedef struct mock_ptx_texture {
     int filter;     /* CUfilter_mode */
     unsigned flags; /* CU_TRSF_* */
     float border[4];
-    unsigned levels; /* mipmap levels (the resource's first level is the one read) */
+    /* A mipmapped array's levels (level[0] is the storage and extents above; a level past
+     * MOCK_PTX_LEVELS is not read), and how tex.level picks them. */
+    unsigned levels;
+    struct mock_ptx_level {
+        unsigned char *data;
+        uint32_t width, height, depth;
+        size_t pitch, slice;
+    } level[16];
+    int mipmap_filter; /* CUfilter_mode */
+    float lod_bias, min_lod, max_lod;
 } mock_ptx_texture;
 
 /* The object `handle` of a running kernel: a texture object (surface false) or a surface

@@ -1,8 +1,8 @@
 /* The texture and surface instructions, decoded: PTX ISA 9.7.10 "Texture Instructions" (tex
  * 9.7.10.3, tld4 9.7.10.4, txq 9.7.10.5) and 9.7.11 "Surface Instructions" (suld 9.7.11.1,
  * sust 9.7.11.2, suq 9.7.11.4), in unified mode: the object is a .u64 handle in a register
- * (texture references, samplers as operands, mipmap levels and gradients, cube maps and
- * multisample geometries are refused with a sentence). */
+ * (texture references, samplers as operands, gradients and multisample geometries are
+ * refused with a sentence). */
 #include <string.h>
 
 #include "ptx_tex.h"
@@ -101,8 +101,14 @@ static bool address(dec *d, pinst *in, bool coords, bool fl, int want) {
                                "runs the unified mode, [object, coordinates]");
         }
         if (!vector(d, fl, c, &nc)) return false;
+        ptx__skip(&d->l);
+        if (ptx__eat(&d->l, ',')) {
+            return dec_fail(d, "a sampler operand: the mock's interpreter runs the unified mode, "
+                               "[object, coordinates]");
+        }
         if (nc < want) return dec_fail(d, "%d coordinates where the geometry has %d", nc, want);
         for (int i = 0; i < 3; i++) in->s[1 + i] = i < want ? c[i] : SL_ZERO;
+        in->aux = want == 4 ? c[3] : SL_ZERO;
         ptx__skip(&d->l);
     }
     if (!ptx__eat(&d->l, ']')) return dec_fail(d, "an address without ']'");
@@ -135,16 +141,19 @@ static bool leftover(dec *d, parts *p, const char *op, size_t oplen) {
 
 /* Coordinates each geometry takes: a layer, then x, y, z. */
 static int coords_of(int g) {
-    static const int n[] = {[G_1D] = 1, [G_2D] = 2, [G_3D] = 3, [G_A1D] = 2, [G_A2D] = 3};
+    static const int n[] = {
+        [G_1D] = 1, [G_2D] = 2, [G_3D] = 3, [G_A1D] = 2, [G_A2D] = 3, [G_CUBE] = 3, [G_ACUBE] = 4};
     return n[g];
 }
 
-static int geometry(dec *d, parts *p) {
-    static const char *const g[] = {"1d", "2d", "3d", "a1d", "a2d"};
-    int k = take_of(p, g, 5);
+static int geometry(dec *d, parts *p, bool cube) {
+    static const char *const g[] = {"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"};
+    int k = take_of(p, g, cube ? 7 : 5);
     if (k < 0) {
-        dec_fail(d, "a geometry other than .1d, .2d, .3d, .a1d, .a2d (cube maps and "
-                    "multisample textures are not supported by the mock's interpreter)");
+        dec_fail(d,
+                 "a geometry other than .1d, .2d, .3d, .a1d, .a2d%s (multisample textures "
+                 "are not supported by the mock's interpreter)",
+                 cube ? ", .cube, .acube" : "");
     }
     return k;
 }
@@ -157,15 +166,17 @@ static int vec_of(parts *p) {
 
 static bool tex_like(dec *d, parts *p, pinst *in, bool gather) {
     static const char *const comp[] = {"r", "g", "b", "a"};
-    if (gather) in->imm = take_of(p, comp, 4);
+    in->imm = gather ? take_of(p, comp, 4) : 0;
     if (gather && in->imm < 0) return dec_fail(d, "tld4 without .r, .g, .b or .a");
-    if (take(p, "level") || take(p, "grad") || take(p, "base")) {
-        return dec_fail(d, "tex.level, tex.grad and tex.base (mipmap levels) are not supported "
-                           "by the mock's interpreter");
+    bool level = !gather && take(p, "level");
+    if (take(p, "grad") || take(p, "base")) {
+        return dec_fail(d, "tex.grad and tex.base are not supported by the mock's interpreter");
     }
-    int g = geometry(d, p);
+    int g = geometry(d, p, true);
     if (g < 0) return false;
-    if (gather && g != G_2D && g != G_A2D) return dec_fail(d, "tld4 of a geometry other than 2d");
+    if (gather && (g == G_1D || g == G_3D || g == G_A1D)) {
+        return dec_fail(d, "tld4 of a geometry other than .2d, .a2d, .cube, .acube");
+    }
     in->space = (uint8_t)g;
     in->vec = 4;
     if (!take(p, "v4")) return dec_fail(d, "a texture fetch without .v4 (.v2.f16x2 is not run)");
@@ -199,7 +210,13 @@ static bool tex_like(dec *d, parts *p, pinst *in, bool gather) {
         return dec_fail(d, "a texture fetch's predicate destination is not supported");
     }
     memcpy(in->d, dst, sizeof dst);
-    return comma(d) && address(d, in, true, c == 0, coords_of(g)) && end(d);
+    if (!comma(d) || !address(d, in, true, c == 0, coords_of(g))) return false;
+    if (level) { /* tex.level: the level of detail, a .f32, its slot + 1 in imm */
+        uint32_t lod;
+        if (!comma(d) || !element(d, true, &lod)) return false;
+        in->imm = (int64_t)lod + 1;
+    }
+    return end(d);
 }
 
 static bool query(dec *d, parts *p, pinst *in, bool surface) {
@@ -238,7 +255,7 @@ static bool surface(dec *d, parts *p, pinst *in, bool store) {
                         "interpreter",
                         store ? "sust" : "suld");
     }
-    int g = geometry(d, p);
+    int g = geometry(d, p, false);
     if (g < 0) return false;
     in->space = (uint8_t)g;
     in->vec = (uint8_t)vec_of(p);

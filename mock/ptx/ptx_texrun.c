@@ -38,6 +38,10 @@ static void channel(const mock_ptx_texture *t, const unsigned char *p, int c, te
     case CU_AD_FORMAT_UNSIGNED_INT8:
         i = p[c];
         f = norm ? (float)i / 255.0f : (float)i;
+        /* sRGB: red, green and blue decoded to linear (IEC 61966-2-1), alpha as it is. */
+        if (norm && c < 3 && (t->flags & CU_TRSF_SRGB)) {
+            f = f <= 0.04045f ? f / 12.92f : powf((f + 0.055f) / 1.055f, 2.4f);
+        }
         break;
     case CU_AD_FORMAT_SIGNED_INT8:
         i = (int8_t)p[c];
@@ -143,18 +147,47 @@ static axis axis_of(const mock_ptx_texture *t, int k, uint64_t raw, bool integer
 
 /* The coordinates of the lane: layer (when layered) and x, y, z. */
 static void coords(const pinst *in, const uint64_t *col, uint32_t *layer, uint64_t c[3]) {
-    int first = in->space == G_A1D || in->space == G_A2D ? 2 : 1;
-    *layer = first == 2 ? (uint32_t)LANE_REG(col, in->s[1]) : 0;
-    for (int k = 0; k < 3; k++) c[k] = first + k <= 3 ? LANE_REG(col, in->s[first + k]) : 0;
+    bool arr = in->space == G_A1D || in->space == G_A2D || in->space == G_ACUBE;
+    *layer = arr ? (uint32_t)LANE_REG(col, in->s[1]) : 0;
+    int first = arr ? 2 : 1;
+    for (int k = 0; k < 3; k++) {
+        int i = first + k;
+        c[k] = i <= 3 ? LANE_REG(col, in->s[i]) : i == 4 ? LANE_REG(col, in->aux) : 0;
+    }
 }
 
 static int dims_of(int g) { return g == G_1D || g == G_A1D ? 1 : g == G_3D ? 3 : 2; }
 
+/* A cube map's direction (x, y, z) as a face and normalized coordinates on it, as the
+ * programming guide's table of cubemap fetches has them (the major axis; ties go to x, then
+ * y). The face is a layer: layer * 6 + face of a cube map array. */
+static void cube(uint64_t c[3], uint32_t *layer, bool array) {
+    float x = f32(c[0]), y = f32(c[1]), z = f32(c[2]), m, s, t;
+    int face;
+    if (fabsf(x) >= fabsf(y) && fabsf(x) >= fabsf(z)) {
+        face = x >= 0 ? 0 : 1;
+        m = fabsf(x);
+        s = x >= 0 ? -z : z;
+        t = -y;
+    } else if (fabsf(y) >= fabsf(z)) {
+        face = y >= 0 ? 2 : 3;
+        m = fabsf(y);
+        s = x;
+        t = y >= 0 ? z : -z;
+    } else {
+        face = z >= 0 ? 4 : 5;
+        m = fabsf(z);
+        s = z >= 0 ? x : -x;
+        t = -y;
+    }
+    c[0] = b32((s / m + 1.0f) * 0.5f);
+    c[1] = b32((t / m + 1.0f) * 0.5f);
+    *layer = (array ? *layer * 6u : 0u) + (uint32_t)face;
+}
+
 /* tex and tld4 for one lane into r[4]: floats, or integers when the texture reads integers. */
-static void sample(const mock_ptx_texture *t, const pinst *in, const uint64_t *col, texel *r) {
-    uint32_t layer;
-    uint64_t c[3];
-    coords(in, col, &layer, c);
+static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t c[3],
+                     uint32_t layer, texel *r) {
     if (t->layers != 0 && layer >= t->layers) layer = t->layers - 1;
     if (t->layers == 0) layer = 0;
     bool integer = in->rnd == T_S32;
@@ -199,6 +232,55 @@ static void sample(const mock_ptx_texture *t, const pinst *in, const uint64_t *c
     for (int e = 0; e < 4; e++) {
         r->f[e] = sum[e];
         r->i[e] = (int32_t)b32(sum[e]);
+    }
+}
+
+/* The view of level i of t. */
+static void at_level(mock_ptx_texture *v, const mock_ptx_texture *t, unsigned i) {
+    *v = *t;
+    v->data = t->level[i].data;
+    v->width = t->level[i].width;
+    v->height = t->level[i].height;
+    v->depth = t->level[i].depth;
+    v->pitch = t->level[i].pitch;
+    v->slice = t->level[i].slice;
+}
+
+static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *col, texel *r) {
+    uint32_t layer;
+    uint64_t c[3];
+    coords(in, col, &layer, c);
+    mock_ptx_texture view = *tx;
+    if (in->space == G_CUBE || in->space == G_ACUBE) {
+        /* A face is read with normalized coordinates, clamped at its edges. */
+        cube(c, &layer, in->space == G_ACUBE);
+        view.flags |= CU_TRSF_NORMALIZED_COORDINATES;
+        view.address[0] = view.address[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    }
+    if (in->sub != TX_TEX || in->imm <= 0 || tx->levels < 2) {
+        filtered(&view, in, c, layer, r);
+        return;
+    }
+    /* tex.level: the level of detail plus the bias, within the clamps and the levels; the
+     * nearest level, or the two around it mixed with an 8-bit weight. */
+    float lod = f32(LANE_REG(col, (uint32_t)(in->imm - 1))) + tx->lod_bias;
+    lod = fminf(fmaxf(lod, tx->min_lod), tx->max_lod);
+    lod = fminf(fmaxf(lod, 0.0f), (float)(tx->levels - 1));
+    mock_ptx_texture lv;
+    if (tx->mipmap_filter != CU_TR_FILTER_MODE_LINEAR || lod == floorf(lod)) {
+        at_level(&lv, &view, (unsigned)floorf(lod + 0.5f));
+        filtered(&lv, in, c, layer, r);
+        return;
+    }
+    float w = roundf((lod - floorf(lod)) * 256.0f) / 256.0f;
+    texel lo, hi;
+    at_level(&lv, &view, (unsigned)floorf(lod));
+    filtered(&lv, in, c, layer, &lo);
+    at_level(&lv, &view, (unsigned)floorf(lod) + 1);
+    filtered(&lv, in, c, layer, &hi);
+    for (int e = 0; e < 4; e++) {
+        r->f[e] = (1.0f - w) * lo.f[e] + w * hi.f[e];
+        r->i[e] = (int32_t)b32(r->f[e]);
     }
 }
 

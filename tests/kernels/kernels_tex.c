@@ -2,29 +2,17 @@
  * Programming Guide's appendix "Texture Fetching": point sampling exact, linear filtering within
  * the 1/256 of its 8-bit weights, for every address mode with normalized coordinates and for
  * clamp and border without; an integer fetch from linear memory; a gather; a layered fetch; a
- * surface read and written. The same program runs on the mock and on a GPU, so that the
- * reference, the mock and the hardware are compared. */
+ * surface read and written; a cube map; mipmap levels. The same program runs on the mock and on a
+ * GPU, so that the reference, the mock and the hardware are compared. */
 #include <math.h>
 
 #include "kernel_util.h"
+#include "tex_address.h"
 
 #define DRV cushim_driver()
 
 enum { W = 7, H = 5, N = 256 };
 static float img[H][W][4];
-
-static long wrap_index(long i, long n, CUaddress_mode m, bool norm) {
-    if (!norm && (m == CU_TR_ADDRESS_MODE_WRAP || m == CU_TR_ADDRESS_MODE_MIRROR)) {
-        m = CU_TR_ADDRESS_MODE_CLAMP;
-    }
-    if (m == CU_TR_ADDRESS_MODE_WRAP) return ((i % n) + n) % n;
-    if (m == CU_TR_ADDRESS_MODE_MIRROR) {
-        long k = ((i % (2 * n)) + 2 * n) % (2 * n);
-        return k < n ? k : 2 * n - 1 - k;
-    }
-    if (m == CU_TR_ADDRESS_MODE_BORDER) return i < 0 || i >= n ? -1 : i;
-    return i < 0 ? 0 : i >= n ? n - 1 : i;
-}
 
 static const float border[4] = {-3.0f, -4.0f, -5.0f, -6.0f};
 
@@ -33,15 +21,15 @@ static float at(long x, long y, int c) { return x < 0 || y < 0 ? border[c] : img
 static float ref(float u, float v, int c, CUaddress_mode m, bool norm, bool linear) {
     float x = norm ? u * W : u, y = norm ? v * H : v;
     if (!linear) {
-        return at(wrap_index((long)floorf(x), W, m, norm), wrap_index((long)floorf(y), H, m, norm),
-                  c);
+        return at(tex_address((long)floorf(x), W, m, norm),
+                  tex_address((long)floorf(y), H, m, norm), c);
     }
     x -= 0.5f;
     y -= 0.5f;
     long i = (long)floorf(x), j = (long)floorf(y);
     float a = x - floorf(x), b = y - floorf(y);
-    long i0 = wrap_index(i, W, m, norm), i1 = wrap_index(i + 1, W, m, norm);
-    long j0 = wrap_index(j, H, m, norm), j1 = wrap_index(j + 1, H, m, norm);
+    long i0 = tex_address(i, W, m, norm), i1 = tex_address(i + 1, W, m, norm);
+    long j0 = tex_address(j, H, m, norm), j1 = tex_address(j + 1, H, m, norm);
     return (1 - a) * (1 - b) * at(i0, j0, c) + a * (1 - b) * at(i1, j0, c) +
            (1 - a) * b * at(i0, j1, c) + a * b * at(i1, j1, c);
 }
@@ -169,8 +157,8 @@ static void fetch_gather_surface(void) {
     for (int i = 0; i < 16; i++) {
         long x0 = (long)floorf(xy[2 * i] - 0.5f), y0 = (long)floorf(xy[2 * i + 1] - 0.5f);
         for (int e = 0; e < 4; e++) {
-            long x = wrap_index(x0 + pick[e][0], W, CU_TR_ADDRESS_MODE_CLAMP, false);
-            long y = wrap_index(y0 + pick[e][1], H, CU_TR_ADDRESS_MODE_CLAMP, false);
+            long x = tex_address(x0 + pick[e][0], W, CU_TR_ADDRESS_MODE_CLAMP, false);
+            long y = tex_address(y0 + pick[e][1], H, CU_TR_ADDRESS_MODE_CLAMP, false);
             mismatch_f32(&m, (size_t)(4 * i + e), out[4 * i + e], img[y][x][0], 0);
         }
     }
@@ -205,8 +193,116 @@ static void fetch_gather_surface(void) {
     assert_ok(DRV->cuArrayDestroy(s));
 }
 
+/* A cube map read along random directions (none within 1/1000 of a tie between two axes),
+ * point sampled: the face and texel the programming guide's cube map table gives. */
+static void cube_map(void) {
+    enum { S = 8 };
+    static float faces[6][S][S];
+    for (int f = 0; f < 6; f++)
+        for (int y = 0; y < S; y++)
+            for (int x = 0; x < S; x++) faces[f][y][x] = (float)(100 * f + 10 * y + x);
+    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = S,
+                                 .Height = S,
+                                 .Depth = 6,
+                                 .Format = CU_AD_FORMAT_FLOAT,
+                                 .NumChannels = 1,
+                                 .Flags = CUDA_ARRAY3D_CUBEMAP};
+    CUarray a;
+    assert_ok(DRV->cuArray3DCreate(&a, &d));
+    assert_ok(DRV->cuMemcpyHtoA(a, 0, faces, sizeof faces));
+    CUtexObject t = make_texture(a, CU_TR_ADDRESS_MODE_CLAMP, false, true);
+    static float dir[4 * N], out[N];
+    uint32_t seed = 11;
+    for (int i = 0; i < N; i++) {
+        float v[3], m[3];
+        do {
+            for (int k = 0; k < 3; k++) {
+                v[k] = rng_float(&seed, -1, 1);
+                m[k] = fabsf(v[k]);
+            }
+        } while (fabsf(m[0] - m[1]) < 1e-3f || fabsf(m[0] - m[2]) < 1e-3f ||
+                 fabsf(m[1] - m[2]) < 1e-3f);
+        for (int k = 0; k < 3; k++) dir[4 * i + k] = v[k];
+        dir[4 * i + 3] = 0;
+    }
+    CUdeviceptr dd = dev_copy(dir, sizeof dir), dout = dev_zeroed(sizeof out);
+    int n = N;
+    void *params[] = {&t, &dd, &dout, &n};
+    kernel_run(kernel_get("texture", "k_cube"), CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, params);
+    dev_take(out, dout, sizeof out);
+    mismatch mm = {"cube", 0};
+    for (int i = 0; i < N; i++) {
+        float x = dir[4 * i], y = dir[4 * i + 1], z = dir[4 * i + 2];
+        float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), s, tt, m;
+        int f;
+        if (ax > ay && ax > az) {
+            f = x >= 0 ? 0 : 1, m = ax, s = x >= 0 ? -z : z, tt = -y;
+        } else if (ay > az) {
+            f = y >= 0 ? 2 : 3, m = ay, s = x, tt = y >= 0 ? z : -z;
+        } else {
+            f = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, tt = -y;
+        }
+        long u = tex_address((long)floorf((s / m + 1) / 2 * S), S, CU_TR_ADDRESS_MODE_CLAMP, true);
+        long v = tex_address((long)floorf((tt / m + 1) / 2 * S), S, CU_TR_ADDRESS_MODE_CLAMP, true);
+        mismatch_f32(&mm, (size_t)i, out[i], faces[f][v][u], 0);
+    }
+    assert_int_equal(mm.wrong, 0);
+    assert_ok(DRV->cuMemFree(dd));
+    assert_ok(DRV->cuTexObjectDestroy(t));
+    assert_ok(DRV->cuArrayDestroy(a));
+}
+
+/* tex2DLod on a mipmapped array whose level i holds i + 1: the nearest level (mipmap filter
+ * point), or the two around the level of detail mixed within 1/256 (linear). */
+static void mipmap_levels(void) {
+    CUDA_ARRAY3D_DESCRIPTOR d = {
+        .Width = 16, .Height = 16, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
+    CUmipmappedArray m;
+    assert_ok(DRV->cuMipmappedArrayCreate(&m, &d, 5));
+    static float v[256];
+    for (unsigned i = 0; i < 5; i++) {
+        CUarray l;
+        assert_ok(DRV->cuMipmappedArrayGetLevel(&l, m, i));
+        size_t side = 16u >> i;
+        for (size_t k = 0; k < side * side; k++) v[k] = (float)(i + 1);
+        assert_ok(DRV->cuMemcpyHtoA(l, 0, v, side * side * sizeof(float)));
+    }
+    static float lod[N], out[N];
+    for (int i = 0; i < N; i++) lod[i] = -1.0f + 6.0f * (float)i / N;
+    for (int linear = 0; linear < 2; linear++) {
+        CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
+        r.res.mipmap.hMipmappedArray = m;
+        CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
+                               .mipmapFilterMode =
+                                   linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT,
+                               .maxMipmapLevelClamp = 4,
+                               .flags = CU_TRSF_NORMALIZED_COORDINATES};
+        CUtexObject o;
+        assert_ok(DRV->cuTexObjectCreate(&o, &r, &t, NULL));
+        CUdeviceptr dl = dev_copy(lod, sizeof lod), dout = dev_zeroed(sizeof out);
+        int n = N;
+        void *params[] = {&o, &dl, &dout, &n};
+        kernel_run(kernel_get("texture", "k_lod"), CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, params);
+        dev_take(out, dout, sizeof out);
+        mismatch mm = {linear ? "lod linear" : "lod point", 0};
+        for (int i = 0; i < N; i++) {
+            float l = fminf(fmaxf(lod[i], 0.0f), 4.0f);
+            float want = linear ? l + 1.0f : floorf(l + 0.5f) + 1.0f;
+            /* Point: a level of detail within 1/256 of a half may round either way. */
+            bool edge = !linear && fabsf(l - floorf(l) - 0.5f) < 1.0f / 256;
+            if (!edge) mismatch_f32(&mm, (size_t)i, out[i], want, linear ? 1.0 / 256 : 0);
+        }
+        assert_int_equal(mm.wrong, 0);
+        assert_ok(DRV->cuMemFree(dl));
+        assert_ok(DRV->cuTexObjectDestroy(o));
+    }
+    assert_ok(DRV->cuMipmappedArrayDestroy(m));
+}
+
 void kernel_texture(void **state) {
     (void)state;
     sampling();
     fetch_gather_surface();
+    cube_map();
+    mipmap_levels();
 }

@@ -225,12 +225,12 @@ static void test_3d_copies(void **state) {
     p.kind = (cudaMemcpyKind)17;
     assert_rt(cudaErrorInvalidMemcpyDirection, cudaMemcpy3D(&p));
     assert_rt(cudaErrorInvalidValue, cudaMemcpy3D(NULL));
-    /* An array side asks the driver for the array's format: the mock has no arrays. */
+    /* An array side asks the driver for the array's format: device memory is no array. */
     p.kind = cudaMemcpyDeviceToDevice;
     p.srcPtr.ptr = NULL;
     p.srcArray = (cudaArray_t)d.ptr;
-    assert_rt(cudaErrorNotSupported, cudaMemcpy3D(&p));
-    assert_rt(cudaErrorNotSupported, cudaGetLastError());
+    assert_rt(cudaErrorInvalidResourceHandle, cudaMemcpy3D(&p));
+    assert_rt(cudaErrorInvalidResourceHandle, cudaGetLastError());
 
     /* Batches: the mock has neither; a count without arrays is refused first. */
     void *dsts[1] = {back}, *srcs[1] = {d.ptr};

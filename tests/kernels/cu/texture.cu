@@ -1,5 +1,5 @@
 // Texture and surface objects: a 2D fetch at given coordinates (every channel), an integer
-// fetch, a gather, and a surface read, changed and written back.
+// fetch, a gather, a surface read, changed and written back, a cube map and mipmap levels.
 extern "C" __global__ void k_tex2d(cudaTextureObject_t t, const float2 *xy, float4 *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex2D<float4>(t, xy[i].x, xy[i].y);
@@ -21,4 +21,14 @@ extern "C" __global__ void k_surface(cudaSurfaceObject_t s, int w, int h) {
         float v = surf2Dread<float>(s, x * 4, y);
         surf2Dwrite(v * 2.0f + (float)(x + 100 * y), s, x * 4, y);
     }
+}
+
+extern "C" __global__ void k_cube(cudaTextureObject_t t, const float4 *dir, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = texCubemap<float>(t, dir[i].x, dir[i].y, dir[i].z);
+}
+
+extern "C" __global__ void k_lod(cudaTextureObject_t t, const float *lod, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex2DLod<float>(t, 0.3f, 0.6f, lod[i]);
 }

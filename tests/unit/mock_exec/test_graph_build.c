@@ -1,6 +1,7 @@
 /* Graphs built by hand on the mock: kernel, copy, set, host and empty nodes run in the order
  * they were added, at each launch of an executable; nodes listed, graphs cloned, a kernel node's
- * parameters read and changed; bad arguments refused without a node, and nothing leaked. */
+ * parameters read and changed; copies with arrays; bad arguments refused without a node, and
+ * nothing leaked. */
 #include "exec_util.h"
 
 static CUmodule m;
@@ -156,6 +157,62 @@ static void test_kernel_node_parameters(void **state) {
     assert_ok(t->cuGraphDestroy(g));
 }
 
+/* Copy nodes with arrays: host rows into slice 1 of a 3D array, and each slice back, run at
+ * each launch as the 3D copies they describe. */
+static void test_array_copy_nodes(void **state) {
+    (void)state;
+    CUDA_ARRAY3D_DESCRIPTOR ad = {.Width = 4,
+                                  .Height = 2,
+                                  .Depth = 2,
+                                  .Format = CU_AD_FORMAT_UNSIGNED_INT8,
+                                  .NumChannels = 1};
+    CUarray a;
+    assert_ok(t->cuArray3DCreate(&a, &ad));
+    unsigned char in[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}}, out[2][2][4];
+    memset(out, 0xee, sizeof out);
+    CUgraph g = NULL;
+    assert_ok(t->cuGraphCreate(&g, 0));
+    CUDA_MEMCPY3D up = {.srcMemoryType = CU_MEMORYTYPE_HOST,
+                        .srcHost = in,
+                        .srcPitch = 4,
+                        .srcHeight = 2,
+                        .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+                        .dstArray = a,
+                        .dstZ = 1,
+                        .WidthInBytes = 4,
+                        .Height = 2,
+                        .Depth = 1};
+    CUDA_MEMCPY3D down = {.srcMemoryType = CU_MEMORYTYPE_ARRAY,
+                          .srcArray = a,
+                          .dstMemoryType = CU_MEMORYTYPE_HOST,
+                          .dstHost = out,
+                          .dstPitch = 4,
+                          .dstHeight = 2,
+                          .WidthInBytes = 4,
+                          .Height = 2,
+                          .Depth = 2};
+    CUgraphNode n1 = NULL, n2 = NULL, n3 = NULL;
+    assert_ok(t->cuGraphAddMemcpyNode(&n1, g, NULL, 0, &up, cushim_context_raw(ctx)));
+    /* More than one slice is more than one queued copy: not a node the mock makes. */
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED,
+              t->cuGraphAddMemcpyNode(&n2, g, &n1, 1, &down, cushim_context_raw(ctx)));
+    down.Depth = 1;
+    assert_ok(t->cuGraphAddMemcpyNode(&n2, g, &n1, 1, &down, cushim_context_raw(ctx)));
+    down.srcZ = down.dstZ = 1;
+    assert_ok(t->cuGraphAddMemcpyNode(&n3, g, &n2, 1, &down, cushim_context_raw(ctx)));
+    assert_int_equal(out[1][1][3], 0xee); /* made, not run */
+    CUgraphExec x = NULL;
+    assert_ok(t->cuGraphInstantiate(&x, g, 0));
+    assert_ok(t->cuGraphLaunch(x, s));
+    assert_ok(t->cuStreamSynchronize(s));
+    assert_int_equal(out[0][1][3], 0);
+    assert_int_equal(out[1][0][0], 1);
+    assert_int_equal(out[1][1][3], 8);
+    assert_ok(t->cuGraphExecDestroy(x));
+    assert_ok(t->cuGraphDestroy(g));
+    assert_ok(t->cuArrayDestroy(a));
+}
+
 static void test_bad_arguments_add_nothing(void **state) {
     (void)state;
     CUgraph g = NULL;
@@ -178,9 +235,9 @@ static void test_bad_arguments_add_nothing(void **state) {
               t->cuGraphAddMemsetNode(&node, g, NULL, 0, &ms, cushim_context_raw(ctx)));
     CUDA_MEMCPY3D c;
     memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY; /* and no array, no destination */
     c.Depth = 1;
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED,
+    assert_cu(CUDA_ERROR_INVALID_VALUE,
               t->cuGraphAddMemcpyNode(&node, g, NULL, 0, &c, cushim_context_raw(ctx)));
     CUDA_HOST_NODE_PARAMS hp = {NULL, NULL};
     assert_cu(CUDA_ERROR_INVALID_VALUE, t->cuGraphAddHostNode(&node, g, NULL, 0, &hp));
@@ -204,6 +261,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_nodes_run_in_the_order_added, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_node_parameters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_array_copy_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments_add_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
