@@ -8,6 +8,7 @@
 
 #include "ptx_dec.h"
 #include "ptx_inst.h"
+#include "ptx_inst_x.h"
 #include "ptx_size.h"
 
 static uint32_t new_slots(dec *d, uint32_t n) {
@@ -252,7 +253,12 @@ static void enqueue(mock_ptx_func *f) {
 /* Decodes f's own body: its code, slots, frame and the special registers it reads itself.
  * What it calls is only named (pcall); the call-graph walk below adds what callees need. */
 static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
-    dec d = {.f = f, .m = f->mod, .err = err, .errlen = errlen};
+    dec d = {.f = f,
+             .m = f->mod,
+             .err = err,
+             .errlen = errlen,
+             .family_wants = dec_family_wants,
+             .family = dec_family};
     d.l = (plex){f->body + 1, f->body + f->body_len - 1, f->body_line};
     d.nslots = 0;
     new_slots(&d, SL_RESERVED);

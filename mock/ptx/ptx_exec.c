@@ -764,6 +764,15 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             st = TS_WARP;
             goto out;
             C(O_NOP, T_NONE) : break;
+            C(O_BARARV, T_NONE) : ptx__bar_arrive(b, in, m, R);
+            break;
+            C(O_MMA, T_NONE) : if (in->sub == MM_ARGS) break;
+            if (m != mask) goto split;
+            if (ptx__mma(b, w, in, m, R) != TS_RUN) {
+                st = TS_FAULT;
+                goto out;
+            }
+            break;
         default:
         slow:
             EACH(m) {

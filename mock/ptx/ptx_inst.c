@@ -28,18 +28,6 @@ int dec_type_bytes(int t) {
 /* Modifiers                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct mods {
-    const char *op;
-    size_t oplen;
-    struct {
-        const char *w;
-        size_t n;
-        bool used;
-    } part[16];
-    int nparts;
-    int type[4], ntypes;
-} mods;
-
 static bool split(dec *d, const char *w, size_t n, mods *m) {
     memset(m, 0, sizeof *m);
     const char *end = w + n, *p = w;
@@ -123,29 +111,6 @@ static int rounding(mods *m) {
 /* ------------------------------------------------------------------------------------------ */
 /* Operands                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-
-enum { K_NONE, K_REG, K_IMM, K_ADDR, K_VEC, K_SYM, K_SPECIAL };
-
-typedef struct opnd {
-    int kind;
-    uint32_t slot;
-    int bytes;
-    bool neg;
-    bool has_pair;
-    uint32_t pair;
-    uint64_t v;
-    int fk; /* 0 integer, 1 decimal float, 2 0f, 3 0d */
-    double f;
-    uint32_t base; /* K_ADDR and symbols */
-    int64_t off;
-    int aspace; /* S_GENERIC for a host address, S_SHARED, S_PARAM, S_LOCAL (frame) */
-    bool a32, is_sym;
-    uint32_t vec[4];
-    int nvec;
-    const char *name;
-    size_t nlen;
-    int special;
-} opnd;
 
 static const struct {
     const char *name;
@@ -314,7 +279,7 @@ static bool operand(dec *d, opnd *o) {
             } else if (!word_operand(d, w, n, &x) || x.kind != K_REG) {
                 return dec_fail(d, "a vector element that is not a register");
             }
-            if (o->nvec == 4) return dec_fail(d, "a vector of more than 4 elements");
+            if (o->nvec == 8) return dec_fail(d, "a vector of more than 8 elements");
             o->vec[o->nvec++] = x.slot;
             if (ptx__eat(&d->l, '}')) return true;
             if (!ptx__eat(&d->l, ',')) return dec_fail(d, "a vector without ',' or '}'");
@@ -578,6 +543,7 @@ static bool mov(dec *d, mods *m, int t, opnd *o, int no) {
     if (o[0].kind == K_VEC || o[1].kind == K_VEC) {
         bool pack = o[1].kind == K_VEC;
         const opnd *v = pack ? &o[1] : &o[0];
+        if (v->nvec > 4) return dec_fail(d, "a mov of a vector of more than 4 elements");
         pinst *in = emit(d, pack ? O_PACK : O_UNPACK, T_NONE);
         if (in == NULL) return false;
         in->vec = (uint8_t)v->nvec;
@@ -658,7 +624,9 @@ static bool memory(dec *d, mods *m, bool load, int t, opnd *o, int no) {
     if (!want(d, no, 2, m)) return false;
     int sp = space_of(m);
     int vec = take(m, "v2") ? 2 : take(m, "v4") ? 4 : 1;
-    if (t == T_NONE || t == T_F16X2 || t == T_BF16 || t == T_PRED)
+    if (t == T_BF16) t = T_U16; /* the bits, as .b16 and .b32 */
+    if (t == T_F16X2) t = T_U32;
+    if (t == T_NONE || t == T_PRED)
         return dec_fail(d, "%s of this type is not supported", load ? "ld" : "st");
     const opnd *a = load ? &o[1] : &o[0], *v = load ? &o[0] : &o[1];
     if (a->kind != K_ADDR) return dec_fail(d, "an access without an [address]");
@@ -1024,12 +992,16 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
     for (size_t i = 0; i < sizeof known / sizeof known[0] && !is_known; i++) {
         is_known = IS(known[i]);
     }
+    opnd o[8];
+    int no;
+    if (d->family_wants != NULL && d->family_wants(&m)) { /* ptx_inst_x.c */
+        bool handled;
+        return operands(d, o, 8, &no) && d->family(d, &m, o, no, &handled) && all_used(d, &m);
+    }
     if (!is_known) {
         return dec_fail(d, "the instruction '%.*s' is not supported by the mock's interpreter",
                         (int)n, w);
     }
-    opnd o[8];
-    int no;
     if (!operands(d, o, 8, &no)) return false;
     int t = m.ntypes ? m.type[m.ntypes - 1] : T_NONE;
     bool ok;
@@ -1148,3 +1120,16 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
 #undef IS
     return ok && all_used(d, &m);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* For the families decoded in ptx_inst_x.c                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+bool dec_take(mods *m, const char *s) { return take(m, s); }
+int dec_take_one(mods *m, const char *const *names, int count) { return take_one(m, names, count); }
+int dec_rounding(mods *m) { return rounding(m); }
+uint32_t dec_value(dec *d, const opnd *o, int t) { return value(d, o, t); }
+bool dec_dest(dec *d, const opnd *o, uint32_t *slot) { return dest(d, o, slot); }
+bool dec_want(dec *d, int have, int need, const mods *m) { return want(d, have, need, m); }
+pinst *dec_op(dec *d, int op, int t) { return emit(d, op, t); }
+int dec_access_space(dec *d, int sp, const opnd *a) { return access_space(d, sp, a); }

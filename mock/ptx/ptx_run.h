@@ -83,6 +83,7 @@ typedef struct pblock {
     size_t smem_size;
     unsigned exited, waiting_warp, waiting_bar;
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
+    unsigned bar_arrived[16], bar_arrive_count[16]; /* bar.arrive's, until the barrier completes */
     bool done;
     uint64_t steps; /* thread-instructions of this block and those its host thread ran before */
     uint64_t rng;   /* the random schedule's state, 0 for none */
@@ -140,6 +141,15 @@ bool ptx__alu(const pinst *in, uint64_t *col);
 /* cp.async and mbarrier for one lane (ptx_async.c): TS_RUN, or TS_FAULT after recording it. */
 int ptx__async(pblock *b, pthr *t, const pinst *in, uint64_t *col);
 uint64_t ptx__cvt(const pinst *in, uint64_t v);
+/* Half and bfloat16 arithmetic, comparisons and conversions (O_HALF), and f32 and f64 arithmetic
+ * rounded .rz, .rm or .rp (O_RND), for one lane (ptx_hfloat.c). */
+bool ptx__half(const pinst *in, uint64_t *col);
+bool ptx__round(const pinst *in, uint64_t *col);
+/* wmma, mma.sync and ldmatrix for the whole warp (R its register block; ptx_mma.c): TS_RUN, or
+ * TS_FAULT after recording it. */
+int ptx__mma(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R);
+/* bar.arrive of the lanes of m (ptx_mma.c). */
+void ptx__bar_arrive(pblock *b, const pinst *in, uint32_t m, const uint64_t *R);
 bool ptx__setp(const pinst *in, uint64_t a, uint64_t b);
 uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
 
