@@ -138,7 +138,8 @@ static const struct CMUnitTest tests[] = {
     KERNEL_TEST(shuffle),    KERNEL_TEST(dynshared),    KERNEL_TEST(atomic_cas),
     KERNEL_TEST(grid3d),     KERNEL_TEST(struct_param), KERNEL_TEST(fastmath),
     KERNEL_TEST(printf),     KERNEL_TEST(noinline),     KERNEL_TEST(atomic64),
-    KERNEL_TEST(gridstride), KERNEL_TEST(matmul),
+    KERNEL_TEST(gridstride), KERNEL_TEST(matmul),       KERNEL_TEST(half),
+    KERNEL_TEST(rounding),   KERNEL_TEST(tensor),
 };
 
 /* Arguments: [--gpu] [--fatbin DIR] [KERNEL]. --gpu: exit 77 where there is no usable driver or

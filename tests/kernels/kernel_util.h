@@ -73,5 +73,8 @@ void kernel_noinline(void **state);
 void kernel_atomic64(void **state);
 void kernel_gridstride(void **state);
 void kernel_matmul(void **state);
+void kernel_half(void **state);
+void kernel_rounding(void **state);
+void kernel_tensor(void **state);
 
 #endif
