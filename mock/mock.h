@@ -86,6 +86,8 @@
     X(cuCtxGetDevice_v2, "cuCtxGetDevice", 13000, PFN_cuCtxGetDevice_v13000)                       \
     X(cuCtxSynchronize, "cuCtxSynchronize", 2000, PFN_cuCtxSynchronize_v2000)                      \
     X(cuCtxSynchronize_v2, "cuCtxSynchronize", 13000, PFN_cuCtxSynchronize_v13000)                 \
+    X(cuCtxSetLimit, "cuCtxSetLimit", 3010, PFN_cuCtxSetLimit_v3010)                               \
+    X(cuCtxGetLimit, "cuCtxGetLimit", 3010, PFN_cuCtxGetLimit_v3010)                               \
     X(cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", 5050,                            \
       PFN_cuCtxGetStreamPriorityRange_v5050)                                                       \
     X(cuCtxGetApiVersion, "cuCtxGetApiVersion", 3020, PFN_cuCtxGetApiVersion_v3020)                \
@@ -218,6 +220,10 @@ struct CUctx_st {
     CUresult sticky;   /* a kernel's fault: every later call in the context answers it */
     mock_obj children; /* sentinel of the list of live children */
     struct CUstream_st default_stream; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+    /* cuCtxSetLimit's values (mock_limits.c) and device malloc's heap, NULL until a launch. */
+    size_t limit[16];
+    bool limit_set[16];
+    struct mock_ptx_heap *heap;
 };
 
 struct CUevent_st {
@@ -493,6 +499,10 @@ bool mock__replace_top(struct CUctx_st *ctx);
 /* The current context, usable for work: CUDA_ERROR_INVALID_CONTEXT when there is none,
  * CUDA_ERROR_CONTEXT_IS_DESTROYED for a released primary; aborts for a destroyed context. */
 CUresult mock__need_current(const char *entry, struct CUctx_st **out);
+/* The context's heap for device malloc, made at the first call (NULL when out of memory), and
+ * its end (mock_limits.c). */
+struct mock_ptx_heap *mock__ctx_heap(struct CUctx_st *c);
+void mock__ctx_heap_free(struct CUctx_st *c);
 /* A stream argument: NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are the current context's
  * default stream. */
 CUresult mock__stream(CUstream s, const char *entry, struct CUstream_st **out);

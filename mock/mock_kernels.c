@@ -148,6 +148,7 @@ static void run_ptx(klaunch *l) {
                 .cooperative = l->in.cooperative,
                 .sm_count = l->sms,
                 .check = kernel_access,
+                .heap = l->ctx != NULL ? mock__ctx_heap(l->ctx) : NULL,
             },
     };
     mock__run_unlocked(interpret, &j);

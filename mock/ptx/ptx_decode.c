@@ -205,7 +205,8 @@ static bool statement(dec *d) {
     if (ptx__is(w, n, ".reg")) return body_decl(d, N_REG);
     if (ptx__is(w, n, ".local")) return body_decl(d, N_LOCAL);
     if (ptx__is(w, n, ".param")) return body_decl(d, N_LOCAL);
-    if (ptx__is(w, n, ".loc") || ptx__is(w, n, ".pragma") || ptx__is(w, n, ".file")) {
+    if (ptx__is(w, n, ".loc") || ptx__is(w, n, ".pragma") || ptx__is(w, n, ".file") ||
+        ptx__is(w, n, ".callprototype")) { /* an indirect call's: the callee's own are used */
         while (d->l.p < d->l.end && *d->l.p != '\n' && *d->l.p != ';') d->l.p++;
         ptx__eat(&d->l, ';');
         return true;

@@ -561,8 +561,23 @@ static bool mov(dec *d, mods *m, int t, opnd *o, int no) {
                          T_NONE);
         return in != NULL && dest(d, &o[0], &in->d[0]);
     }
-    if (o[1].kind == K_SYM && !o[1].is_sym && ptx__func(d->m, o[1].name, o[1].nlen) != NULL)
-        return dec_fail(d, "the address of a function (an indirect call) is not supported");
+    mock_ptx_func *fn = NULL;
+    if (o[1].kind == K_SYM && !o[1].is_sym &&
+        (fn = ptx__func(d->m, o[1].name, o[1].nlen)) != NULL) {
+        /* A function's address (for an indirect call): its record's host address. It is named
+         * as a callee, so that it is decoded and its frames count in the caller's stack. */
+        if (fn->entry || fn->body == NULL)
+            return dec_fail(d, "the address of %s, which is not a function the module defines",
+                            fn->name);
+        pcall *calls = realloc(d->calls, (d->ncalls + 1) * sizeof *calls);
+        if (calls == NULL) return dec_fail(d, "out of memory");
+        d->calls = calls;
+        d->calls[d->ncalls++] = (pcall){.callee = fn, .ret_off = -1};
+        pinst *in = emit(d, O_MOV, T_NONE);
+        if (in == NULL) return false;
+        in->s[0] = dec_const(d, (uint64_t)(uintptr_t)fn);
+        return dest(d, &o[0], &in->d[0]);
+    }
     d->allow_emit = true;
     uint32_t s = value(d, &o[1], t);
     d->allow_emit = false;
@@ -787,9 +802,19 @@ static bool call(dec *d, mods *m) {
     if (nlen == 0) return dec_fail(d, "a call without a function name");
     pcall c = {.ret_off = -1};
     if (ret != NULL) c.ret_off = (long)ret->off;
+    /* An indirect call: `call (ret), %reg, (args), prototype;` (PTX ISA "Control Flow
+     * Instructions: call"; the callee is the function whose address the register holds, found
+     * at run time, with the prototype's parameters, which are the caller's .params here). */
+    const dname *target = name[0] == '%' ? dec_lookup(d, name, nlen, &idx) : NULL;
+    if (name[0] == '%' && (target == NULL || target->kind != N_REG))
+        return dec_fail(d, "an indirect call through '%.*s', which is not a register", (int)nlen,
+                        name);
+    uint32_t target_slot = target != NULL ? target->slot + idx : 0;
     if (ptx__eat(&d->l, ',')) {
+        ptx__skip(&d->l);
+        if (target != NULL && d->l.p < d->l.end && *d->l.p != '(') goto prototype;
         if (!ptx__eat(&d->l, '('))
-            return dec_fail(d, "an indirect call (through a prototype) is not supported");
+            return dec_fail(d, "a call whose arguments are not in parentheses");
         while (!ptx__eat(&d->l, ')')) {
             n = ptx__word(&d->l, &w);
             const dname *a = n ? dec_lookup(d, w, n, &idx) : NULL;
@@ -799,19 +824,35 @@ static bool call(dec *d, mods *m) {
             if (!ptx__eat(&d->l, ',') && !(ptx__skip(&d->l), *d->l.p == ')'))
                 return dec_fail(d, "a call's arguments without ','");
         }
-        if (ptx__eat(&d->l, ','))
-            return dec_fail(d, "an indirect call (through a prototype) is not supported");
+        if (target != NULL && !ptx__eat(&d->l, ','))
+            return dec_fail(d, "an indirect call without its prototype");
+    prototype:
+        if (target != NULL && ptx__word(&d->l, &name) == 0)
+            return dec_fail(d, "an indirect call without its prototype");
     }
     if (!ptx__eat(&d->l, ';')) return dec_fail(d, "a call without ';'");
     take(m, "uni");
     if (!all_used(d, m)) return false;
     int op = O_CALL;
-    mock_ptx_func *f = ptx__func(d->m, name, nlen);
+    mock_ptx_func *f = target != NULL ? NULL : ptx__func(d->m, name, nlen);
+    if (target != NULL) {
+        pcall *calls = realloc(d->calls, (d->ncalls + 1) * sizeof *calls);
+        if (calls == NULL) return dec_fail(d, "out of memory");
+        d->calls = calls;
+        d->calls[d->ncalls] = c; /* callee NULL: found at run time */
+        pinst *in = emit(d, O_CALL, T_NONE);
+        if (in == NULL) return false;
+        in->aux = (uint32_t)d->ncalls++;
+        in->s[0] = target_slot;
+        return true;
+    }
     if (f == NULL || f->body == NULL) {
         if (ptx__is(name, nlen, "vprintf") && c.nargs == 2)
             op = O_PRINTF;
         else if (ptx__is(name, nlen, "__assertfail") && c.nargs >= 4)
             op = O_ASSERT;
+        else if ((ptx__is(name, nlen, "malloc") || ptx__is(name, nlen, "free")) && c.nargs == 1)
+            op = O_HEAP; /* device-side malloc and free (ptx_heap.c) */
         else
             return dec_fail(d,
                             "the call of %.*s, a function the module does not define (the "
@@ -840,6 +881,7 @@ static bool call(dec *d, mods *m) {
     pinst *in = emit(d, op, T_NONE);
     if (in == NULL) return false;
     in->aux = (uint32_t)d->ncalls++;
+    if (op == O_HEAP) in->sub = ptx__is(name, nlen, "free");
     return true;
 }
 

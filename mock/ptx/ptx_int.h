@@ -113,6 +113,7 @@ enum {
     O_RND,    /* f32 and f64 arithmetic rounded .rz, .rm or .rp (ptx_half.c); sub: O_* */
     O_BARARV, /* bar.arrive: counts at a barrier without waiting (ptx_mma.c) */
     O_MMA,    /* wmma, mma.sync, ldmatrix (ptx_mma.c); sub: MM_* */
+    O_HEAP,   /* a call of device malloc (sub 0) or free (1) (ptx_heap.c) */
     O_COUNT
 };
 

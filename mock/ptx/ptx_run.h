@@ -122,6 +122,8 @@ struct prun {
     _Alignas(64) char after_steps;
     uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
+    uintptr_t heap_lo;     /* the context's device malloc heap (ptx_heap.c), 0 for none */
+    size_t heap_size;
     pthread_mutex_t out_lock;
 };
 
@@ -148,6 +150,14 @@ bool ptx__round(const pinst *in, uint64_t *col);
 /* wmma, mma.sync and ldmatrix for the whole warp (R its register block; ptx_mma.c): TS_RUN, or
  * TS_FAULT after recording it. */
 int ptx__mma(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R);
+/* The function an indirect call of path p calls: the one whose address every lane's register
+ * holds, with the call's number of arguments; NULL after recording a fault (ptx_heap.c). */
+const mock_ptx_func *ptx__callee(pblock *b, pwarp *w, ppath *p, const pinst *in, const pcall *c);
+/* Device malloc (in->sub 0) or free (1) of the lanes of m, as a call (ptx_heap.c): TS_RUN, or
+ * TS_FAULT after recording it. */
+int ptx__heap_call(pblock *b, pwarp *w, const pframe *cur, const pinst *in, uint32_t m);
+/* Where the heap's memory lies, for the launch's address checks. */
+void ptx__heap_range(const mock_ptx_heap *h, uintptr_t *lo, size_t *size);
 /* bar.arrive of the lanes of m (ptx_mma.c). */
 void ptx__bar_arrive(pblock *b, const pinst *in, uint32_t m, const uint64_t *R);
 bool ptx__setp(const pinst *in, uint64_t a, uint64_t b);

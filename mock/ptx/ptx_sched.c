@@ -299,6 +299,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     memset(&r, 0, sizeof r);
     r.k = k;
     r.l = l;
+    if (l->heap != NULL) ptx__heap_range(l->heap, &r.heap_lo, &r.heap_size);
     r.err = err;
     r.errlen = errlen;
     r.threads = l->block[0] * l->block[1] * l->block[2];

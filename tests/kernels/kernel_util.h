@@ -76,5 +76,6 @@ void kernel_matmul(void **state);
 void kernel_half(void **state);
 void kernel_rounding(void **state);
 void kernel_tensor(void **state);
+void kernel_calls(void **state);
 
 #endif

@@ -355,3 +355,58 @@ void kernel_tensor(void **state) {
         mismatch_u32(&m, (size_t)t, sums[t], t < 32 ? 4500u + 10u * (uint32_t)t : 0);
     assert_int_equal(m.wrong, 0);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+
+static int op_of(int warp, int a, int b) {
+    switch (warp % 3) {
+    case 0: return a + b;
+    case 1: return a * b;
+    default: return a - b;
+    }
+}
+
+void kernel_calls(void **state) {
+    (void)state;
+    enum { N = 300, BLOCKS = 4 };
+    /* A 16 MiB heap for device malloc, set before the module that uses it is loaded. */
+    assert_ok(cushim_driver()->cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 16 << 20));
+    size_t heap = 0;
+    assert_ok(cushim_driver()->cuCtxGetLimit(&heap, CU_LIMIT_MALLOC_HEAP_SIZE));
+    assert_true(heap == 16 << 20);
+    const cushim_function *f = kernel_get("calls", "k_calls");
+    int *x = host_alloc(N * sizeof *x), *out = host_alloc(2 * N * sizeof *out);
+    uint32_t seed = 31;
+    for (int i = 0; i < N; i++) x[i] = (int)(rng_next(&seed) % 2001) - 1000;
+    int n = N;
+    CUdeviceptr dx = dev_copy(x, N * sizeof *x), dout = dev_zeroed(2 * N * sizeof *out);
+    void *params[] = {&dx, &dout, &n};
+    kernel_run(f, CUSHIM_DIM3((N + 127) / 128), CUSHIM_DIM3(128), 0, params);
+    dev_take(out, dout, 2 * N * sizeof *out);
+    assert_ok(cushim_driver()->cuMemFree(dx));
+    mismatch m = {"calls", 0};
+    for (int i = 0; i < N; i++) {
+        int r = op_of(i / 32, x[i], i), len = 1 + i % 7;
+        mismatch_u32(&m, (size_t)(2 * i), (uint32_t)out[2 * i], (uint32_t)r);
+        mismatch_u32(&m, (size_t)(2 * i + 1), (uint32_t)out[2 * i + 1],
+                     (uint32_t)(len * r + len * (len - 1) / 2));
+    }
+    /* A block's allocation kept from one launch to the next, then freed. */
+    const cushim_function *keep = kernel_get("calls", "k_keep");
+    CUdeviceptr slots = dev_zeroed(BLOCKS * sizeof(unsigned long long)),
+                sums = dev_zeroed(BLOCKS * sizeof(int));
+    void *pk[] = {&slots};
+    kernel_run(keep, CUSHIM_DIM3(BLOCKS), CUSHIM_DIM3(32), 0, pk);
+    /* Unloading the module keeps the context's heap and what is allocated in it. */
+    const cushim_function *use = kernel_get("calls", "k_use");
+    void *pu[] = {&slots, &sums};
+    kernel_run(use, CUSHIM_DIM3(BLOCKS), CUSHIM_DIM3(32), 0, pu);
+    int got[BLOCKS];
+    dev_take(got, sums, sizeof got);
+    assert_ok(cushim_driver()->cuMemFree(slots));
+    for (int b = 0; b < BLOCKS; b++)
+        mismatch_u32(&m, (size_t)b, (uint32_t)got[b], (uint32_t)(64 * 1000 * b + 63 * 64 / 2));
+    free(x);
+    free(out);
+    assert_int_equal(m.wrong, 0);
+}

@@ -65,9 +65,12 @@ static void test_limits_and_configuration(void **state) {
     (void)state;
     size_t v = 0;
     assert_rt(cudaErrorInvalidValue, cudaDeviceGetLimit(NULL, cudaLimitStackSize));
-    /* The mock keeps no limits or cache configurations: the driver's answer comes back. */
-    assert_rt(cudaErrorNotSupported, cudaDeviceGetLimit(&v, cudaLimitStackSize));
-    assert_rt(cudaErrorNotSupported, cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20));
+    /* The mock keeps limits (the driver's defaults until set), not cache configurations. */
+    assert_rt(cudaSuccess, cudaDeviceGetLimit(&v, cudaLimitStackSize));
+    assert_int_equal(v, 1024);
+    assert_rt(cudaSuccess, cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20));
+    assert_rt(cudaSuccess, cudaDeviceGetLimit(&v, cudaLimitMallocHeapSize));
+    assert_int_equal(v, 1 << 20);
     assert_rt(cudaErrorInvalidValue, cudaDeviceSetCacheConfig((cudaFuncCache)7));
     assert_rt(cudaErrorInvalidValue, cudaDeviceGetCacheConfig(NULL));
     assert_rt(cudaErrorNotSupported, cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
