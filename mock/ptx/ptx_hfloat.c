@@ -4,15 +4,15 @@
  * setp), "Data Movement and Conversion Instructions: cvt", and "Floating Point Instructions"
  * with .rz, .rm, .rp.
  *
- * Results are IEEE 754 bit for bit. A half operation is computed in double rounded to odd (the
- * host's rounding toward zero, and the lowest bit set when the result was inexact), then
- * rounded once to the half's 11 or 8 bits in the instruction's mode by integer arithmetic:
- * double has more than two bits more than either, so the two roundings are one correct one.
- * f32 and f64 use the host's rounding mode for the one operation: the floating-point
- * environment is per thread (C11 7.6), so host threads running other blocks are not touched,
- * and the mode is put back before the lane's next instruction. NaN results are the canonical
- * NaN (0x7fff for halves), as on the GPU. */
+ * Results are IEEE 754 bit for bit, without the host's rounding modes (which valgrind does not
+ * model): an operation's result is computed in double together with the sign of its exact error
+ * (two-sum for sums, fma for a product's error and for the remainders of a quotient and a square
+ * root; products of halves and of floats are exact in double), then rounded to the target
+ * format in the instruction's mode by integer arithmetic on its units in the last place. The one
+ * exception is f64 fma with .rz/.rm/.rp, rounded by the host's mode for that one operation (per
+ * thread, C11 7.6). NaN results are the canonical NaN (0x7fff for halves), as on the GPU. */
 #include <fenv.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -34,71 +34,110 @@ static double h2d(uint32_t h, int f) {
     return ptx__half_to_float((uint16_t)h);
 }
 
-static int host_mode(int r) {
-    return r == R_RZ   ? FE_TOWARDZERO
-           : r == R_RM ? FE_DOWNWARD
-           : r == R_RP ? FE_UPWARD
-                       : FE_TONEAREST;
+/* A value as a double and the sign of what the double lacks: the exact value is x when sticky
+ * is 0, else lies strictly between x and its neighbouring double away from zero (sticky > 0) or
+ * toward zero (sticky < 0). No value or midpoint of a narrower format lies strictly between
+ * two neighbouring doubles, so this rounds to any of them exactly as the exact value does. */
+typedef struct xval {
+    double x;
+    int sticky;
+} xval;
+
+/* x + e, with e the exact error of a double sum or product that gave x. */
+static xval with_error(double x, double e) {
+    xval v = {x, 0};
+    if (e != 0 && x != 0 && isfinite(x)) v.sticky = (e > 0) == (x > 0) ? 1 : -1;
+    return v;
 }
 
-/* x (exact, or rounded to odd) rounded to a 16-bit format in mode r. satfinite: overflow gives
- * the largest finite value. */
-static uint32_t d2h(double x, int f, int r, bool satfinite) {
-    int man = is_bf(f) ? 7 : 10, bias = is_bf(f) ? 127 : 15, emax = is_bf(f) ? 255 : 31;
-    if (isnan(x)) return 0x7fffu;
-    uint32_t sign = signbit(x) ? 0x8000u : 0;
-    double a = fabs(x);
-    uint32_t inf = sign | (uint32_t)emax << man, maxf = inf - 1;
+/* a + b exactly (Knuth's two-sum: the rounding error of the sum is itself a double). An exact
+ * zero of two operands of different signs is -0 rounding down, +0 otherwise (IEEE 754). */
+static xval sum(double a, double b, int r) {
+    double s = a + b;
+    if (s == 0)
+        return (xval){signbit(a) && signbit(b)     ? -0.0
+                      : !signbit(a) && !signbit(b) ? 0.0
+                      : r == R_RM                  ? -0.0
+                                                   : 0.0,
+                      0};
+    if (!isfinite(s)) return (xval){s, 0};
+    double bb = s - a, e = (a - (s - bb)) + (b - bb);
+    return with_error(s, e);
+}
+
+/* x / y and sqrt(x) in double with the sign of their remainder, which fma gives exactly. */
+static xval quotient(double x, double y) {
+    double q = x / y;
+    if (!isfinite(q) || q == 0) return (xval){q, 0};
+    double rem = fma(-q, y, x); /* x - q y: the true quotient is q + rem / y */
+    return with_error(q, rem == 0 ? 0.0 : (rem > 0) == (y > 0) ? 1.0 : -1.0);
+}
+
+static xval root(double x) {
+    double q = sqrt(x);
+    if (!isfinite(q) || q == 0) return (xval){q, 0};
+    return with_error(q, fma(-q, q, x));
+}
+
+/* A binary format: mantissa bits, exponent bias, the all-ones exponent field, the sign bit and
+ * the canonical NaN. */
+typedef struct fmt {
+    int man, bias;
+    uint64_t emax, sign, nan;
+} fmt;
+static const fmt FMT_F16 = {10, 15, 31, 0x8000u, 0x7fffu};
+static const fmt FMT_BF16 = {7, 127, 255, 0x8000u, 0x7fffu};
+static const fmt FMT_F32 = {23, 127, 255, 0x80000000u, 0x7fffffffu};
+
+/* v rounded to format f in mode r by integer arithmetic on its units in the last place.
+ * satfinite: an overflow gives the largest finite value. */
+static uint64_t round_to(xval v, const fmt *f, int r, bool satfinite) {
+    if (isnan(v.x)) return f->nan;
+    uint64_t sign = signbit(v.x) ? f->sign : 0, inf = sign | f->emax << f->man, maxf = inf - 1;
+    double a = fabs(v.x);
     if (isinf(a)) return satfinite ? maxf : inf;
     if (a == 0) return sign;
-    int e;
-    frexp(a, &e); /* a = f * 2^e, f in [0.5, 1): the unbiased exponent is e - 1 */
-    int q = e - 1 < 1 - bias ? 1 - bias - man : e - 1 - man;
-    double s = ldexp(a, -q); /* the value in units of the last place: < 2^(man + 1) */
+    int e, min_q = 1 - f->bias - f->man;
+    frexp(a, &e); /* a = m 2^e, m in [0.5, 1): the unbiased exponent is e - 1 */
+    int q = e - 1 - f->man < min_q ? min_q : e - 1 - f->man;
+    double s = ldexp(a, -q); /* in units of the last place: below 2^(man + 1) */
     double n = floor(s), frac = s - n;
-    bool up = false;
-    switch (r) {
-    case R_RZ: break;
-    case R_RM: up = frac > 0 && sign; break;
-    case R_RP: up = frac > 0 && !sign; break;
-    default: up = frac > 0.5 || (frac == 0.5 && fmod(n, 2.0) != 0); break;
+    /* The encoding is monotonic: a subnormal's units are its bits, a normal's are the implicit
+     * one and the mantissa under exponent field (q + man + bias), and a carry steps it. */
+    uint64_t lo = q == min_q ? (uint64_t)n
+                             : ((uint64_t)(q + f->man + f->bias) << f->man) + (uint64_t)n -
+                                   ((uint64_t)1 << f->man),
+             hi = lo + 1;
+    int near; /* -1 nearer lo, 1 nearer hi, 0 a tie */
+    bool inexact = frac != 0 || v.sticky != 0;
+    if (frac == 0 && v.sticky < 0) { /* just below a value of the format */
+        hi = lo;
+        lo = hi - 1;
+        near = 1;
+    } else if (frac != 0.5) {
+        near = frac > 0.5 ? 1 : -1;
+    } else {
+        near = v.sticky;
     }
-    uint64_t u = (uint64_t)n + up;
-    /* The encoding is monotonic: a subnormal's units are its bits, a normal's the implicit one
-     * plus the mantissa at exponent field (q + man + bias), and a carry out of the mantissa
-     * steps the exponent. */
-    uint64_t bits = q == 1 - bias - man ? u : ((uint64_t)(q + man + bias) << man) + u - (1u << man);
-    if (bits >= (uint64_t)emax << man) {
+    uint64_t bits = lo;
+    if (inexact) {
+        switch (r) {
+        case R_RZ: break;
+        case R_RM: bits = sign ? hi : lo; break;
+        case R_RP: bits = sign ? lo : hi; break;
+        default: bits = near > 0 || (near == 0 && (lo & 1)) ? hi : lo; break;
+        }
+    }
+    if (bits >= f->emax << f->man) {
         bool to_inf =
             !satfinite && (r == R_RN || r == R_NONE || (r == R_RP && !sign) || (r == R_RM && sign));
         return to_inf ? inf : maxf;
     }
-    return sign | (uint32_t)bits;
+    return sign | bits;
 }
 
-/* op on doubles, rounded to odd: exact in the 53 bits when it can be, else truncated with the
- * lowest bit set. */
-static double odd(int op, double a, double b, double c) {
-    fenv_t env;
-    feholdexcept(&env);
-    fesetround(FE_TOWARDZERO);
-    volatile double x = a, y = b, z = c, r;
-    switch (op) {
-    case O_ADD: r = x + y; break;
-    case O_SUB: r = x - y; break;
-    case O_MUL: r = x * y; break;
-    default: r = fma(x, y, z); break;
-    }
-    bool inexact = fetestexcept(FE_INEXACT) != 0;
-    fesetenv(&env);
-    double v = r;
-    if (inexact && isfinite(v)) {
-        uint64_t u;
-        memcpy(&u, &v, 8);
-        u |= 1;
-        memcpy(&v, &u, 8);
-    }
-    return v;
+static uint32_t d2h(xval v, int f, int r, bool satfinite) {
+    return (uint32_t)round_to(v, is_bf(f) ? &FMT_BF16 : &FMT_F16, r, satfinite);
 }
 
 static bool sub_normal16(uint32_t h, int f) {
@@ -128,9 +167,14 @@ static uint32_t half_op(const pinst *in, int f, uint32_t a, uint32_t b, uint32_t
     }
     default: break;
     }
-    double r = odd(in->sub, h2d(a, f), h2d(b, f), h2d(c, f));
-    if (in->flags & F_SAT) r = isnan(r) ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
-    if ((in->imm & 1) && !isnan(r) && r < 0) r = 0.0; /* .relu (-0 too) */
+    double x = h2d(a, f), y = h2d(b, f), z = h2d(c, f);
+    xval r = in->sub == O_ADD   ? sum(x, y, in->rnd)
+             : in->sub == O_SUB ? sum(x, -y, in->rnd)
+             : in->sub == O_MUL ? (xval){x * y, 0} /* exact: 22 bits at most */
+                                : sum(x * y, z, in->rnd);
+    if (in->flags & F_SAT)
+        r = isnan(r.x) ? (xval){0.0, 0} : r.x < 0 ? (xval){0.0, 0} : r.x >= 1 ? (xval){1.0, 0} : r;
+    if ((in->imm & 1) && !isnan(r.x) && r.x <= 0) r = (xval){0.0, 0}; /* .relu (-0 too) */
     uint32_t h = d2h(r, f, in->rnd, false);
     if (ftz && sub_normal16(h, f)) h &= 0x8000u;
     return h;
@@ -209,7 +253,7 @@ static void convert(const pinst *in, uint64_t *R) {
         for (int i = 0; i < 2; i++) {
             double x = f32(REG(in->s[i]));
             if (relu && !isnan(x) && x < 0) x = 0.0;
-            h[i] = d2h(x, f, r, satfinite);
+            h[i] = d2h((xval){x, 0}, f, r, satfinite);
         }
         REG(in->d[0]) = (uint64_t)h[0] << 16 | h[1];
         return;
@@ -219,29 +263,30 @@ static void convert(const pinst *in, uint64_t *R) {
     if ((in->flags & F_FTZ) && st == T_F32 && fpclassify((float)x) == FP_SUBNORMAL)
         x = copysign(0.0, x);
     bool sf = st == T_F16 || st == T_BF16 || st == T_F32 || st == T_F64;
+    /* Between halves, f32 and f64 (one side a half: widening is exact), or from an integer to
+     * a half. */
     if (dt == T_F16 || dt == T_BF16 || dt == T_F32 || dt == T_F64) {
+        xval xv = {x, 0};
         if (st == T_U64 || st == T_S64) { /* 64-bit integers may not fit a double exactly */
             int64_t iv = ival(v, st);
             double hi = st == T_U64 ? (double)((uint64_t)iv >> 11 << 11) : (double)(iv >> 11 << 11);
             double lo = st == T_U64 ? (double)((uint64_t)iv & 0x7ff) : (double)(iv & 0x7ff);
-            x = odd(O_ADD, hi, lo, 0);
+            xv = sum(hi, lo, R_RN);
         }
-        if (sf) x = round_int(x, r);
-        if (in->flags & F_SAT) x = isnan(x) ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x;
-        if (relu && !isnan(x) && x < 0) x = 0.0;
+        if (sf) xv.x = round_int(xv.x, r);
+        if (in->flags & F_SAT)
+            xv = isnan(xv.x) ? (xval){0.0, 0}
+                 : xv.x < 0  ? (xval){0.0, 0}
+                 : xv.x >= 1 ? (xval){1.0, 0}
+                             : xv;
+        if (relu && !isnan(xv.x) && xv.x < 0) xv = (xval){0.0, 0};
         int rr = r >= R_RNI ? R_RN : r;
-        if (dt == T_F16 || dt == T_BF16) {
-            REG(in->d[0]) = d2h(x, dt, rr, satfinite);
-        } else if (dt == T_F32) {
-            int old = fegetround();
-            fesetround(host_mode(rr));
-            volatile double vx = x;
-            volatile float fx = (float)vx;
-            fesetround(old);
-            REG(in->d[0]) = b32(isnan(fx) ? f32(0x7fffffffu) : fx);
-        } else {
-            REG(in->d[0]) = b64(x);
-        }
+        if (dt == T_F16 || dt == T_BF16)
+            REG(in->d[0]) = d2h(xv, dt, rr, satfinite);
+        else if (dt == T_F32)
+            REG(in->d[0]) = round_to(xv, &FMT_F32, rr, false);
+        else
+            REG(in->d[0]) = isnan(xv.x) ? 0x7fffffffffffffffull : b64(xv.x);
         return;
     }
     /* To an integer: rounded as the mode says (truncated by default), NaN to 0, clamped. */
@@ -287,49 +332,77 @@ bool ptx__half(const pinst *in, uint64_t *R) {
     return true;
 }
 
-/* f32 (with .ftz and .sat) and f64 arithmetic in the host's rounding mode r. */
-bool ptx__round(const pinst *in, uint64_t *R) {
-    int t = in->op % T_COUNT;
-    uint64_t a = REG(in->s[0]), b = REG(in->s[1]), c = REG(in->s[2]);
+/* A double result rounded in mode r from v (round to nearest is v.x itself): one step to the
+ * neighbouring double where the exact value lies on the mode's side; an overflow (v.x infinite
+ * from finite operands) gives the largest finite value where the mode rounds toward zero. */
+static double directed64(xval v, int r, bool overflow) {
+    if (overflow && (r == R_RZ || (r == R_RM && v.x > 0) || (r == R_RP && v.x < 0)))
+        return copysign(DBL_MAX, v.x);
+    if (v.sticky == 0 || r == R_RN || r == R_NONE) return v.x;
+    bool below = (v.sticky < 0) == (v.x > 0); /* the exact value is below v.x */
+    if (r == R_RZ) return v.sticky < 0 ? nextafter(v.x, 0.0) : v.x;
+    if (r == R_RM) return below ? nextafter(v.x, -INFINITY) : v.x;
+    return below ? v.x : nextafter(v.x, INFINITY);
+}
+
+/* f64 fma: the one operation whose exact error no double transformation gives cheaply, so the
+ * host's rounding mode (per thread, C11 7.6) rounds it; valgrind rounds it to nearest. */
+static double fma_in_mode(double x, double y, double z, int r) {
     int old = fegetround();
-    fesetround(host_mode(in->rnd));
+    fesetround(r == R_RZ ? FE_TOWARDZERO : r == R_RM ? FE_DOWNWARD : FE_UPWARD);
+    volatile double a = x, b = y, c = z, v;
+    v = fma(a, b, c);
+    double out = v;
+    fesetround(old);
+    return out;
+}
+
+/* f32 (with .ftz and .sat) and f64 add, sub, mul, fma, div, sqrt, rcp rounded .rz, .rm or .rp:
+ * the result in double with the sign of its error (exact for f32's sums and products in double),
+ * then rounded by round_to or directed64. */
+bool ptx__round(const pinst *in, uint64_t *R) {
+    int t = in->op % T_COUNT, r = in->rnd;
+    uint64_t a = REG(in->s[0]), b = REG(in->s[1]), c = REG(in->s[2]);
+    double x, y, z;
+    bool ftz = t == T_F32 && (in->flags & F_FTZ);
     if (t == T_F64) {
-        volatile double x = f64(a), y = f64(b), z = f64(c), r;
-        switch (in->sub) {
-        case O_ADD: r = x + y; break;
-        case O_SUB: r = x - y; break;
-        case O_MUL: r = x * y; break;
-        case O_FMA: r = fma(x, y, z); break;
-        case O_DIV: r = x / y; break;
-        case O_SQRT: r = sqrt(x); break;
-        default: r = 1.0 / x; break;
+        x = f64(a), y = f64(b), z = f64(c);
+    } else {
+        float fa = f32(a), fb = f32(b), fc = f32(c);
+        if (ftz) {
+            if (fpclassify(fa) == FP_SUBNORMAL) fa = copysignf(0.0f, fa);
+            if (fpclassify(fb) == FP_SUBNORMAL) fb = copysignf(0.0f, fb);
+            if (fpclassify(fc) == FP_SUBNORMAL) fc = copysignf(0.0f, fc);
         }
-        fesetround(old);
-        double v = r;
-        REG(in->d[0]) = isnan(v) ? 0x7fffffffffffffffull : b64(v);
+        x = fa, y = fb, z = fc;
+    }
+    xval v;
+    switch (in->sub) {
+    case O_ADD: v = sum(x, y, r); break;
+    case O_SUB: v = sum(x, -y, r); break;
+    case O_MUL: v = t == T_F64 ? with_error(x * y, fma(x, y, -(x * y))) : (xval){x * y, 0}; break;
+    case O_FMA:
+        if (t == T_F64) {
+            REG(in->d[0]) = b64(fma_in_mode(x, y, z, r));
+            if (isnan(f64(REG(in->d[0])))) REG(in->d[0]) = 0x7fffffffffffffffull;
+            return true;
+        }
+        v = sum(x * y, z, r); /* the product exact in double: 48 bits */
+        break;
+    case O_DIV: v = quotient(x, y); break;
+    case O_SQRT: v = root(x); break;
+    default: v = quotient(1.0, x); break;
+    }
+    if (t == T_F64) {
+        bool overflow = isinf(v.x) && isfinite(x) && (in->sub == O_SQRT || isfinite(y)) &&
+                        !(in->sub == O_DIV && y == 0) && !(in->sub == O_RCP && x == 0);
+        double out = directed64(v, r, overflow);
+        REG(in->d[0]) = isnan(out) ? 0x7fffffffffffffffull : b64(out);
         return true;
     }
-    bool ftz = (in->flags & F_FTZ) != 0;
-    float fa = f32(a), fb = f32(b), fc = f32(c);
-    if (ftz) {
-        if (fpclassify(fa) == FP_SUBNORMAL) fa = copysignf(0.0f, fa);
-        if (fpclassify(fb) == FP_SUBNORMAL) fb = copysignf(0.0f, fb);
-        if (fpclassify(fc) == FP_SUBNORMAL) fc = copysignf(0.0f, fc);
-    }
-    volatile float x = fa, y = fb, z = fc, r;
-    switch (in->sub) {
-    case O_ADD: r = x + y; break;
-    case O_SUB: r = x - y; break;
-    case O_MUL: r = x * y; break;
-    case O_FMA: r = fmaf(x, y, z); break;
-    case O_DIV: r = x / y; break;
-    case O_SQRT: r = sqrtf(x); break;
-    default: r = 1.0f / x; break;
-    }
-    fesetround(old);
-    float v = r;
-    if (ftz && fpclassify(v) == FP_SUBNORMAL) v = copysignf(0.0f, v);
-    if (in->flags & F_SAT) v = isnan(v) ? 0.0f : v < 0 ? 0.0f : v > 1 ? 1.0f : v;
-    REG(in->d[0]) = isnan(v) ? 0x7fffffffu : b32(v);
+    float out = f32(round_to(v, &FMT_F32, r, false));
+    if (ftz && fpclassify(out) == FP_SUBNORMAL) out = copysignf(0.0f, out);
+    if (in->flags & F_SAT) out = isnan(out) ? 0.0f : out < 0 ? 0.0f : out > 1 ? 1.0f : out;
+    REG(in->d[0]) = isnan(out) ? 0x7fffffffu : b32(out);
     return true;
 }
