@@ -81,6 +81,7 @@ static const char heap_ptx[] =
     HEAD FUNCS ".visible .entry keep(.param .u64 out)\n{\n"
                ".reg .b32 %r<8>; .reg .b64 %rd<12>; .reg .pred %p<3>;\n"
                "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; add.s32 %r2, %r1, 8;\n"
+               "mov.u32 %r5, %ctaid.x; mov.u32 %r6, %ntid.x; mad.lo.u32 %r7, %r5, %r6, %r1;\n"
                "cvt.u64.u32 %rd2, %r2;\n"
                "{ .param .b64 param0; st.param.b64 [param0+0], %rd2; .param .b64 retval0;\n"
                "call.uni (retval0), malloc, (param0);\n"
@@ -89,7 +90,7 @@ static const char heap_ptx[] =
                "and.b64 %rd4, %rd3, 15; cvt.u32.u64 %r3, %rd4;\n"
                "ld.u32 %r4, [%rd3]; or.b32 %r3, %r3, %r4;\n"
                "st.u32 [%rd3], %r1; st.u32 [%rd3+4], %r3;\n"
-               "DONE: mul.wide.u32 %rd5, %r1, 8; add.s64 %rd6, %rd1, %rd5; st.global.u64 [%rd6], "
+               "DONE: mul.wide.u32 %rd5, %r7, 8; add.s64 %rd6, %rd1, %rd5; st.global.u64 [%rd6], "
                "%rd3;\n"
                "ret;\n}\n"
                ".visible .entry use(.param .u64 slots, .param .u64 out)\n{\n"
@@ -105,6 +106,16 @@ static const char heap_ptx[] =
 
 static void test_malloc_free(void **state) {
     (void)state;
+    /* 16 blocks on 4 host threads at once, each thread its own allocation: all distinct. */
+    test_heap = mock__ptx_heap_new(1 << 20);
+    uint64_t *many = dev_alloc(16 * 64 * 8);
+    void *pm[] = {&many};
+    if (run_ex(heap_ptx, "keep", 16, 64, pm, 4, false, NULL) != CUDA_SUCCESS) fail_msg("%s", err);
+    for (int i = 0; i < 16 * 64; i++) {
+        assert_true(many[i] != 0);
+        for (int j = 0; j < i; j++) assert_true(many[i] != many[j]);
+    }
+    mock__ptx_heap_delete(test_heap);
     test_heap = mock__ptx_heap_new(1 << 16);
     assert_non_null(test_heap);
     uint64_t *slots = dev_alloc(64 * 8);
