@@ -112,6 +112,62 @@ static void test_mma_bf16(void **state) {
     check_mma(mma_bf16_ptx, true);
 }
 
+/* f16 accumulators: C and D as two .f16x2 registers a lane (elements as in the f32 case). */
+static const char mma_f16acc_ptx[] = HEAD
+    ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{\n"
+    ".reg .b32 %r<14>; .reg .b64 %rd<12>;\n"
+    "ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [pc];\n"
+    "ld.param.u64 %rd4, [pd]; mov.u32 %r1, %laneid;\n"
+    "mul.wide.u32 %rd5, %r1, 16; add.s64 %rd6, %rd1, %rd5;\n"
+    "ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd6];\n"
+    "mul.wide.u32 %rd7, %r1, 8; add.s64 %rd8, %rd2, %rd7; ld.global.v2.u32 {%r6, %r7}, [%rd8];\n"
+    "add.s64 %rd9, %rd3, %rd7; ld.global.v2.u32 {%r8, %r9}, [%rd9];\n"
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r10, %r11}, {%r2, %r3, %r4, %r5}, "
+    "{%r6, %r7}, {%r8, %r9};\n"
+    "add.s64 %rd10, %rd4, %rd7; st.global.v2.u32 [%rd10], {%r10, %r11};\n"
+    "ret;\n}\n";
+
+static void test_mma_f16_accumulators(void **state) {
+    (void)state;
+    int A[16][16], B[16][8], C[16][8];
+    uint32_t seed = 13;
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 16; c++) A[r][c] = small(&seed);
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 8; c++) B[r][c] = small(&seed), C[r][c] = small(&seed);
+    uint32_t *fa = dev_alloc(32 * 16), *fb = dev_alloc(32 * 8), *fc = dev_alloc(32 * 8),
+             *fd = dev_alloc(32 * 8);
+    for (int l = 0; l < 32; l++) {
+        for (int i = 0; i < 8; i++) {
+            int r, c;
+            a_place(l, i, &r, &c);
+            fa[l * 4 + i / 2] |= (uint32_t)h16(A[r][c], false) << (16 * (i & 1));
+        }
+        for (int i = 0; i < 4; i++) {
+            int r, c;
+            b_place(l, i, &r, &c);
+            fb[l * 2 + i / 2] |= (uint32_t)h16(B[r][c], false) << (16 * (i & 1));
+            c_place(l, i, &r, &c);
+            fc[l * 2 + i / 2] |= (uint32_t)h16(C[r][c], false) << (16 * (i & 1));
+        }
+    }
+    void *p[] = {&fa, &fb, &fc, &fd};
+    if (run(mma_f16acc_ptx, "k", 1, 32, p) != CUDA_SUCCESS) fail_msg("%s", err);
+    for (int l = 0; l < 32; l++) {
+        for (int i = 0; i < 4; i++) {
+            int r, c;
+            c_place(l, i, &r, &c);
+            int want = C[r][c];
+            for (int k = 0; k < 16; k++) want += A[r][k] * B[k][c];
+            uint32_t got = (fd[l * 2 + i / 2] >> (16 * (i & 1))) & 0xffffu;
+            if (got != h16(want, false))
+                fail_msg("lane %d d%d: 0x%04x, want 0x%04x (%d)", l, i, got, h16(want, false),
+                         want);
+        }
+    }
+    dev_free_all();
+}
+
 /* ldmatrix: four 8 x 8 matrices of 16-bit values (value = matrix * 64 + row * 8 + column) in
  * shared memory, lane l giving the address of row l % 8 of matrix l / 8. */
 #define LDM_PTX(NUM, REGS, TRANS, STORE)                                                           \
@@ -283,6 +339,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mma_f16),
         cmocka_unit_test(test_mma_bf16),
+        cmocka_unit_test(test_mma_f16_accumulators),
         cmocka_unit_test(test_ldmatrix),
         cmocka_unit_test(test_wmma),
         cmocka_unit_test(test_mma_needs_the_whole_warp),
