@@ -61,15 +61,14 @@ static void c_place(int lane, int i, int *r, int *c) {
 static const char mma_f16_ptx[] = MMA_PTX("f16");
 static const char mma_bf16_ptx[] = MMA_PTX("bf16");
 
-static void check_mma(const char *ptx, bool bf) {
-    int A[16][16], B[16][8], C[16][8];
-    uint32_t seed = bf ? 5 : 9;
+/* Random small matrices A (16 x 16), B (16 x 8), C (16 x 8, times cscale), and each lane's A and
+ * B fragment registers placed as the ISA says (fa: 4 a lane, fb: 2 a lane). */
+static void make_mma_inputs(uint32_t seed, bool bf, int cscale, int A[16][16], int B[16][8],
+                            int C[16][8], uint32_t *fa, uint32_t *fb) {
     for (int r = 0; r < 16; r++)
         for (int c = 0; c < 16; c++) A[r][c] = small(&seed);
     for (int r = 0; r < 16; r++)
-        for (int c = 0; c < 8; c++) B[r][c] = small(&seed), C[r][c] = small(&seed) * 10;
-    uint32_t *fa = dev_alloc(32 * 16), *fb = dev_alloc(32 * 8);
-    float *fc = dev_alloc(32 * 16), *fd = dev_alloc(32 * 16);
+        for (int c = 0; c < 8; c++) B[r][c] = small(&seed), C[r][c] = small(&seed) * cscale;
     for (int l = 0; l < 32; l++) {
         for (int i = 0; i < 8; i++) {
             int r, c;
@@ -80,6 +79,18 @@ static void check_mma(const char *ptx, bool bf) {
             int r, c;
             b_place(l, i, &r, &c);
             fb[l * 2 + i / 2] |= (uint32_t)h16(B[r][c], bf) << (16 * (i & 1));
+        }
+    }
+}
+
+static void check_mma(const char *ptx, bool bf) {
+    int A[16][16], B[16][8], C[16][8];
+    uint32_t *fa = dev_alloc(32 * 16), *fb = dev_alloc(32 * 8);
+    float *fc = dev_alloc(32 * 16), *fd = dev_alloc(32 * 16);
+    make_mma_inputs(bf ? 5 : 9, bf, 10, A, B, C, fa, fb);
+    for (int l = 0; l < 32; l++) {
+        for (int i = 0; i < 4; i++) {
+            int r, c;
             c_place(l, i, &r, &c);
             fc[l * 4 + i] = (float)C[r][c];
         }
@@ -130,23 +141,12 @@ static const char mma_f16acc_ptx[] = HEAD
 static void test_mma_f16_accumulators(void **state) {
     (void)state;
     int A[16][16], B[16][8], C[16][8];
-    uint32_t seed = 13;
-    for (int r = 0; r < 16; r++)
-        for (int c = 0; c < 16; c++) A[r][c] = small(&seed);
-    for (int r = 0; r < 16; r++)
-        for (int c = 0; c < 8; c++) B[r][c] = small(&seed), C[r][c] = small(&seed);
     uint32_t *fa = dev_alloc(32 * 16), *fb = dev_alloc(32 * 8), *fc = dev_alloc(32 * 8),
              *fd = dev_alloc(32 * 8);
+    make_mma_inputs(13, false, 1, A, B, C, fa, fb);
     for (int l = 0; l < 32; l++) {
-        for (int i = 0; i < 8; i++) {
-            int r, c;
-            a_place(l, i, &r, &c);
-            fa[l * 4 + i / 2] |= (uint32_t)h16(A[r][c], false) << (16 * (i & 1));
-        }
         for (int i = 0; i < 4; i++) {
             int r, c;
-            b_place(l, i, &r, &c);
-            fb[l * 2 + i / 2] |= (uint32_t)h16(B[r][c], false) << (16 * (i & 1));
             c_place(l, i, &r, &c);
             fc[l * 2 + i / 2] |= (uint32_t)h16(C[r][c], false) << (16 * (i & 1));
         }
