@@ -724,6 +724,10 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             }
             break;
             C(O_CALL, T_NONE) : if (m != mask) goto split;
+            /* An indirect call whose lanes hold different functions: the first lane's call now,
+             * the others from the call again as a path of their own (ptx_heap.c). */
+            uint32_t others = ptx__call_others(w, p, in, mask);
+            mask &= ~others;
             p->mask = mask;
             if (call(b, w, p, in, pc) == TS_FAULT) {
                 st = TS_FAULT;
@@ -731,6 +735,14 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             }
             R = w->regs[p->depth];
             code = p->frames[p->depth].f->code;
+            if (others != 0) {
+                w->split_mask = others;
+                w->split_pc = pc - 1;
+                w->split_up = true;
+                pc = 0;
+                st = TS_SPLIT;
+                goto out;
+            }
             pc = 0;
             if (n >= budget) {
                 st = TS_YIELD;

@@ -2,7 +2,9 @@
  * Programming Guide, "Dynamic Global Memory Allocation and Operations"; nvcc declares them as
  * `.extern .func malloc` and `free`), against the context's heap that the driver hands the launch
  * (its size CU_LIMIT_MALLOC_HEAP_SIZE), and the callee of an indirect call (PTX ISA "Control
- * Flow Instructions: call" through a register, with a prototype).
+ * Flow Instructions: call" through a register, with a prototype; lanes that hold another
+ * function than the first lane's call it from a path of their own, which ptx_exec.c splits off
+ * in the caller's frame).
  *
  * The heap is one zeroed block with a first-fit list of chunks: each starts with a 16-byte
  * header (its size with the header, and whether it is in use), so that every pointer malloc
@@ -128,21 +130,24 @@ int ptx__heap_call(pblock *b, pwarp *w, const pframe *cur, const pinst *in, uint
     return TS_RUN;
 }
 
+uint32_t ptx__call_others(const pwarp *w, const ppath *p, const pinst *in, uint32_t mask) {
+    const pframe *cur = &p->frames[p->depth];
+    if (cur->f->calls[in->aux].callee != NULL) return 0;
+    const uint64_t *x = w->regs[p->depth] + ((size_t)in->s[0] << 5);
+    uint64_t first = x[__builtin_ctz(mask)];
+    uint32_t others = 0;
+    for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        if (x[l] != first) others |= 1u << l;
+    }
+    return others;
+}
+
 const mock_ptx_func *ptx__callee(pblock *b, pwarp *w, ppath *p, const pinst *in, const pcall *c) {
     const mock_ptx_func *caller = p->frames[p->depth].f;
     const uint64_t *x = w->regs[p->depth] + ((size_t)in->s[0] << 5);
     unsigned l0 = (unsigned)__builtin_ctz(p->mask);
     pthr *t = &b->t[w->first + l0];
-    for (uint32_t mm = p->mask; mm != 0; mm &= mm - 1) {
-        if (x[__builtin_ctz(mm)] != x[l0]) {
-            ptx__fault(b, &b->t[w->first + (unsigned)__builtin_ctz(mm)], in,
-                       CUDA_ERROR_NOT_SUPPORTED,
-                       "lanes of one warp call different functions through one indirect call "
-                       "(0x%llx and 0x%llx), which the mock's interpreter does not support",
-                       (unsigned long long)x[l0], (unsigned long long)x[__builtin_ctz(mm)]);
-            return NULL;
-        }
-    }
     const mock_ptx_module *mod = caller->mod;
     for (size_t i = 0; i < mod->nfuncs; i++) {
         const mock_ptx_func *g = &mod->funcs[i];

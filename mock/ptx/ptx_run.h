@@ -66,6 +66,7 @@ typedef struct pwarp {
     int last;        /* the path run last */
     unsigned yields; /* turns a path gave up with others runnable: round robin after */
     uint32_t split_mask, split_pc; /* TS_SPLIT: the lanes that go to split_pc */
+    bool split_up; /* ... in the caller's frame (an indirect call's other lanes), not the path's */
 } pwarp;
 
 typedef struct prun prun;
@@ -153,6 +154,9 @@ int ptx__mma(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R);
 /* The function an indirect call of path p calls: the one whose address every lane's register
  * holds, with the call's number of arguments; NULL after recording a fault (ptx_heap.c). */
 const mock_ptx_func *ptx__callee(pblock *b, pwarp *w, ppath *p, const pinst *in, const pcall *c);
+/* The lanes of `mask` whose indirect call goes to another function than the first lane's (0 for
+ * a direct call): they call from a path of their own (ptx_heap.c). */
+uint32_t ptx__call_others(const pwarp *w, const ppath *p, const pinst *in, uint32_t mask);
 /* Device malloc (in->sub 0) or free (1) of the lanes of m, as a call (ptx_heap.c): TS_RUN, or
  * TS_FAULT after recording it. */
 int ptx__heap_call(pblock *b, pwarp *w, const pframe *cur, const pinst *in, uint32_t m);

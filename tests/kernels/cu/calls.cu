@@ -1,7 +1,7 @@
-// Indirect calls and device-side malloc: each warp picks one of three __noinline__ functions
-// through a function pointer (call through a register with a prototype); each thread mallocs a
-// small array, fills it, sums it back and frees it, and thread 0 of each block keeps a
-// block-sized allocation across launches (k_keep, then k_use frees it).
+// Indirect calls and device-side malloc: each thread picks one of three __noinline__ functions
+// through a function pointer (call through a register with a prototype; the lanes of a warp
+// disagree); each thread mallocs a small array, fills it, sums it back and frees it, and thread 0
+// of each block keeps a block-sized allocation across launches (k_keep, then k_use frees it).
 typedef int (*binop)(int, int);
 
 __device__ __noinline__ int op_add(int a, int b) { return a + b; }
@@ -12,7 +12,7 @@ extern "C" __global__ void k_calls(const int *x, int *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     binop ops[3] = {op_add, op_mul, op_sub};
-    volatile int which = (i / 32) % 3;
+    volatile int which = i % 3;
     binop f = ops[which];
     int r = f(x[i], i);
     int len = 1 + i % 7;

@@ -2,8 +2,9 @@
  * Instructions: call" (through a register holding a function's address, taken by mov, with a
  * .callprototype), and calls of the `.extern .func` malloc and free that nvcc declares (CUDA C++
  * Programming Guide, "Dynamic Global Memory Allocation and Operations") against the launch's
- * heap: allocations aligned, zeroed, kept across launches until freed, NULL when exhausted; a
- * free of what malloc did not return is a fault. */
+ * heap (lanes of a warp may call different functions: each group calls in turn, and they go
+ * on together): allocations aligned, zeroed, kept across launches until freed, NULL when exhausted;
+ * a free of what malloc did not return is a fault. */
 #include "ptx_util.h"
 
 #define FUNCS                                                                                      \
@@ -44,17 +45,40 @@ static void test_indirect_call(void **state) {
     dev_free_all();
 }
 
-/* The same with the target chosen per lane: the lanes of a warp disagree. */
+/* The same with the target chosen per lane (three functions by tid % 3): the lanes of a warp
+ * disagree, and each group calls its own. */
 static const char divergent_ptx[] =
-    HEAD FUNCS ".visible .entry k()\n{\n"
-               ".reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p1;\n"
-               "mov.u32 %r1, %tid.x; and.b32 %r2, %r1, 1; setp.eq.u32 %p1, %r2, 0;\n"
-               "mov.u64 %rd2, add; mov.u64 %rd3, mul; selp.b64 %rd4, %rd2, %rd3, %p1;\n"
+    HEAD FUNCS ".func (.param .b32 func_retval0) sub(.param .b32 a, .param .b32 b)\n{\n"
+               ".reg .b32 %r<4>; ld.param.u32 %r1, [a]; ld.param.u32 %r2, [b];\n"
+               "sub.s32 %r3, %r1, %r2; st.param.b32 [func_retval0+0], %r3; ret;\n}\n"
+               ".visible .entry k(.param .u64 out)\n{\n"
+               ".reg .b32 %r<8>; .reg .b64 %rd<9>; .reg .pred %p<3>;\n"
+               "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; rem.u32 %r2, %r1, 3;\n"
+               "setp.eq.u32 %p1, %r2, 0; setp.eq.u32 %p2, %r2, 1;\n"
+               "mov.u64 %rd2, add; mov.u64 %rd3, mul; mov.u64 %rd7, sub;\n"
+               "selp.b64 %rd4, %rd3, %rd7, %p2; selp.b64 %rd4, %rd2, %rd4, %p1;\n"
                "{ .param .b32 param0; st.param.b32 [param0+0], %r1;\n"
                ".param .b32 param1; st.param.b32 [param1+0], 3; .param .b32 retval0;\n"
                "prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);\n"
-               "call (retval0), %rd4, (param0, param1), prototype_0;\n}\n"
+               "call (retval0), %rd4, (param0, param1), prototype_0;\n"
+               "ld.param.b32 %r3, [retval0+0];\n}\n"
+               "mul.wide.u32 %rd5, %r1, 4; add.s64 %rd6, %rd1, %rd5; st.global.u32 [%rd6], %r3;\n"
                "ret;\n}\n";
+
+static void test_divergent_indirect_call(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(64 * 4);
+    void *p[] = {&out};
+    for (int threads = 0; threads <= 1; threads++) {
+        if (run_ex(divergent_ptx, "k", 1, 64, p, threads, false, NULL) != CUDA_SUCCESS)
+            fail_msg("%s", err);
+        for (uint32_t t = 0; t < 64; t++) {
+            uint32_t want = t % 3 == 0 ? t + 3 : t % 3 == 1 ? t * 3 : t - 3;
+            assert_int_equal(out[t], want);
+        }
+    }
+    dev_free_all();
+}
 
 /* A call through a register that holds no function's address. */
 static const char wild_ptx[] =
@@ -69,8 +93,6 @@ static const char wild_ptx[] =
 
 static void test_indirect_call_refusals(void **state) {
     (void)state;
-    assert_int_equal(run(divergent_ptx, "k", 1, 32, NULL), CUDA_ERROR_NOT_SUPPORTED);
-    assert_has(err, "call different functions");
     assert_int_equal(run(wild_ptx, "k", 1, 1, NULL), CUDA_ERROR_ILLEGAL_ADDRESS);
     assert_has(err, "not the address of a function");
 }
@@ -152,6 +174,7 @@ static void test_malloc_free(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_indirect_call),
+        cmocka_unit_test(test_divergent_indirect_call),
         cmocka_unit_test(test_indirect_call_refusals),
         cmocka_unit_test(test_malloc_free),
     };
