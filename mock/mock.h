@@ -238,6 +238,7 @@ struct CUctx_st {
     unsigned check;                    /* set_check for this context (mock_check.c), */
     bool check_set, check_report;      /* when check_set */
     mock_ctx_extra extra;              /* limits and preferences (mock_ctx_extra.c) */
+    struct mock_ptx_heap *heap; /* device malloc's (mock_limits.c), NULL until a launch */
 };
 
 /* CUSHIM_MOCK_CHECK (mock_check.c): a launch's checks and mode (under the lock; the next
@@ -540,6 +541,15 @@ bool mock__replace_top(struct CUctx_st *ctx);
 /* The current context, usable for work: CUDA_ERROR_INVALID_CONTEXT when there is none,
  * CUDA_ERROR_CONTEXT_IS_DESTROYED for a released primary; aborts for a destroyed context. */
 CUresult mock__need_current(const char *entry, struct CUctx_st **out);
+/* The context's heap for device malloc, made at the first call (NULL when out of memory), and
+ * its end (mock_limits.c). */
+struct mock_ptx_heap *mock__ctx_heap(struct CUctx_st *c);
+void mock__ctx_heap_free(struct CUctx_st *c);
+/* false while kernels' allocations are live in the heap; else the heap goes, to be made again of
+ * the new size (cuCtxSetLimit). */
+bool mock__ctx_heap_resizable(struct CUctx_st *c);
+/* A limit of the context as cuCtxGetLimit answers it (mock_ctx_extra.c). */
+void mock__ctx_limit(const struct CUctx_st *c, CUlimit limit, size_t *value);
 /* A stream argument (mock_default_stream.c): NULL and CU_STREAM_LEGACY are the current
  * context's legacy default stream, CU_STREAM_PER_THREAD (and NULL in a call through a
  * per-thread entry) the calling thread's per-thread default stream of that context. */

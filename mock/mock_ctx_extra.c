@@ -46,9 +46,18 @@ CUresult CUDAAPI mock_cuCtxSetLimit(CUlimit limit, size_t value) {
         if ((unsigned)limit >= CU_LIMIT_MAX) return mock__leave(CUDA_ERROR_UNSUPPORTED_LIMIT);
         break;
     }
+    if (limit == CU_LIMIT_MALLOC_HEAP_SIZE && !mock__ctx_heap_resizable(c)) {
+        mock__why("cuCtxSetLimit: the device malloc heap cannot change size while "
+                  "allocations made in it by kernels are live");
+        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+    }
     c->extra.limit[limit] = value;
     c->extra.limit_set[limit] = true;
     return mock__leave(CUDA_SUCCESS);
+}
+
+void mock__ctx_limit(const struct CUctx_st *c, CUlimit limit, size_t *value) {
+    *value = (size_t)(c->extra.limit_set[limit] ? c->extra.limit[limit] : limit_default(limit));
 }
 
 CUresult CUDAAPI mock_cuCtxGetLimit(size_t *value, CUlimit limit) {
@@ -56,7 +65,7 @@ CUresult CUDAAPI mock_cuCtxGetLimit(size_t *value, CUlimit limit) {
     if (value == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     CURRENT(c, "cuCtxGetLimit");
     if ((unsigned)limit >= CU_LIMIT_MAX) return mock__leave(CUDA_ERROR_UNSUPPORTED_LIMIT);
-    *value = (size_t)(c->extra.limit_set[limit] ? c->extra.limit[limit] : limit_default(limit));
+    mock__ctx_limit(c, limit, value);
     return mock__leave(CUDA_SUCCESS);
 }
 

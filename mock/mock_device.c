@@ -187,6 +187,7 @@ void mock__ctx_clear(struct CUctx_st *c) {
     mock__complete(&c->default_stream, c->default_stream.submitted, 0);
     mock__free_allocs(c);
     mock__peer_forget(c);
+    mock__ctx_heap_free(c);
 }
 
 CUresult CUDAAPI mock_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {

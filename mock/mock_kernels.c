@@ -159,6 +159,7 @@ static void run_ptx(klaunch *l) {
                 .checks = l->checks,
                 .init_map = init_map,
                 .check_report = l->check_report,
+                .heap = l->ctx != NULL ? mock__ctx_heap(l->ctx) : NULL,
             },
     };
     mock__run_unlocked(interpret, &j);

@@ -17,6 +17,8 @@
 #include <stdio.h>
 
 typedef struct mock_ptx_module mock_ptx_module;
+/* A context's heap for device-side malloc and free (ptx_heap.c). */
+typedef struct mock_ptx_heap mock_ptx_heap;
 typedef struct mock_ptx_func mock_ptx_kernel;
 
 /* Whether [addr, addr + len) lies in one live allocation. Yes: *lo and *hi get the bounds of
@@ -69,6 +71,7 @@ typedef struct mock_ptx_launch {
     void *check_ctx;
     mock_ptx_texture_fn texture; /* NULL: a kernel that uses one faults */
     FILE *out;       /* where device printf writes (stdout when NULL) */
+    mock_ptx_heap *heap; /* device malloc's; NULL: malloc returns NULL */
     unsigned checks; /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
     /* initcheck of global memory: the written bits of the allocation holding addr (bit i of byte
      * i / 8: byte lo + i), NULL where none are kept; its bounds whenever addr lies in one (left
@@ -129,6 +132,14 @@ bool mock__ptx_prepare(const mock_ptx_kernel *k, char *err, size_t errlen);
 /* The local memory a thread of the prepared kernel needs: its frame (.local variables, call
  * parameters) and the deepest chain of frames of the functions it calls. */
 size_t mock__ptx_local_bytes(const mock_ptx_kernel *k);
+
+/* A heap of `bytes` (rounded down to 16) for device malloc, zeroed; NULL when out of memory.
+ * Its allocations live until freed or until the heap is deleted (the context's end). */
+mock_ptx_heap *mock__ptx_heap_new(size_t bytes);
+void mock__ptx_heap_delete(mock_ptx_heap *h);
+size_t mock__ptx_heap_size(const mock_ptx_heap *h);
+/* Whether any allocation kernels made in it is live. */
+bool mock__ptx_heap_in_use(mock_ptx_heap *h);
 
 /* Thread-instructions the interpreter ran in this process, every launch summed. */
 uint64_t mock__ptx_instructions(void);

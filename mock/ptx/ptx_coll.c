@@ -161,6 +161,10 @@ bool ptx__bar_try(pblock *b) {
         arrived[w->bar_id] += lanes_in(w->bar_mask);
         if (w->bar_count != 0) count[w->bar_id] = w->bar_count;
     }
+    for (unsigned id = 0; id < 16; id++) { /* bar.arrive's lanes (ptx_mma.c) count, not wait */
+        arrived[id] += b->bar_arrived[id];
+        if (b->bar_arrive_count[id] != 0 && count[id] == 0) count[id] = b->bar_arrive_count[id];
+    }
     for (unsigned i = 0; b->bar_general > 0 && i < b->n; i++) {
         pthr *x = &b->t[i];
         if (x->state != TS_BAR) continue;
@@ -183,6 +187,9 @@ bool ptx__bar_try(pblock *b) {
     }
     if (ready == 0) return false;
     if (b->chk != NULL) ptx__check_bar(b, ready, arrived, count);
+    for (unsigned id = 0; id < 16; id++) {
+        if ((ready >> id) & 1) b->bar_arrived[id] = b->bar_arrive_count[id] = 0;
+    }
     for (unsigned k = 0; k < b->nwarps; k++) {
         pwarp *w = &b->warps[k];
         if (w->bar_mask == 0 || !((ready >> w->bar_id) & 1)) continue;

@@ -28,6 +28,9 @@ typedef struct dfix {
     size_t inst;
 } dfix;
 
+struct mods;
+struct opnd;
+
 typedef struct dec {
     mock_ptx_func *f;
     mock_ptx_module *m;
@@ -55,6 +58,10 @@ typedef struct dec {
     bool allow_emit; /* value() may add an instruction before the one decoded */
     const char *op;  /* the instruction being decoded, for messages */
     size_t oplen;
+    /* The families decoded in ptx_inst_x.c, which ptx_inst.c reaches through these (set by
+     * ptx_decode.c, above both) and whose decoding uses ptx_inst.c's helpers. */
+    bool (*family_wants)(struct mods *m);
+    bool (*family)(struct dec *d, struct mods *m, struct opnd *o, int no, bool *handled);
 } dec;
 
 bool dec_fail(dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,6 +8,7 @@
 
 #include "ptx_dec.h"
 #include "ptx_inst.h"
+#include "ptx_inst_x.h"
 #include "ptx_size.h"
 
 static uint32_t new_slots(dec *d, uint32_t n) {
@@ -204,7 +205,8 @@ static bool statement(dec *d) {
     if (ptx__is(w, n, ".reg")) return body_decl(d, N_REG);
     if (ptx__is(w, n, ".local")) return body_decl(d, N_LOCAL);
     if (ptx__is(w, n, ".param")) return body_decl(d, N_LOCAL);
-    if (ptx__is(w, n, ".loc") || ptx__is(w, n, ".pragma") || ptx__is(w, n, ".file")) {
+    if (ptx__is(w, n, ".loc") || ptx__is(w, n, ".pragma") || ptx__is(w, n, ".file") ||
+        ptx__is(w, n, ".callprototype")) { /* an indirect call's: the callee's own are used */
         while (d->l.p < d->l.end && *d->l.p != '\n' && *d->l.p != ';') d->l.p++;
         ptx__eat(&d->l, ';');
         return true;
@@ -252,7 +254,12 @@ static void enqueue(mock_ptx_func *f) {
 /* Decodes f's own body: its code, slots, frame and the special registers it reads itself.
  * What it calls is only named (pcall); the call-graph walk below adds what callees need. */
 static bool decode_body(mock_ptx_func *f, char *err, size_t errlen) {
-    dec d = {.f = f, .m = f->mod, .err = err, .errlen = errlen};
+    dec d = {.f = f,
+             .m = f->mod,
+             .err = err,
+             .errlen = errlen,
+             .family_wants = dec_family_wants,
+             .family = dec_family};
     d.l = (plex){f->body + 1, f->body + f->body_len - 1, f->body_line};
     d.nslots = 0;
     new_slots(&d, SL_RESERVED);

@@ -341,6 +341,10 @@ static int call(pblock *b, pwarp *w, ppath *p, const pinst *in, uint32_t pc) {
     const mock_ptx_func *g = c->callee;
     size_t base = cur->base + cur->f->frame_bytes;
     pthr *lane0 = &b->t[w->first + (unsigned)__builtin_ctz(p->mask)];
+    if (g == NULL) { /* an indirect call (ptx_heap.c finds and checks the function) */
+        g = ptx__callee(b, w, p, in, c);
+        if (g == NULL) return TS_FAULT;
+    }
     if (base + g->frame_bytes > r->local_size || p->depth >= 1000) {
         return ptx__fault(b, lane0, in, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
                           "the call of %s overflows the thread's %zu bytes of stack (recursion "
@@ -374,7 +378,7 @@ static int call(pblock *b, pwarp *w, ppath *p, const pinst *in, uint32_t pc) {
         unsigned char *loc = b->t[w->first + l].local;
         for (int i = 0; i < c->nargs; i++)
             memcpy(loc + base + g->params[i].offset, loc + cur->base + c->arg_off[i],
-                   c->arg_size[i]);
+                   c->callee != NULL ? c->arg_size[i] : g->params[i].size);
     }
     cur->ret_pc = pc;
     p->frames[d] = (pframe){g, 0, base, c};
@@ -389,7 +393,7 @@ static void ret(pblock *b, pwarp *w, ppath *p) {
         EACH(p->mask) {
             unsigned char *loc = b->t[w->first + l].local;
             memcpy(loc + up->base + (size_t)c->ret_off, loc + fr->base + (size_t)fr->f->ret_off,
-                   c->ret_size);
+                   c->callee != NULL ? c->ret_size : fr->f->ret_size);
         }
     }
     p->depth--;
@@ -845,6 +849,10 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             }
             break;
             C(O_CALL, T_NONE) : if (m != mask) goto split;
+            /* An indirect call whose lanes hold different functions: the first lane's call now,
+             * the others from the call again as a path of their own (ptx_heap.c). */
+            uint32_t others = ptx__call_others(w, p, in, mask);
+            mask &= ~others;
             p->mask = mask;
             if (call(b, w, p, in, pc) == TS_FAULT) {
                 st = TS_FAULT;
@@ -852,6 +860,14 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             }
             R = w->regs[p->depth];
             code = p->frames[p->depth].f->code;
+            if (others != 0) {
+                w->split_mask = others;
+                w->split_pc = pc - 1;
+                w->split_up = true;
+                pc = 0;
+                st = TS_SPLIT;
+                goto out;
+            }
             pc = 0;
             if (n >= budget) {
                 st = TS_YIELD;
@@ -889,6 +905,20 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
             st = TS_WARP;
             goto out;
             C(O_NOP, T_NONE) : break;
+            C(O_HEAP, T_NONE) : if (ptx__heap_call(b, w, &p->frames[p->depth], in, m) == TS_FAULT) {
+                st = TS_FAULT;
+                goto out;
+            }
+            break;
+            C(O_BARARV, T_NONE) : ptx__bar_arrive(b, in, m, R);
+            break;
+            C(O_MMA, T_NONE) : if (in->sub == MM_ARGS) break;
+            if (m != mask) goto split;
+            if (ptx__mma(b, w, in, m, R) != TS_RUN) {
+                st = TS_FAULT;
+                goto out;
+            }
+            break;
         default:
         slow:
             EACH(m) {

@@ -29,18 +29,6 @@ int dec_type_bytes(int t) {
 /* Modifiers                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct mods {
-    const char *op;
-    size_t oplen;
-    struct {
-        const char *w;
-        size_t n;
-        bool used;
-    } part[16];
-    int nparts;
-    int type[4], ntypes;
-} mods;
-
 static bool split(dec *d, const char *w, size_t n, mods *m) {
     memset(m, 0, sizeof *m);
     const char *end = w + n, *p = w;
@@ -124,29 +112,6 @@ static int rounding(mods *m) {
 /* ------------------------------------------------------------------------------------------ */
 /* Operands                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-
-enum { K_NONE, K_REG, K_IMM, K_ADDR, K_VEC, K_SYM, K_SPECIAL };
-
-typedef struct opnd {
-    int kind;
-    uint32_t slot;
-    int bytes;
-    bool neg;
-    bool has_pair;
-    uint32_t pair;
-    uint64_t v;
-    int fk; /* 0 integer, 1 decimal float, 2 0f, 3 0d */
-    double f;
-    uint32_t base; /* K_ADDR and symbols */
-    int64_t off;
-    int aspace; /* S_GENERIC for a host address, S_SHARED, S_PARAM, S_LOCAL (frame) */
-    bool a32, is_sym;
-    uint32_t vec[4];
-    int nvec;
-    const char *name;
-    size_t nlen;
-    int special;
-} opnd;
 
 static const struct {
     const char *name;
@@ -315,7 +280,7 @@ static bool operand(dec *d, opnd *o) {
             } else if (!word_operand(d, w, n, &x) || x.kind != K_REG) {
                 return dec_fail(d, "a vector element that is not a register");
             }
-            if (o->nvec == 4) return dec_fail(d, "a vector of more than 4 elements");
+            if (o->nvec == 8) return dec_fail(d, "a vector of more than 8 elements");
             o->vec[o->nvec++] = x.slot;
             if (ptx__eat(&d->l, '}')) return true;
             if (!ptx__eat(&d->l, ',')) return dec_fail(d, "a vector without ',' or '}'");
@@ -579,6 +544,7 @@ static bool mov(dec *d, mods *m, int t, opnd *o, int no) {
     if (o[0].kind == K_VEC || o[1].kind == K_VEC) {
         bool pack = o[1].kind == K_VEC;
         const opnd *v = pack ? &o[1] : &o[0];
+        if (v->nvec > 4) return dec_fail(d, "a mov of a vector of more than 4 elements");
         pinst *in = emit(d, pack ? O_PACK : O_UNPACK, T_NONE);
         if (in == NULL) return false;
         in->vec = (uint8_t)v->nvec;
@@ -596,8 +562,23 @@ static bool mov(dec *d, mods *m, int t, opnd *o, int no) {
                          T_NONE);
         return in != NULL && dest(d, &o[0], &in->d[0]);
     }
-    if (o[1].kind == K_SYM && !o[1].is_sym && ptx__func(d->m, o[1].name, o[1].nlen) != NULL)
-        return dec_fail(d, "the address of a function (an indirect call) is not supported");
+    mock_ptx_func *fn = NULL;
+    if (o[1].kind == K_SYM && !o[1].is_sym &&
+        (fn = ptx__func(d->m, o[1].name, o[1].nlen)) != NULL) {
+        /* A function's address (for an indirect call): its record's host address. It is named
+         * as a callee, so that it is decoded and its frames count in the caller's stack. */
+        if (fn->entry || fn->body == NULL)
+            return dec_fail(d, "the address of %s, which is not a function the module defines",
+                            fn->name);
+        pcall *calls = realloc(d->calls, (d->ncalls + 1) * sizeof *calls);
+        if (calls == NULL) return dec_fail(d, "out of memory");
+        d->calls = calls;
+        d->calls[d->ncalls++] = (pcall){.callee = fn, .ret_off = -1};
+        pinst *in = emit(d, O_MOV, T_NONE);
+        if (in == NULL) return false;
+        in->s[0] = dec_const(d, (uint64_t)(uintptr_t)fn);
+        return dest(d, &o[0], &in->d[0]);
+    }
     d->allow_emit = true;
     uint32_t s = value(d, &o[1], t);
     d->allow_emit = false;
@@ -659,7 +640,9 @@ static bool memory(dec *d, mods *m, bool load, int t, opnd *o, int no) {
     if (!want(d, no, 2, m)) return false;
     int sp = space_of(m);
     int vec = take(m, "v2") ? 2 : take(m, "v4") ? 4 : 1;
-    if (t == T_NONE || t == T_F16X2 || t == T_BF16 || t == T_PRED)
+    if (t == T_BF16) t = T_U16; /* the bits, as .b16 and .b32 */
+    if (t == T_F16X2) t = T_U32;
+    if (t == T_NONE || t == T_PRED)
         return dec_fail(d, "%s of this type is not supported", load ? "ld" : "st");
     const opnd *a = load ? &o[1] : &o[0], *v = load ? &o[0] : &o[1];
     if (a->kind != K_ADDR) return dec_fail(d, "an access without an [address]");
@@ -820,9 +803,19 @@ static bool call(dec *d, mods *m) {
     if (nlen == 0) return dec_fail(d, "a call without a function name");
     pcall c = {.ret_off = -1};
     if (ret != NULL) c.ret_off = (long)ret->off;
+    /* An indirect call: `call (ret), %reg, (args), prototype;` (PTX ISA "Control Flow
+     * Instructions: call"; the callee is the function whose address the register holds, found
+     * at run time, with the prototype's parameters, which are the caller's .params here). */
+    const dname *target = name[0] == '%' ? dec_lookup(d, name, nlen, &idx) : NULL;
+    if (name[0] == '%' && (target == NULL || target->kind != N_REG))
+        return dec_fail(d, "an indirect call through '%.*s', which is not a register", (int)nlen,
+                        name);
+    uint32_t target_slot = target != NULL ? target->slot + idx : 0;
     if (ptx__eat(&d->l, ',')) {
+        ptx__skip(&d->l);
+        if (target != NULL && d->l.p < d->l.end && *d->l.p != '(') goto prototype;
         if (!ptx__eat(&d->l, '('))
-            return dec_fail(d, "an indirect call (through a prototype) is not supported");
+            return dec_fail(d, "a call whose arguments are not in parentheses");
         while (!ptx__eat(&d->l, ')')) {
             n = ptx__word(&d->l, &w);
             const dname *a = n ? dec_lookup(d, w, n, &idx) : NULL;
@@ -832,19 +825,35 @@ static bool call(dec *d, mods *m) {
             if (!ptx__eat(&d->l, ',') && !(ptx__skip(&d->l), *d->l.p == ')'))
                 return dec_fail(d, "a call's arguments without ','");
         }
-        if (ptx__eat(&d->l, ','))
-            return dec_fail(d, "an indirect call (through a prototype) is not supported");
+        if (target != NULL && !ptx__eat(&d->l, ','))
+            return dec_fail(d, "an indirect call without its prototype");
+    prototype:
+        if (target != NULL && ptx__word(&d->l, &name) == 0)
+            return dec_fail(d, "an indirect call without its prototype");
     }
     if (!ptx__eat(&d->l, ';')) return dec_fail(d, "a call without ';'");
     take(m, "uni");
     if (!all_used(d, m)) return false;
     int op = O_CALL;
-    mock_ptx_func *f = ptx__func(d->m, name, nlen);
+    mock_ptx_func *f = target != NULL ? NULL : ptx__func(d->m, name, nlen);
+    if (target != NULL) {
+        pcall *calls = realloc(d->calls, (d->ncalls + 1) * sizeof *calls);
+        if (calls == NULL) return dec_fail(d, "out of memory");
+        d->calls = calls;
+        d->calls[d->ncalls] = c; /* callee NULL: found at run time */
+        pinst *in = emit(d, O_CALL, T_NONE);
+        if (in == NULL) return false;
+        in->aux = (uint32_t)d->ncalls++;
+        in->s[0] = target_slot;
+        return true;
+    }
     if (f == NULL || f->body == NULL) {
         if (ptx__is(name, nlen, "vprintf") && c.nargs == 2)
             op = O_PRINTF;
         else if (ptx__is(name, nlen, "__assertfail") && c.nargs >= 4)
             op = O_ASSERT;
+        else if ((ptx__is(name, nlen, "malloc") || ptx__is(name, nlen, "free")) && c.nargs == 1)
+            op = O_HEAP; /* device-side malloc and free (ptx_heap.c) */
         else
             return dec_fail(d,
                             "the call of %.*s, a function the module does not define (the "
@@ -873,6 +882,7 @@ static bool call(dec *d, mods *m) {
     pinst *in = emit(d, op, T_NONE);
     if (in == NULL) return false;
     in->aux = (uint32_t)d->ncalls++;
+    if (op == O_HEAP) in->sub = ptx__is(name, nlen, "free");
     return true;
 }
 
@@ -1026,12 +1036,16 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
     for (size_t i = 0; i < sizeof known / sizeof known[0] && !is_known; i++) {
         is_known = IS(known[i]);
     }
+    opnd o[8];
+    int no;
+    if (d->family_wants != NULL && d->family_wants(&m)) { /* ptx_inst_x.c */
+        bool handled;
+        return operands(d, o, 8, &no) && d->family(d, &m, o, no, &handled) && all_used(d, &m);
+    }
     if (!is_known) {
         return dec_fail(d, "the instruction '%.*s' is not supported by the mock's interpreter",
                         (int)n, w);
     }
-    opnd o[8];
-    int no;
     if (!operands(d, o, 8, &no)) return false;
     int t = m.ntypes ? m.type[m.ntypes - 1] : T_NONE;
     bool ok;
@@ -1150,3 +1164,16 @@ bool dec_instruction(dec *d, const char *w, size_t n) {
 #undef IS
     return ok && all_used(d, &m);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* For the families decoded in ptx_inst_x.c                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+bool dec_take(mods *m, const char *s) { return take(m, s); }
+int dec_take_one(mods *m, const char *const *names, int count) { return take_one(m, names, count); }
+int dec_rounding(mods *m) { return rounding(m); }
+uint32_t dec_value(dec *d, const opnd *o, int t) { return value(d, o, t); }
+bool dec_dest(dec *d, const opnd *o, uint32_t *slot) { return dest(d, o, slot); }
+bool dec_want(dec *d, int have, int need, const mods *m) { return want(d, have, need, m); }
+pinst *dec_op(dec *d, int op, int t) { return emit(d, op, t); }
+int dec_access_space(dec *d, int sp, const opnd *a) { return access_space(d, sp, a); }

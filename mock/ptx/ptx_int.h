@@ -110,6 +110,11 @@ enum {
     O_SETMAXNREG,
     O_ASYNC, /* cp.async and mbarrier (ptx_async.c); sub: AS_* */
     O_TEX,   /* texture and surface instructions (ptx_tex.c, ptx_texrun.c); sub: TX_* */
+    O_HALF,   /* f16, f16x2, bf16, bf16x2 arithmetic and conversions (ptx_half.c); sub: O_* */
+    O_RND,    /* f32 and f64 arithmetic rounded .rz, .rm or .rp (ptx_half.c); sub: O_* */
+    O_BARARV, /* bar.arrive: counts at a barrier without waiting (ptx_mma.c) */
+    O_MMA,    /* wmma, mma.sync, ldmatrix (ptx_mma.c); sub: MM_* */
+    O_HEAP,   /* a call of device malloc (sub 0) or free (1) (ptx_heap.c) */
     O_COUNT
 };
 
@@ -163,6 +168,10 @@ enum {
     AS_INVAL,    /* mbarrier.inval */
     AS_CPARRIVE  /* cp.async.mbarrier.arrive.noinc (without .noinc it is no change) */
 };
+/* Sub-operations of O_MMA. */
+enum { MM_LOAD_A, MM_LOAD_B, MM_LOAD_C, MM_STORE, MM_WMMA, MM_MMA, MM_LDMATRIX, MM_ARGS };
+/* bf16x2 has no T_* of its own (no register or memory has it): O_HALF's format code for it. */
+#define T_BF16X2 T_COUNT
 enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS };
 
 /* Reserved register slots, the same in every function's frame. */

@@ -168,27 +168,6 @@ static bool cmp_i(int c, int64_t a, int64_t b, bool u) {
     }
 }
 
-static bool cmp_f(int c, double a, double b) {
-    bool un = isnan(a) || isnan(b);
-    switch (c) {
-    case C_EQ: return !un && a == b;
-    case C_NE: return !un && a != b;
-    case C_LT: return !un && a < b;
-    case C_LE: return !un && a <= b;
-    case C_GT: return !un && a > b;
-    case C_GE: return !un && a >= b;
-    case C_EQU: return un || a == b;
-    case C_NEU: return un || a != b;
-    case C_LTU: return un || a < b;
-    case C_LEU: return un || a <= b;
-    case C_GTU: return un || a > b;
-    case C_GEU: return un || a >= b;
-    case C_NUM: return !un;
-    case C_NAN: return un;
-    default: return false;
-    }
-}
-
 static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode) {
     uint64_t x = (uint64_t)b << 32 | a;
     uint8_t by[8];
@@ -544,6 +523,8 @@ bool ptx__alu(const pinst *in, uint64_t *R) {
     case O_CLOCK64:
     case O_GTIMER: REG(in->d[0]) = now_ns(); return true;
     case O_NOP: return true;
+    case O_HALF: return ptx__half(in, R);
+    case O_RND: return ptx__round(in, R);
     case O_PACK: {
         uint64_t v = 0;
         unsigned w = (unsigned)in->imm;

@@ -38,6 +38,12 @@ static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, b
     if (within(a, n, (uintptr_t)b->run->workspace, sizeof b->run->workspace))
         return (void *)(uintptr_t)a;
     if (within(a, n, (uintptr_t)m->storage, m->storage_bytes)) return (void *)(uintptr_t)a;
+    if (b->run->heap_size != 0 && within(a, n, b->run->heap_lo, b->run->heap_size)) {
+        w->lo[w->next % 4] = b->run->heap_lo; /* device malloc's memory (ptx_heap.c) */
+        w->hi[w->next % 4] = b->run->heap_lo + b->run->heap_size;
+        w->next++;
+        return (void *)(uintptr_t)a;
+    }
     const mock_ptx_launch *l = b->run->l;
     char why[256] = "";
     uintptr_t lo = 0, hi = 0;

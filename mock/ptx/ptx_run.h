@@ -66,6 +66,7 @@ typedef struct pwarp {
     int last;        /* the path run last */
     unsigned yields; /* turns a path gave up with others runnable: round robin after */
     uint32_t split_mask, split_pc; /* TS_SPLIT: the lanes that go to split_pc */
+    bool split_up; /* ... in the caller's frame (an indirect call's other lanes), not the path's */
 } pwarp;
 
 typedef struct prun prun;
@@ -83,6 +84,7 @@ typedef struct pblock {
     size_t smem_size;
     unsigned exited, waiting_warp, waiting_bar;
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
+    unsigned bar_arrived[16], bar_arrive_count[16]; /* bar.arrive's, until the barrier completes */
     bool done;
     uint64_t steps;     /* thread-instructions of this block and those its host thread ran before */
     uint64_t rng;       /* the random schedule's state, 0 for none */
@@ -122,6 +124,8 @@ struct prun {
     _Alignas(64) char after_steps;
     uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
+    uintptr_t heap_lo;     /* the context's device malloc heap (ptx_heap.c), 0 for none */
+    size_t heap_size;
     pthread_mutex_t out_lock;
     unsigned checks;            /* the launch's MOCK_PTX_CHECK_* bits, 0 when off */
     struct pcheck_run *chk_run; /* what the checks reported in this launch (ptx_check.c) */
@@ -145,6 +149,26 @@ int ptx__async(pblock *b, pthr *t, const pinst *in, uint64_t *col);
 /* A texture or surface instruction for one lane (ptx_texrun.c): TS_RUN, or TS_FAULT. */
 int ptx__tex(pblock *b, pthr *t, const pinst *in, uint64_t *col);
 uint64_t ptx__cvt(const pinst *in, uint64_t v);
+/* Half and bfloat16 arithmetic, comparisons and conversions (O_HALF), and f32 and f64 arithmetic
+ * rounded .rz, .rm or .rp (O_RND), for one lane (ptx_hfloat.c). */
+bool ptx__half(const pinst *in, uint64_t *col);
+bool ptx__round(const pinst *in, uint64_t *col);
+/* wmma, mma.sync and ldmatrix for the whole warp (R its register block; ptx_mma.c): TS_RUN, or
+ * TS_FAULT after recording it. */
+int ptx__mma(pblock *b, pwarp *w, const pinst *in, uint32_t m, uint64_t *R);
+/* The function an indirect call of path p calls: the one whose address every lane's register
+ * holds, with the call's number of arguments; NULL after recording a fault (ptx_heap.c). */
+const mock_ptx_func *ptx__callee(pblock *b, pwarp *w, ppath *p, const pinst *in, const pcall *c);
+/* The lanes of `mask` whose indirect call goes to another function than the first lane's (0 for
+ * a direct call): they call from a path of their own (ptx_heap.c). */
+uint32_t ptx__call_others(const pwarp *w, const ppath *p, const pinst *in, uint32_t mask);
+/* Device malloc (in->sub 0) or free (1) of the lanes of m, as a call (ptx_heap.c): TS_RUN, or
+ * TS_FAULT after recording it. */
+int ptx__heap_call(pblock *b, pwarp *w, const pframe *cur, const pinst *in, uint32_t m);
+/* Where the heap's memory lies, for the launch's address checks. */
+void ptx__heap_range(const mock_ptx_heap *h, uintptr_t *lo, size_t *size);
+/* bar.arrive of the lanes of m (ptx_mma.c). */
+void ptx__bar_arrive(pblock *b, const pinst *in, uint32_t m, const uint64_t *R);
 bool ptx__setp(const pinst *in, uint64_t a, uint64_t b);
 uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
 

@@ -74,6 +74,8 @@ static void block_start(pblock *b, unsigned long long index) {
     b->waiting_warp = 0;
     b->waiting_bar = 0;
     b->bar_general = 0;
+    memset(b->bar_arrived, 0, sizeof b->bar_arrived);
+    memset(b->bar_arrive_count, 0, sizeof b->bar_arrive_count);
     b->done = false;
     b->rng = r->seed != 0 ? r->seed ^ (index * 0x9e3779b97f4a7c15ull) : 0;
     /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
@@ -301,6 +303,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     memset(&r, 0, sizeof r);
     r.k = k;
     r.l = l;
+    if (l->heap != NULL) ptx__heap_range(l->heap, &r.heap_lo, &r.heap_size);
     r.err = err;
     r.errlen = errlen;
     r.threads = l->block[0] * l->block[1] * l->block[2];

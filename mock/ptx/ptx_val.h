@@ -3,6 +3,7 @@
 #ifndef CUSHIM_MOCK_PTX_VAL_H
 #define CUSHIM_MOCK_PTX_VAL_H
 
+#include <math.h>
 #include <string.h>
 
 #include "ptx_int.h"
@@ -33,6 +34,28 @@ static inline bool is_signed(int t) { return t == T_S8 || t == T_S16 || t == T_S
 static inline int bits_of(int t) {
     static const int b[T_COUNT] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1, 16, 32, 0};
     return b[t];
+}
+
+/* a c b for a floating-point comparison C_* (ordered, unordered, num, nan). */
+static inline bool cmp_f(int c, double a, double b) {
+    bool un = isnan(a) || isnan(b);
+    switch (c) {
+    case C_EQ: return !un && a == b;
+    case C_NE: return !un && a != b;
+    case C_LT: return !un && a < b;
+    case C_LE: return !un && a <= b;
+    case C_GT: return !un && a > b;
+    case C_GE: return !un && a >= b;
+    case C_EQU: return un || a == b;
+    case C_NEU: return un || a != b;
+    case C_LTU: return un || a < b;
+    case C_LEU: return un || a <= b;
+    case C_GTU: return un || a > b;
+    case C_GEU: return un || a >= b;
+    case C_NUM: return !un;
+    case C_NAN: return un;
+    default: return false;
+    }
 }
 
 /* Integer value of a slot read as type t, sign- or zero-extended. */

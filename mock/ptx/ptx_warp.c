@@ -151,6 +151,8 @@ bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
             ppath *q = &w->paths[w->npaths - 1];
             q->mask = w->split_mask;
             q->pc = w->split_pc;
+            if (w->split_up) q->depth--; /* the path had just called: its caller's frame */
+            w->split_up = false;
         }
         if (w->paths[i].mask == 0) path_remove(w, i);
         if (w->live != live && b->waiting_warp > 0) ptx__warp_try(b, w->index);

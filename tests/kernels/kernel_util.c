@@ -139,6 +139,8 @@ static const struct CMUnitTest tests[] = {
     KERNEL_TEST(grid3d),     KERNEL_TEST(struct_param), KERNEL_TEST(fastmath),
     KERNEL_TEST(printf),     KERNEL_TEST(noinline),     KERNEL_TEST(atomic64),
     KERNEL_TEST(gridstride), KERNEL_TEST(matmul),       KERNEL_TEST(texture),
+    KERNEL_TEST(half),       KERNEL_TEST(rounding),     KERNEL_TEST(tensor),
+    KERNEL_TEST(calls),
 };
 
 /* Arguments: [--gpu] [--fatbin DIR] [KERNEL]. --gpu: exit 77 where there is no usable driver or

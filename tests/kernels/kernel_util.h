@@ -74,5 +74,9 @@ void kernel_atomic64(void **state);
 void kernel_gridstride(void **state);
 void kernel_matmul(void **state);
 void kernel_texture(void **state);
+void kernel_half(void **state);
+void kernel_rounding(void **state);
+void kernel_tensor(void **state);
+void kernel_calls(void **state);
 
 #endif

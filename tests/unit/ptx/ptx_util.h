@@ -55,6 +55,8 @@ static bool check(void *ctx, uintptr_t a, size_t n, uintptr_t *lo, uintptr_t *hi
 }
 
 static char err[1024];
+/* Device malloc's heap for the launches, NULL for none (malloc returns NULL). */
+static mock_ptx_heap *test_heap;
 
 /* Parses `text` and runs `kernel` over grid x block (x only) with the given parameters. */
 static CUresult run_ex(const char *text, const char *kernel, unsigned grid, unsigned block,
@@ -71,7 +73,8 @@ static CUresult run_ex(const char *text, const char *kernel, unsigned grid, unsi
                          .cooperative = coop,
                          .sm_count = 132,
                          .check = check,
-                         .out = out};
+                         .out = out,
+                         .heap = test_heap};
     r = mock__ptx_run(k, &l, err, sizeof err);
     mock__ptx_free(m);
     return r;
