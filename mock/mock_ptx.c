@@ -96,6 +96,8 @@ static const char *skip(const char *p) {
     }
 }
 
+const char *mock__ptx_skip(const char *p) { return skip(p); }
+
 /* A directive or identifier token at p: its length (0 for none). */
 static size_t token(const char *p) {
     size_t n = (*p == '.') ? 1 : 0;
