@@ -141,20 +141,6 @@ static CUresult read_log(cushim_program *p, const char *fn) {
     return CUDA_SUCCESS;
 }
 
-/* When the driver is cushim's mock, which cannot run SASS: hands it the program's PTX beside
- * its cubin, so that the cubin's kernels run from the PTX however the cubin is loaded (issue
- * 28; the mock's cushim_mock_attach_ptx in cushim_mock.h). */
-static void attach_ptx_for_mock(const cushim_program *p) {
-    const void *cubin = p->code[CUSHIM_CODE_CUBIN];
-    const char *ptx = p->code[CUSHIM_CODE_PTX];
-    if (cubin == NULL || ptx == NULL) return;
-    void *seam = cushim__driver_export("cushim_mock_attach_ptx");
-    if (seam == NULL) return; /* a driver that is not the mock compiles PTX itself */
-    void (*attach)(const void *, size_t, const char *);
-    memcpy(&attach, &seam, sizeof attach);
-    attach(cubin, p->size[CUSHIM_CODE_CUBIN], ptx);
-}
-
 static CUresult compile_locked(cushim_program *p, int n, const char *const *options,
                                const char *fn) {
     if (p->attempted) {
@@ -178,7 +164,6 @@ static CUresult compile_locked(cushim_program *p, int n, const char *const *opti
         r = read_code(p, k, sizes[k], gets[k], fn);
         if (r != CUDA_SUCCESS) return r;
     }
-    attach_ptx_for_mock(p);
     atomic_store_explicit(&p->compiled, true, memory_order_release);
     return CUDA_SUCCESS;
 }
