@@ -75,6 +75,10 @@ static void test_sizes_no_device_has_are_refused_at_load(void **state) {
     /* 4 EiB: no device's memory holds it */
     static const char huge[] = PTX_HEAD ".global .b8 g[4611686018427387904];\n";
     assert_int_equal(load(huge), CUDA_ERROR_OUT_OF_MEMORY);
+    assert_non_null(strstr(jit_log, "more than the device's"));
+    /* 200 GB, more than the H200's 141 GB, though less than a host might reserve */
+    static const char over[] = PTX_HEAD ".global .b8 g[200000000000];\n";
+    assert_int_equal(load(over), CUDA_ERROR_OUT_OF_MEMORY);
     /* 256 MiB of static shared memory for one entry */
     static const char shared[] = PTX_HEAD ".shared .b8 s[268435456];\n"
                                           ".visible .entry k()\n{\n\tret;\n}\n";
