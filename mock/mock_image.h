@@ -94,6 +94,10 @@ const char *mock__attached_ptx(const unsigned char *cubin, size_t size);
 void mock__attach_reset(void);
 /* Past spaces and comments of PTX text (an unterminated block comment runs to the end). */
 const char *mock__ptx_skip(const char *p);
+/* What the driver refuses at load (mock_load_checks.c): CUDA_SUCCESS, or the code with *log
+ * set to the JIT's error log and the reason told. img was read and interpreted for compute
+ * capability cc. */
+CUresult mock__load_checks(const mock_image *img, int cc, const char **log);
 /* PTX text, NUL-terminated. */
 CUresult mock__ptx_read(const char *text, mock_image *out, const char **jit_log);
 /* A cubin at p; len is its size where known (inside a fatbin), 0 where the ELF headers say. */
