@@ -124,7 +124,7 @@ def source(L):
         out.append("    {%s, %s, %s, %s, 0, 0, offsetof(cushim__%s_table, %s)},\n"
                    % (c_string(e["name"]), sym, sym, sym, k, e["name"]))
     out.append("};\n\n")
-    # NVRTC's cubin goes through cushim's loader (src/loader/nvrtc_mock.c), which hands cushim's
+    # NVRTC's cubin goes through cushim's loader (src/loader/nvrtc_attach.c), which hands cushim's
     # mock driver the program's PTX beside it: the mock cannot run SASS (issue 28).
     overrides = ""
     if k == "nvrtc" and any(e["name"] == "nvrtcGetCUBIN" for e in L.entries):
