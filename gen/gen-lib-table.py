@@ -124,9 +124,18 @@ def source(L):
         out.append("    {%s, %s, %s, %s, 0, 0, offsetof(cushim__%s_table, %s)},\n"
                    % (c_string(e["name"]), sym, sym, sym, k, e["name"]))
     out.append("};\n\n")
+    # NVRTC's cubin goes through cushim's loader (src/loader/nvrtc_attach.c), which hands cushim's
+    # mock driver the program's PTX beside it: the mock cannot run SASS (issue 28).
+    overrides = ""
+    if k == "nvrtc" and any(e["name"] == "nvrtcGetCUBIN" for e in L.entries):
+        i = next(i for i, e in enumerate(L.entries) if e["name"] == "nvrtcGetCUBIN")
+        out.append("nvrtcResult cushim__nvrtc_cubin_for_mock(nvrtcProgram prog, char *cubin);\n"
+                   "static const cushim__override overrides[] = {\n"
+                   "    {%du, (void (*)(void))cushim__nvrtc_cubin_for_mock},\n};\n" % i)
+        overrides = " .overrides = overrides, .override_count = 1,"
     out.append("/* The trampolines jump through the live table itself: no drop-in table. */\n"
                "static const cushim__mode_tables tables = {.live = &cushim__%s, .lazy = &lazy_table,"
-               " .missing = &missing_table, .size = sizeof lazy_table};\n" % k)
+               " .missing = &missing_table, .size = sizeof lazy_table,%s};\n" % (k, overrides))
     out.append("static const cushim__mode_tables *const modes[1] = {&tables};\n")
     out.append("static bool resolved[%d];\n" % len(L.entries))
     out.append("static void start(cushim__library *lib, void *handle, void *marker);\n\n")

@@ -582,7 +582,10 @@ CUSHIM_API CUresult cushim_program_code(const cushim_program *p, cushim_code_kin
                                         const void **data, size_t *size);
 /* Loads a compiled program into ctx as a module: its cubin when it was compiled for the arch
  * of ctx's device (sm_XY runs on compute capability X.Y and on later X.*, sm_XYa only on X.Y),
- * else its PTX, which the driver compiles. CUDA_ERROR_ILLEGAL_STATE before a successful
+ * else its PTX, which the driver compiles; a cubin the driver refuses as not for its device
+ * (CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_IMAGE) is retried as the PTX, where the
+ * program has it. On cushim's mock driver a cubin runs from the program's PTX, which the
+ * compile handed to the mock. CUDA_ERROR_ILLEGAL_STATE before a successful
  * compile; CUDA_ERROR_NO_BINARY_FOR_GPU when it has neither a fitting cubin nor PTX (LTO IR
  * only: link it first), with a sentence naming both archs; otherwise cushim_module_load_data's
  * codes. */

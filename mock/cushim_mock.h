@@ -103,6 +103,12 @@ typedef void (*cushim_mock_kernel_observer)(void *user, const char *kernel, cons
                                             unsigned long long start_ns, unsigned long long end_ns,
                                             unsigned long long thread_instructions);
 
+/* A cubin that NVRTC compiled for a real architecture carries SASS only, which the mock cannot
+ * run. cushim's NVRTC layer hands the mock the program's PTX beside it; the mock exports
+ *   void cushim_mock_attach_ptx(const void *cubin, size_t size, const char *ptx);
+ * and reads a cubin of the same bytes, loaded later (alone or in a fatbin), with that PTX too,
+ * so that its kernels are interpreted. The last 64 pairs are kept, until reset. */
+
 /* The control functions, exported by the mock under these names. */
 typedef struct cushim_mock_api {
     /* Back to the start: the devices of CUSHIM_MOCK_DEVICES (one H200 when unset), driver

@@ -36,11 +36,13 @@
 #define MOCK_STACK_DEPTH (1u << 20) /* contexts on one thread's stack */
 /* What the mock remembers is bounded, so that a process making millions of calls keeps its
  * memory flat: the names of the last MOCK_LOG_KEEP calls, the records of the last
- * MOCK_LAUNCH_KEEP launches, and the last MOCK_DEAD_KEEP destroyed streams and events of each
- * kind (older ones are made again by later creates). Counts are never bounded. */
+ * MOCK_LAUNCH_KEEP launches, and the last MOCK_DEAD_KEEP destroyed streams, events, modules,
+ * libraries, functions and kernels of each kind (older ones are made again by later creates; an
+ * unloaded module or library frees its image at once). Counts are never bounded. */
 #define MOCK_LOG_KEEP (1u << 16)
 #define MOCK_LAUNCH_KEEP 4096u
 #define MOCK_DEAD_KEEP 4096u
+#define MOCK_DEAD_RINGS 6 /* streams, events, modules, libraries, functions, kernels */
 #define MOCK_DEFAULT_VERSION 13000
 #define MOCK_PRIORITY_LEAST 0
 #define MOCK_PRIORITY_GREATEST (-5)
@@ -133,6 +135,11 @@
     X(cuKernelSetAttribute, "cuKernelSetAttribute", 12000, PFN_cuKernelSetAttribute_v12000)        \
     X(cuKernelGetName, "cuKernelGetName", 12030, PFN_cuKernelGetName_v12030)                       \
     X(cuKernelGetLibrary, "cuKernelGetLibrary", 12050, PFN_cuKernelGetLibrary_v12050)              \
+    X(cuLinkCreate_v2, "cuLinkCreate", 6050, PFN_cuLinkCreate_v6050)                               \
+    X(cuLinkAddData_v2, "cuLinkAddData", 6050, PFN_cuLinkAddData_v6050)                            \
+    X(cuLinkAddFile_v2, "cuLinkAddFile", 6050, PFN_cuLinkAddFile_v6050)                            \
+    X(cuLinkComplete, "cuLinkComplete", 5050, PFN_cuLinkComplete_v5050)                            \
+    X(cuLinkDestroy, "cuLinkDestroy", 5050, PFN_cuLinkDestroy_v5050)                               \
     X(cuLaunchKernel, "cuLaunchKernel", 4000, PFN_cuLaunchKernel_v4000)                            \
     X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000,                                \
       PFN_cuLaunchCooperativeKernel_v9000)                                                         \
@@ -377,12 +384,13 @@ typedef struct mock_state {
 
     cushim_mock_launch **launch_chunks; /* a ring: launch i is in chunk i / CHUNK % KEEP/CHUNK */
     size_t nlaunches, capchunks;
-    /* Dead streams (0) and events (1): a ring of the last MOCK_DEAD_KEEP of each, which stay
-     * dead so that a stale handle is named, and the older ones, which the next create of their
-     * kind makes again (the same record, address and set entry). */
-    mock_obj **dead[2];
-    size_t dead_first[2], ndead[2];
-    mock_obj *reusable[2];
+    /* Dead streams (0), events (1), modules (2), libraries (3), functions (4) and kernels (5): a
+     * ring of the last MOCK_DEAD_KEEP of each, which stay dead so that a stale handle is named, and
+     * the older ones, which the next create of their kind makes again (the same record, address and
+     * set entry). */
+    mock_obj **dead[MOCK_DEAD_RINGS];
+    size_t dead_first[MOCK_DEAD_RINGS], ndead[MOCK_DEAD_RINGS];
+    mock_obj *reusable[MOCK_DEAD_RINGS];
 
     /* Execution (mock_queue.c, mock_capture.c, mock_kernels.c) */
     bool jit_fail_armed;
@@ -602,6 +610,9 @@ typedef struct mock_kinfo {
 CUresult mock__function(CUfunction f, const char *entry, mock_kinfo *out);
 int mock__func_attr(const mock_fattrs *a, CUfunction_attribute attr, int dev);
 void mock__free_record(mock_obj *o);
+/* A module image file (mock_file.c): a regular file of at most 1 GiB, read whole and
+ * NUL-terminated, its length in *len; NULL with *r set (and the reason told) when refused. */
+char *mock__read_image_file(const char *entry, const char *path, size_t *len, CUresult *r);
 
 /* The device whose attributes apply to a function: its context's, or for a kernel the current
  * context's. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mock.h"
+#include "mock_link_text.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The table                                                                                  */
@@ -161,6 +162,8 @@ static void ctl_reset(void) {
     mock__state.kernel_regs = 32;
     mock__state.kernel_max_threads = 1024;
     mock__exec_reset();
+    mock__attach_reset();
+    mock__link_reset();
     mock__coverage_reset();
     mock__unlock();
 }

@@ -331,9 +331,17 @@ static void unlink_obj(mock_obj *o) {
     o->prev = o->next = NULL;
 }
 
-/* The ring of dead records of a kind, 0 or 1; -1 for kinds kept dead until reset. */
+/* The ring of dead records of a kind; -1 for kinds kept dead until reset. */
 static int dead_ring(int kind) {
-    return kind == CUSHIM_MOCK_STREAM ? 0 : kind == CUSHIM_MOCK_EVENT ? 1 : -1;
+    switch (kind) {
+    case CUSHIM_MOCK_STREAM: return 0;
+    case CUSHIM_MOCK_EVENT: return 1;
+    case CUSHIM_MOCK_MODULE: return 2;
+    case CUSHIM_MOCK_LIBRARY: return 3;
+    case MOCK_K_FUNCTION: return 4;
+    case MOCK_K_KERNEL: return 5;
+    default: return -1;
+    }
 }
 
 /* A dead stream or event joins its kind's ring; the oldest there, pushed out, becomes
@@ -382,7 +390,7 @@ static mock_obj *reuse(int kind, size_t size) {
 
 static void forget_dead(void) {
     mock_state *s = &mock__state;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < MOCK_DEAD_RINGS; k++) {
         free(s->dead[k]);
         s->dead[k] = NULL;
         s->dead_first[k] = s->ndead[k] = 0;
@@ -437,27 +445,43 @@ void mock__kill(mock_obj *o) {
         break;
     }
     case CUSHIM_MOCK_EVENT: mock__state.live[CUSHIM_MOCK_EVENT]--; break;
+    /* An unloaded module or library frees its image now (what a kernel still running or
+     * queued reads of it is freed after that kernel: mock_image.c); its record and its
+     * functions' stay dead in their rings, so that a stale handle is named. */
     case CUSHIM_MOCK_MODULE: {
         struct CUmod_st *m = (struct CUmod_st *)o;
         for (size_t i = 0; i < m->img.nentries && i < m->capfuncs; i++) {
-            if (m->funcs[i]) mock__kill(&m->funcs[i]->h);
+            if (m->funcs[i] && m->funcs[i]->module == m) mock__kill(&m->funcs[i]->h);
         }
         mock__image_vars_dead(&m->img, mock__entry_name());
+        mock__image_free(&m->img);
+        free(m->funcs);
+        m->funcs = NULL;
+        m->capfuncs = 0;
         mock__state.live[CUSHIM_MOCK_MODULE]--;
         break;
     }
     case CUSHIM_MOCK_LIBRARY: {
         struct CUlib_st *l = (struct CUlib_st *)o;
         for (size_t i = 0; i < l->img.nentries && i < l->capkernels; i++) {
-            if (l->kernels[i]) mock__kill(&l->kernels[i]->h);
+            if (l->kernels[i] && l->kernels[i]->library == l) mock__kill(&l->kernels[i]->h);
         }
         mock__image_vars_dead(&l->img, mock__entry_name());
+        mock__image_free(&l->img);
+        free(l->kernels);
+        l->kernels = NULL;
+        l->capkernels = 0;
         mock__state.live[CUSHIM_MOCK_LIBRARY]--;
         break;
     }
     case MOCK_K_KERNEL: {
         struct CUkern_st *k = (struct CUkern_st *)o;
-        for (size_t i = 0; i < k->nfuncs; i++) mock__kill(&k->funcs[i]->h);
+        for (size_t i = 0; i < k->nfuncs; i++) {
+            if (k->funcs[i]->kernel == k) mock__kill(&k->funcs[i]->h);
+        }
+        free(k->funcs);
+        k->funcs = NULL;
+        k->nfuncs = k->capfuncs = 0;
         break;
     }
     case CUSHIM_MOCK_GRAPH:

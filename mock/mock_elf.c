@@ -113,11 +113,21 @@ static size_t header(const unsigned char *p, size_t len, elf *e) {
     return (size_t)(len ? len : end);
 }
 
+size_t mock__elf_extent(const unsigned char *p, size_t len) {
+    elf e;
+    if (header(p, len, &e) == 0) return 0;
+    return (size_t)(e.shoff + (uint64_t)e.shnum * SECTION_HEADER);
+}
+
 CUresult mock__elf_read(const unsigned char *p, size_t len, mock_image *img) {
     elf e;
     e.size = header(p, len, &e);
     if (e.size == 0) return CUDA_ERROR_INVALID_IMAGE;
     img->has_sass = true;
+    /* The sm_XX in e_flags: bits 8-15 from ELF ABI 0x41 (CUDA 12.8 on), bits 0-7 before. */
+    uint64_t flags = rd(p + 48, 4);
+    img->sass_arch = (int)(p[7] == 0x41 ? (flags >> 8) & 0xff : flags & 0xff);
+    if (img->nsass_archs < 16) img->sass_archs[img->nsass_archs++] = (unsigned char)img->sass_arch;
     long symtab = -1;
     for (unsigned i = 1; i < e.shnum; i++) {
         if (rd(section(&e, i) + 4, 4) == SHT_SYMTAB_) symtab = i;
@@ -160,5 +170,8 @@ CUresult mock__elf_read(const unsigned char *p, size_t len, mock_image *img) {
             }
         }
     }
-    return CUDA_SUCCESS;
+    /* A cubin that cushim's NVRTC layer made holds no PTX: the program's, if it attached it. */
+    const char *ptx = mock__attached_ptx(p, (size_t)(e.shoff + (uint64_t)e.shnum * SECTION_HEADER));
+    const char *log;
+    return ptx != NULL ? mock__ptx_read(ptx, img, &log) : CUDA_SUCCESS;
 }

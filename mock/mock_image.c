@@ -1,5 +1,4 @@
-/* Module images: which kind an image is, the fatbin container, and the image's records. */
-#include <dlfcn.h>
+/* Module images: which kind an image is, and the image's records. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +10,6 @@
 
 #define FATBIN_MAGIC 0xba55ed50u
 #define FATBIN_WRAPPER_MAGIC 0x466243b1u /* __fatBinC_Wrapper_t, as nvcc embeds a fatbin */
-#define FATBIN_KIND_PTX 1
-#define FATBIN_KIND_ELF 2
-#define FATBIN_FLAG_LZ4 0x2000ull
-#define FATBIN_FLAG_ZSTD 0x8000ull
-#define MAX_PTX (256u << 20)
-
-static uint64_t rd(const unsigned char *p, int n) {
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Records                                                                                    */
@@ -96,6 +84,47 @@ bool mock__image_add_global(mock_image *img, const char *name, size_t len, size_
 
 static void free_interp(void *m) { mock__ptx_free(m); }
 
+/* Interpreted modules that queued or captured launches hold: a module unloaded meanwhile leaves
+ * its interpreted code to the last of them (the driver leaves such a launch undefined; the mock
+ * runs it, or reports the module's dead variables, but never reads freed memory). */
+typedef struct interp_hold {
+    struct mock_ptx_module *m;
+    int refs;
+    bool orphaned; /* its image is gone: the last drop frees it */
+} interp_hold;
+static interp_hold *holds;
+static size_t nholds, capholds;
+
+static interp_hold *hold_of(const struct mock_ptx_module *m) {
+    for (size_t i = 0; i < nholds; i++) {
+        if (holds[i].m == m) return &holds[i];
+    }
+    return NULL;
+}
+
+bool mock__interp_hold(struct mock_ptx_module *m) {
+    interp_hold *h = hold_of(m);
+    if (h == NULL) {
+        if (!mock__grow(&holds, &capholds, nholds + 1, sizeof *holds)) return false;
+        h = &holds[nholds++];
+        *h = (interp_hold){m, 0, false};
+    }
+    h->refs++;
+    return true;
+}
+
+void mock__interp_drop(struct mock_ptx_module *m) {
+    interp_hold *h = hold_of(m);
+    if (h == NULL || --h->refs > 0) return;
+    if (h->orphaned) mock__defer(free_interp, m);
+    *h = holds[--nholds];
+    if (nholds == 0) {
+        free(holds);
+        holds = NULL;
+        capholds = 0;
+    }
+}
+
 void mock__image_free(mock_image *img) {
     for (size_t i = 0; i < img->nentries; i++) {
         free(img->entries[i].name);
@@ -114,8 +143,13 @@ void mock__image_free(mock_image *img) {
         mock__ptx_storage(img->interp, &storage, &size);
         mock__module_vars((uintptr_t)storage, size, false);
     }
-    /* A kernel of the module may still run, without the lock. */
-    if (img->interp != NULL) mock__defer(free_interp, img->interp);
+    /* A kernel of the module may still run, without the lock, or wait in a queue or graph. */
+    interp_hold *h = img->interp != NULL ? hold_of(img->interp) : NULL;
+    if (h != NULL) {
+        h->orphaned = true;
+    } else if (img->interp != NULL) {
+        mock__defer(free_interp, img->interp);
+    }
     free(img->interp_error);
     free(img->entries);
     free(img->globals);
@@ -186,6 +220,7 @@ void mock__image_interpret(mock_image *img, int cc) {
                  "capability %d.%d",
                  lowest, cc / 10, cc % 10);
         img->interp_error = dup_text(err);
+        img->ptx_above = true;
         return;
     }
     mock_ptx_module *m = NULL;
@@ -198,114 +233,21 @@ void mock__image_interpret(mock_image *img, int cc) {
         mock__module_vars((uintptr_t)storage, size, true);
     } else {
         img->interp_error = dup_text(r == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : err);
+        img->interp_refused = r == CUDA_ERROR_INVALID_PTX;
     }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Fatbins                                                                                    */
-/* ------------------------------------------------------------------------------------------ */
-
-/* The PTX of a fatbin entry, decompressed where a system library can do it (found at run time,
- * so that the mock needs no such library to build). NULL with *unreadable when it cannot be. */
-static char *entry_ptx(const unsigned char *payload, size_t size, uint64_t flags, size_t compressed,
-                       size_t plain, bool *unreadable) {
-    *unreadable = false;
-    if (!(flags & (FATBIN_FLAG_LZ4 | FATBIN_FLAG_ZSTD))) {
-        char *t = malloc(size + 1);
-        if (t == NULL) return NULL;
-        memcpy(t, payload, size);
-        t[size] = '\0';
-        return t;
+    /* The interpreter keeps its own copy: the image keeps only the targets. */
+    for (size_t i = 0; i < img->nptx; i++) {
+        free(img->ptx[i].text);
+        img->ptx[i].text = NULL;
     }
-    *unreadable = true;
-    if (plain == 0 || plain > MAX_PTX || compressed == 0 || compressed > size) return NULL;
-    bool zstd = (flags & FATBIN_FLAG_ZSTD) != 0;
-    void *lib = dlopen(zstd ? "libzstd.so.1" : "liblz4.so.1", RTLD_NOW | RTLD_LOCAL);
-    void *sym = lib ? dlsym(lib, zstd ? "ZSTD_decompress" : "LZ4_decompress_safe") : NULL;
-    char *t = sym ? malloc(plain + 1) : NULL;
-    if (t != NULL) {
-        bool ok;
-        if (zstd) {
-            size_t (*fn)(void *, size_t, const void *, size_t);
-            memcpy(&fn, &sym, sizeof fn);
-            size_t got = fn(t, plain, payload, compressed);
-            ok = got == plain; /* an error code is a huge value */
-        } else {
-            int (*fn)(const char *, char *, int, int);
-            memcpy(&fn, &sym, sizeof fn);
-            ok = fn((const char *)payload, t, (int)compressed, (int)plain) == (int)plain;
-        }
-        if (ok) {
-            t[plain] = '\0';
-            *unreadable = false;
-        } else {
-            free(t);
-            t = NULL;
-        }
-    }
-    if (lib) dlclose(lib);
-    return t;
-}
-
-static CUresult read_fatbin(const unsigned char *p, mock_image *img, const char **jit_log) {
-    /* version 1 (checked a byte at a time: a short buffer stops here), a 16-byte header */
-    if (p[4] != 1 || p[5] != 0 || rd(p + 6, 2) != 16) return CUDA_ERROR_INVALID_IMAGE;
-    uint64_t total = rd(p + 8, 8);
-    if (total == 0 || total > (1ull << 32)) return CUDA_ERROR_INVALID_IMAGE;
-    const unsigned char *q = p + 16, *end = q + total;
-    int entries = 0;
-    bool unreadable_ptx = false;
-    while (end - q >= 16) {
-        unsigned kind = (unsigned)rd(q, 2);
-        uint64_t hsize = rd(q + 4, 4), size = rd(q + 8, 8);
-        if (hsize < 16 || hsize > (uint64_t)(end - q) || size > (uint64_t)(end - q) - hsize) {
-            return CUDA_ERROR_INVALID_IMAGE;
-        }
-        const unsigned char *payload = q + hsize;
-        CUresult r = CUDA_SUCCESS;
-        if (kind == FATBIN_KIND_ELF) {
-            r = mock__elf_read(payload, (size_t)size, img);
-        } else if (kind == FATBIN_KIND_PTX) {
-            uint64_t flags = hsize >= 48 ? rd(q + 40, 8) : 0;
-            size_t compressed = hsize >= 20 ? (size_t)rd(q + 16, 4) : 0;
-            size_t plain = hsize >= 64 ? (size_t)rd(q + 56, 8) : 0;
-            bool unreadable;
-            char *text = entry_ptx(payload, (size_t)size, flags, compressed, plain, &unreadable);
-            if (text != NULL) {
-                r = mock__ptx_read(text, img, jit_log);
-                free(text);
-            } else if (unreadable) {
-                img->has_ptx = true;
-                unreadable_ptx = true;
-            } else {
-                r = CUDA_ERROR_OUT_OF_MEMORY;
-            }
-        } else {
-            return CUDA_ERROR_INVALID_IMAGE;
-        }
-        if (r != CUDA_SUCCESS) return r;
-        entries++;
-        q = payload + size;
-    }
-    if (entries == 0) return CUDA_ERROR_INVALID_IMAGE;
-    if (unreadable_ptx && img->nentries == 0) {
-        static bool said;
-        if (!said) {
-            fprintf(stderr, "cushim mock: a fatbin holds compressed PTX that the mock cannot "
-                            "decompress here (no libzstd.so.1 or liblz4.so.1): its modules "
-                            "accept any kernel name, with parameter sizes unknown\n");
-            said = true;
-        }
-        img->any_name = true;
-    }
-    return CUDA_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Any image                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-static CUresult read_any(const unsigned char *p, mock_image *img, const char **jit_log, int depth) {
+static CUresult read_any(const unsigned char *p, mock_image *img, const char **jit_log, int depth,
+                         int cc) {
     if (p[0] == '\0') return CUDA_ERROR_INVALID_IMAGE;
     /* A byte is read only after the one before it was not a NUL: a short string stops here. */
     bool four = p[1] && p[2] && p[3];
@@ -315,14 +257,14 @@ static CUresult read_any(const unsigned char *p, mock_image *img, const char **j
     uint32_t magic =
         four ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
              : 0;
-    if (magic == FATBIN_MAGIC) return read_fatbin(p, img, jit_log);
+    if (magic == FATBIN_MAGIC) return mock__fatbin_read(p, img, jit_log, cc);
     if (magic == FATBIN_WRAPPER_MAGIC) {
         /* { int magic; int version; const unsigned long long *data; void *unused; } */
         const void *data;
         if (depth > 0 || p[4] != 1) return CUDA_ERROR_INVALID_IMAGE;
         memcpy(&data, p + 8, sizeof data);
         if (data == NULL) return CUDA_ERROR_INVALID_IMAGE;
-        return read_any(data, img, jit_log, depth + 1);
+        return read_any(data, img, jit_log, depth + 1, cc);
     }
     /* Text or not: bytes outside printable ASCII and whitespace in the first line are binary,
      * which the driver takes for a damaged image rather than for PTX. */
@@ -332,11 +274,11 @@ static CUresult read_any(const unsigned char *p, mock_image *img, const char **j
     return mock__ptx_read((const char *)p, img, jit_log);
 }
 
-CUresult mock__image_read(const void *image, mock_image *out, const char **jit_log) {
+CUresult mock__image_read(const void *image, mock_image *out, const char **jit_log, int cc) {
     memset(out, 0, sizeof *out);
     *jit_log = "";
     if (image == NULL) return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = read_any(image, out, jit_log, 0);
+    CUresult r = read_any(image, out, jit_log, 0, cc);
     if (r != CUDA_SUCCESS) mock__image_free(out);
     return r;
 }

@@ -45,16 +45,22 @@ typedef struct mock_image {
     bool has_ptx;  /* loading it would run the JIT */
     bool has_sass; /* it holds a cubin */
     int sass_arch; /* the sm_XX of its last cubin */
-    mock_ptx_text *ptx;
+    unsigned char sass_archs[16]; /* of its first 16 cubins (0: e_flags did not say) */
+    int nsass_archs;
+    mock_ptx_text *ptx; /* texts NULL once interpreted: the interpreter keeps its copy */
     size_t nptx, capptx;
     struct mock_ptx_module *interp; /* the PTX the interpreter runs, parsed at load */
     char *interp_error;             /* why there is none, NULL while not tried */
+    bool interp_refused;            /* the interpreter's parser refused the text */
+    bool ptx_above;                 /* every PTX text is for a target above the device */
+    bool fatbin;                    /* read from a fatbin */
 } mock_image;
 
-/* Reads an image. CUDA_ERROR_INVALID_IMAGE for what is neither PTX nor cubin nor fatbin (or a
- * damaged one), CUDA_ERROR_INVALID_PTX for text that is not PTX; *jit_log gets a static
- * sentence for the JIT's error log (or ""). */
-CUresult mock__image_read(const void *image, mock_image *out, const char **jit_log);
+/* Reads an image for a device of compute capability cc (major * 10 + minor; 0: any), which
+ * chooses a fatbin's PTX entry. CUDA_ERROR_INVALID_IMAGE for what is neither PTX nor cubin nor
+ * fatbin (or a damaged one), CUDA_ERROR_INVALID_PTX for text that is not PTX; *jit_log gets a
+ * static sentence for the JIT's error log (or ""). */
+CUresult mock__image_read(const void *image, mock_image *out, const char **jit_log, int cc);
 void mock__image_free(mock_image *img);
 /* The image's variables die with its module or library (mock_globals.c): `by` names the call. */
 void mock__image_vars_dead(mock_image *img, const char *by);
@@ -73,6 +79,27 @@ bool mock__image_add_ptx(mock_image *img, const char *text);
 /* Parses the PTX of the highest .target not above compute capability `cc` (major * 10 +
  * minor) for the interpreter, once; img->interp or img->interp_error tells how it went. */
 void mock__image_interpret(mock_image *img, int cc);
+/* A fatbin at p (mock_fatbin.c): its cubins, and the one PTX entry a device of compute
+ * capability cc uses (0: the highest). */
+CUresult mock__fatbin_read(const unsigned char *p, mock_image *img, const char **jit_log, int cc);
+/* A queued or captured launch holds the interpreted module it runs, so that unloading the
+ * module frees it only after the launch is dropped. Hold is false when out of memory. */
+bool mock__interp_hold(struct mock_ptx_module *m);
+void mock__interp_drop(struct mock_ptx_module *m);
+/* The bytes of a cubin up to the end of its section headers (what the readers read of it,
+ * and what identifies it to mock_attach.c); 0 for what is not a cubin. len: as for
+ * mock__elf_read. */
+size_t mock__elf_extent(const unsigned char *p, size_t len);
+/* The PTX that cushim attached to a cubin whose first `size` bytes (its extent) are these
+ * (mock_attach.c), NULL for none; its pairs are forgotten at reset. */
+const char *mock__attached_ptx(const unsigned char *cubin, size_t size);
+void mock__attach_reset(void);
+/* Past spaces and comments of PTX text (an unterminated block comment runs to the end). */
+const char *mock__ptx_skip(const char *p);
+/* What the driver refuses at load (mock_load_checks.c): CUDA_SUCCESS, or the code with *log
+ * set to the JIT's error log and the reason told. img was read and interpreted for compute
+ * capability cc. */
+CUresult mock__load_checks(const mock_image *img, int cc, const char **log);
 /* PTX text, NUL-terminated. */
 CUresult mock__ptx_read(const char *text, mock_image *out, const char **jit_log);
 /* A cubin at p; len is its size where known (inside a fatbin), 0 where the ELF headers say. */

@@ -95,7 +95,8 @@ typedef struct klaunch {
     int nparams; /* -1: unknown */
     unsigned char *buf;
     void **params;
-    const mock_ptx_kernel *ptx; /* run by the interpreter; NULL: host kernel or no-op */
+    const mock_ptx_kernel *ptx;     /* run by the interpreter; NULL: host kernel or no-op */
+    struct mock_ptx_module *module; /* ptx's module, held while the launch is (mock_image.h) */
     struct CUctx_st *ctx;
     int sms;
     unsigned checks; /* CUSHIM_MOCK_CHECK's, chosen at the launch */
@@ -202,6 +203,7 @@ static void run_body(klaunch *l) {
 
 static void drop_kernel(void *arg) {
     klaunch *l = arg;
+    if (l->module != NULL) mock__interp_drop(l->module);
     free(l->name);
     free(l->buf);
     free(l->params);
@@ -319,8 +321,10 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
                           "variables and call frames), more than the %u a GPU thread may have",
                           ke->name, mock__ptx_local_bytes(k), MOCK_MAX_LOCAL);
         }
+        if (ok && !mock__interp_hold(img->interp)) return CUDA_ERROR_OUT_OF_MEMORY;
         if (ok) {
             l->ptx = k;
+            l->module = img->interp;
             return CUDA_SUCCESS;
         }
         if (noop_kernels()) return CUDA_SUCCESS;

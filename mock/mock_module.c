@@ -35,13 +35,15 @@ static CUresult compile(const void *image, unsigned n, CUjit_option *opts, void 
                         mock_image *img) {
     if (n > 0 && (opts == NULL || vals == NULL)) return CUDA_ERROR_INVALID_VALUE;
     const char *log = "";
-    CUresult r = mock__image_read(image, img, &log);
-    if (r == CUDA_SUCCESS && img->nptx > 0) { /* for the interpreter, of this device */
-        struct CUctx_st *c = mock__current();
-        int dev = c != NULL ? c->device : 0;
-        mock__image_interpret(img,
-                              mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
-                                  mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    struct CUctx_st *c = mock__current(); /* the interpreter's code is for its device */
+    int dev = c != NULL ? c->device : 0;
+    int cc = mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+             mock__attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    CUresult r = mock__image_read(image, img, &log, cc);
+    if (r == CUDA_SUCCESS) {
+        if (img->nptx > 0) mock__image_interpret(img, cc);
+        r = mock__load_checks(img, cc, &log);
+        if (r != CUDA_SUCCESS) mock__image_free(img);
     }
     if (r == CUDA_SUCCESS && img->has_ptx && mock__state.jit_fail_armed) {
         mock__state.jit_fail_armed = false;
@@ -52,37 +54,6 @@ static CUresult compile(const void *image, unsigned n, CUjit_option *opts, void 
     write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log);
     write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "");
     return r;
-}
-
-/* The whole file, NUL-terminated; NULL when it cannot be read. */
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *p = realloc(buf, cap);
-            if (p == NULL) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = p;
-        }
-        size_t got = fread(buf + len, 1, 4096, f);
-        len += got;
-        if (got < 4096) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -123,9 +94,11 @@ CUresult CUDAAPI mock_cuModuleLoadDataEx(CUmodule *module, const void *image, un
 CUresult CUDAAPI mock_cuModuleLoad(CUmodule *module, const char *fname) {
     MOCK_ENTER(cuModuleLoad);
     if (module == NULL || fname == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    char *text = read_file(fname);
-    if (text == NULL) return mock__leave(CUDA_ERROR_FILE_NOT_FOUND);
-    CUresult r = load_module("cuModuleLoad", module, text, 0, NULL, NULL);
+    size_t len;
+    CUresult r;
+    char *text = mock__read_image_file("cuModuleLoad", fname, &len, &r);
+    if (text == NULL) return mock__leave(r);
+    r = load_module("cuModuleLoad", module, text, 0, NULL, NULL);
     free(text);
     return mock__leave(r);
 }
@@ -397,9 +370,11 @@ CUresult CUDAAPI mock_cuLibraryLoadFromFile(CUlibrary *library, const char *file
     MOCK_ENTER(cuLibraryLoadFromFile);
     (void)lib_opts, (void)lib_vals, (void)nlib;
     if (library == NULL || file == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    char *text = read_file(file);
-    if (text == NULL) return mock__leave(CUDA_ERROR_FILE_NOT_FOUND);
-    CUresult r = load_library(library, text, jit_opts, jit_vals, njit);
+    size_t len;
+    CUresult r;
+    char *text = mock__read_image_file("cuLibraryLoadFromFile", file, &len, &r);
+    if (text == NULL) return mock__leave(r);
+    r = load_library(library, text, jit_opts, jit_vals, njit);
     free(text);
     return mock__leave(r);
 }
@@ -444,7 +419,7 @@ CUresult CUDAAPI mock_cuKernelGetFunction(CUfunction *pf, CUkernel hk) {
     CUresult r = mock__need_current("cuKernelGetFunction", &c);
     if (r != CUDA_SUCCESS) return mock__leave(r);
     for (size_t i = 0; i < k->nfuncs; i++) {
-        if (k->funcs[i]->h.alive && k->funcs[i]->h.ctx == c) {
+        if (k->funcs[i]->h.alive && k->funcs[i]->kernel == k && k->funcs[i]->h.ctx == c) {
             *pf = k->funcs[i];
             return mock__leave(CUDA_SUCCESS);
         }

@@ -35,6 +35,8 @@ typedef struct jit {
     unsigned long const_bytes, shared_bytes, shared_largest;
     const char *shared_name; /* of the largest .shared variable */
     size_t shared_name_len;
+    unsigned long global_bytes, max_global; /* .global data; the device's memory (0: unknown) */
+    bool too_big;                           /* refused for want of device memory */
     int entries;
     const char *entry; /* the first entry's name */
     size_t entry_len;
@@ -95,6 +97,8 @@ static const char *skip(const char *p) {
         }
     }
 }
+
+const char *mock__ptx_skip(const char *p) { return skip(p); }
 
 /* A directive or identifier token at p: its length (0 for none). */
 static size_t token(const char *p) {
@@ -236,6 +240,15 @@ static const char *variable(const char *p, mock_image *img, bool is_extern, bool
     p = declaration(p, ';', &name, &len, &size, &align);
     if (name != NULL && size == SIZE_WRAPS) {
         refuse(j, "mock ptxas error: the size of '%.*s' is 2^64 bytes or more", (int)len, name);
+    } else if (name != NULL && !is_extern && space == 'g' &&
+               (place(&j->global_bytes, align, size), j->max_global != 0) &&
+               j->global_bytes > j->max_global) {
+        /* Before any host memory is asked for it: no device could allocate it at load. */
+        j->too_big = true;
+        refuse(j,
+               "mock: the module's .global data reaches 0x%lx bytes with '%.*s', more than the "
+               "device's 0x%lx bytes of memory",
+               j->global_bytes, (int)len, name, j->max_global);
     } else if (name != NULL && !is_extern && space == 'c') {
         place(&j->const_bytes, align, size);
     } else if (name != NULL && !is_extern && space == 's') {
@@ -322,7 +335,10 @@ CUresult mock__ptx_read(const char *t, mock_image *img, const char **jit_log) {
     if (!mock__image_add_ptx(img, t)) return CUDA_ERROR_OUT_OF_MEMORY;
     int depth = 0;
     bool is_extern = false, oom = false;
-    jit j = {.max_params = 0x1100};
+    struct CUctx_st *c = mock__current();
+    int dev = c != NULL ? c->device : 0;
+    jit j = {.max_params = 0x1100,
+             .max_global = mock__valid_device(dev) ? (unsigned long)mock__devx[dev].total_mem : 0};
     for (const char *p = first; *p && !oom && !j.refused; p = skip(p)) {
         if (*p == '{') {
             depth++;
@@ -370,5 +386,6 @@ CUresult mock__ptx_read(const char *t, mock_image *img, const char **jit_log) {
     if (oom) return CUDA_ERROR_OUT_OF_MEMORY;
     module_limits(&j);
     if (j.refused) *jit_log = jit_log_buf;
+    if (j.too_big) return CUDA_ERROR_OUT_OF_MEMORY;
     return j.refused ? CUDA_ERROR_INVALID_PTX : CUDA_SUCCESS;
 }

@@ -25,6 +25,13 @@ CUresult cushim__device_cc(const cushim_context *ctx, int *cc, const char *fn) {
     return CUDA_SUCCESS;
 }
 
+/* Whether a failed load of a cubin may be retried with the program's PTX: the driver found no
+ * code for its device in it. */
+static bool cubin_cannot_run(CUresult r) {
+    return r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
+           r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_INVALID_SOURCE;
+}
+
 CUSHIM_API CUresult cushim_program_load(cushim_module **out, cushim_program *p,
                                         cushim_context *ctx) {
     if (out == NULL) return cushim__fail(CUDA_ERROR_INVALID_VALUE, "%s: out is NULL", __func__);
@@ -55,5 +62,11 @@ CUSHIM_API CUresult cushim_program_load(cushim_module **out, cushim_program *p,
                             "link its LTO IR with a cushim_linker)",
                             __func__);
     }
-    return cushim_module_load_data(out, ctx, image);
+    r = cushim_module_load_data(out, ctx, image);
+    if (r != CUDA_SUCCESS && image == cubin && p->code[CUSHIM_CODE_PTX] != NULL &&
+        cubin_cannot_run(r)) {
+        /* The device (or the mock) cannot run the cubin after all: the PTX, JIT-compiled. */
+        r = cushim_module_load_data(out, ctx, p->code[CUSHIM_CODE_PTX]);
+    }
+    return r;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "rss_util.h"
 
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
@@ -51,24 +52,10 @@ static void work(long n) {
     }
 }
 
-/* Under AddressSanitizer (which keeps freed memory in quarantine) or valgrind the resident set
- * says nothing of the mock's own memory, and the runs are slow: a short run, no bound. */
-static bool measured_elsewhere(void) {
-#if defined(__SANITIZE_ADDRESS__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return true;
-#endif
-#endif
-    const char *preload = getenv("LD_PRELOAD");
-    return preload != NULL && strstr(preload, "vgpreload") != NULL;
-}
-
 static void test_memory_is_flat(void **state) {
     (void)state;
     const char *env = getenv("MOCK_BOUNDED_OPS");
-    bool bound = !measured_elsewhere();
+    bool bound = !rss_measured_elsewhere();
     long n = env ? atol(env) : bound ? 100000 : 1000;
     cushim_module *m = NULL;
     assert_ok(cushim_context_create(&ctx, 0, 0));

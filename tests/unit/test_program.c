@@ -165,16 +165,24 @@ static void test_link_ltoir(void **state) {
 }
 
 /* The kernel runs where the mock executes PTX; a mock that only records launches leaves the
- * memory as it was, which is said; any other result than the right one fails. */
-static void test_launch(void **state) {
-    (void)state;
+ * memory as it was, which is said; any other result than the right one fails. With
+ * -arch=sm_90 the program's cubin is loaded (also as raw bytes, as NVIDIA's nvrtc_helper.h
+ * loads it), and the mock runs it from the PTX that the compile attached to it (issue 28). */
+static void launch_scale(const char *arch, bool raw_cubin) {
     cushim_context *ctx;
     assert_ok(cushim_context_create(&ctx, 0, 0));
     make_current(ctx);
-    cushim_program *p = compiled("-arch=compute_90", NULL);
+    cushim_program *p = compiled(arch, NULL);
     cushim_module *m;
     cushim_function *f;
-    assert_ok(cushim_program_load(&m, p, ctx));
+    if (raw_cubin) {
+        const void *cubin;
+        size_t size;
+        assert_ok(cushim_program_code(p, CUSHIM_CODE_CUBIN, &cubin, &size));
+        assert_ok(cushim_module_load_data(&m, ctx, cubin));
+    } else {
+        assert_ok(cushim_program_load(&m, p, ctx));
+    }
     assert_ok(cushim_module_function(&f, m, "scale"));
     enum { N = 256 };
     float host[N];
@@ -199,6 +207,34 @@ static void test_launch(void **state) {
     cushim_context_release(ctx);
     /* The mock interprets the PTX that NVRTC wrote: the kernel really ran. */
     for (int i = 0; i < N; i++) assert_true(host[i] == 2.0f * (float)i);
+}
+
+static void test_launch(void **state) {
+    (void)state;
+    launch_scale("-arch=compute_90", false);
+    launch_scale("-arch=sm_90", false);
+    launch_scale("-arch=sm_90", true);
+}
+
+/* A cubin the driver refuses as not for its device is retried as the program's PTX. */
+static void test_load_falls_back_to_ptx(void **state) {
+    (void)state;
+    cushim_context *ctx;
+    assert_ok(cushim_context_create(&ctx, 0, 0));
+    cushim_program *p = compiled("-arch=sm_90", NULL);
+    mock.fail_call("cuModuleLoadDataEx", 1, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    int loads = mock.calls("cuModuleLoadDataEx");
+    cushim_module *m = NULL;
+    cushim_function *f;
+    assert_ok(cushim_program_load(&m, p, ctx));
+    assert_int_equal(mock.calls("cuModuleLoadDataEx"), loads + 2);
+    assert_ok(cushim_module_function(&f, m, "scale"));
+    cushim_module_release(m);
+    /* Another failure is the load's. */
+    mock.fail_call("cuModuleLoadDataEx", 1, CUDA_ERROR_OUT_OF_MEMORY);
+    assert_cu(CUDA_ERROR_OUT_OF_MEMORY, cushim_program_load(&m, p, ctx));
+    cushim_program_release(p);
+    cushim_context_release(ctx);
 }
 
 /* A child forked after NVRTC was loaded answers as it does for the driver: the library's state
@@ -235,6 +271,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_load_picks_code, mock_setup, mock_teardown),
         cmocka_unit_test_setup_teardown(test_link_ltoir, mock_setup, mock_teardown),
         cmocka_unit_test_setup_teardown(test_launch, mock_setup, mock_teardown),
+        cmocka_unit_test_setup_teardown(test_load_falls_back_to_ptx, mock_setup, mock_teardown),
         cmocka_unit_test_setup_teardown(test_forked_child, mock_setup, mock_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

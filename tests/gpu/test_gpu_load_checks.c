@@ -1,0 +1,104 @@
+/* What the driver answers to the loads the mock refuses (issue 28, item 5), and its cuLink* on
+ * the PTX the mock links: each load's code and JIT log are printed, so that the mock can follow
+ * where it guessed (the mock: unparsable PTX and a .target above the device are
+ * CUDA_ERROR_INVALID_PTX, a fatbin with nothing for the device and an sm_80 cubin are
+ * CUDA_ERROR_NO_BINARY_FOR_GPU, a damaged zstd entry CUDA_ERROR_INVALID_IMAGE); a load that must
+ * fail fails, a name the image lacks is CUDA_ERROR_NOT_FOUND, and the linked kernel writes 45.
+ * Skips (77) without a GPU. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
+#include "gpu_util.h"
+
+#include "../unit/mock_exec/fatbin_util.h"
+#include "../unit/mock_exec/link_ptx.h"
+
+static CUresult load(const char *what, const void *image, const char *mock_says) {
+    char log[1024] = "";
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+    CUmodule m = NULL;
+    CUresult r = cushim_driver()->cuModuleLoadDataEx(&m, image, 2, opts, vals);
+    printf("# %-28s %s (the mock: %s); log: %s\n", what, cushim_error_name(r), mock_says,
+           log[0] ? log : "(empty)");
+    if (r == CUDA_SUCCESS) cushim_driver()->cuModuleUnload(m);
+    return r;
+}
+
+static void test_loads_the_mock_refuses(void **state) {
+    (void)state;
+    static const char unclosed[] = LINK_PTX_HEAD ".visible .entry k(.param .u64 p)\n{\n\tret;\n";
+    assert_int_not_equal(load("unclosed body", unclosed, "CUDA_ERROR_INVALID_PTX"), CUDA_SUCCESS);
+    static const char sm100[] =
+        ".version 8.8\n.target sm_100\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+    assert_int_not_equal(load(".target sm_100 on 9.0", sm100, "CUDA_ERROR_INVALID_PTX"),
+                         CUDA_SUCCESS);
+    fatbin f = {0};
+    assert_true(fat_add(&f, sm100, sizeof sm100, 0, 100, 0));
+    assert_int_not_equal(load("fatbin of compute_100 only", f.p, "CUDA_ERROR_NO_BINARY_FOR_GPU"),
+                         CUDA_SUCCESS);
+    free(f.p);
+    void *zlib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *c = zlib ? dlsym(zlib, "ZSTD_compress") : NULL;
+    if (c != NULL) {
+        size_t (*compress)(void *, size_t, const void *, size_t, int);
+        memcpy(&compress, &c, sizeof c);
+        static const char ptx[] = LINK_PTX_HEAD ".visible .entry z()\n{\n\tret;\n}\n";
+        unsigned char z[512];
+        size_t zlen = compress(z, sizeof z, ptx, sizeof ptx, 3);
+        fatbin good = {0}, bad = {0};
+        assert_true(fat_add(&good, z, zlen, sizeof ptx, 90, FAT_ZSTD));
+        z[0] ^= 0xff;
+        assert_true(fat_add(&bad, z, zlen, sizeof ptx, 90, FAT_ZSTD));
+        assert_int_equal(load("zstd fatbin, made as nvcc", good.p, "CUDA_SUCCESS"), CUDA_SUCCESS);
+        assert_int_not_equal(load("damaged zstd fatbin", bad.p, "CUDA_ERROR_INVALID_IMAGE"),
+                             CUDA_SUCCESS);
+        free(good.p);
+        free(bad.p);
+    }
+    if (zlib != NULL) dlclose(zlib);
+    CUmodule m;
+    CUfunction fn;
+    assert_ok(cushim_driver()->cuModuleLoadData(&m, ptx_lib));
+    assert_int_equal(cushim_driver()->cuModuleGetFunction(&fn, m, "no_such_kernel"),
+                     CUDA_ERROR_NOT_FOUND);
+    cushim_driver()->cuModuleUnload(m);
+}
+
+static void test_link_of_ptx_runs(void **state) {
+    (void)state;
+    const cushim_driver_table *t = cushim_driver();
+    CUlinkState l;
+    assert_ok(t->cuLinkCreate(0, NULL, NULL, &l));
+    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_user, sizeof ptx_user, "user", 0,
+                               NULL, NULL));
+    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_lib, sizeof ptx_lib, "lib", 0, NULL,
+                               NULL));
+    void *image;
+    size_t size;
+    assert_ok(t->cuLinkComplete(l, &image, &size));
+    CUmodule m;
+    CUfunction f;
+    CUdeviceptr d;
+    assert_ok(t->cuModuleLoadData(&m, image));
+    assert_ok(t->cuLinkDestroy(l));
+    assert_ok(t->cuModuleGetFunction(&f, m, "k"));
+    assert_ok(t->cuMemAlloc(&d, 4));
+    void *params[] = {&d};
+    assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    uint32_t v = 0;
+    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
+    assert_int_equal(v, 45);
+    t->cuMemFree(d);
+    t->cuModuleUnload(m);
+}
+
+int main(void) {
+    gpu_require();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_loads_the_mock_refuses, gpu_ctx_setup,
+                                        gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_link_of_ptx_runs, gpu_ctx_setup, gpu_ctx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
