@@ -727,8 +727,8 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 /* The common kinds with their type and space known to the compiler. */
 #define MEM(s_, t_)                                                                                \
     (ld ? access(b, lanes, in, m, R, s_, t_, true) : access(b, lanes, in, m, R, s_, t_, false))
-                if (ld && sp == S_PARAM && in->s[0] == SL_ZERO && in->vec == 1 &&
-                    plain_word(ty) && param_whole(r, in, m, d, ty))
+                if (ld && sp == S_PARAM && in->s[0] == SL_ZERO && in->vec == 1 && plain_word(ty) &&
+                    param_whole(r, in, m, d, ty))
                     ok = true;
                 else if (in->s[0] == SL_ZERO || sp == S_PARAM)
                     ok = access_any(b, lanes, in, m, R, ld);
