@@ -128,6 +128,11 @@ setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const ui
     return true;
 }
 
+/* The types whose load() and store() are a plain word of 4 or 8 bytes. */
+static inline bool plain_word(int ty) {
+    return ty == T_U32 || ty == T_S32 || ty == T_F32 || ty == T_U64 || ty == T_S64 || ty == T_F64;
+}
+
 /* A whole warp's access of consecutive words (a coalesced one: lane l at q + l * size), its
  * range checked: one block copy, which the compiler vectorises. A plain copy where the lanes'
  * accesses are relaxed atomics (ptx_val.h): on x86 both are the same moves, but a racing kernel
@@ -143,6 +148,8 @@ setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const ui
 #if !defined(COALESCED)
 #define COALESCED 1
 #endif
+
+#if COALESCED
 /* Nonzero when the lanes' addresses x[l] + imm (truncated to 32 bits where a32) are not a0,
  * a0 + sz, a0 + 2 sz, ... (32-bit ones that wrap are not). In vectors of four, which the
  * compiler keeps to vector instructions (its own vectoriser left this reduction scalar). */
@@ -160,11 +167,6 @@ not_consecutive(const uint64_t *x, uint64_t imm, bool a32, uint64_t a0, uint64_t
         want += step;
     }
     return acc[0] | acc[1] | acc[2] | acc[3];
-}
-
-/* The types whose load() and store() are a plain word of 4 or 8 bytes. */
-static inline bool plain_word(int ty) {
-    return ty == T_U32 || ty == T_S32 || ty == T_F32 || ty == T_U64 || ty == T_S64 || ty == T_F64;
 }
 
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
@@ -199,6 +201,7 @@ static inline __attribute__((always_inline)) void coalesced(unsigned char *q, ui
         }
     }
 }
+#endif
 
 /* Loads (or stores) of the lanes of m: the cases a kernel spends its time in inline (checks
  * that cannot wrap), a kernel parameter or a uniform address once for all lanes, the rest
