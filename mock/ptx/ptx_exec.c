@@ -4,10 +4,13 @@
  *
  * An operation is a loop over the lanes inside its case: where the path holds all 32 lanes the
  * loop has no test and the compiler vectorises it; otherwise it visits the set bits of the
- * mask. What is not common enough to have a case here runs lane by lane in ptx_lane.c.
+ * mask. What is not common enough to have a case here runs lane by lane in ptx_lane.c. A
+ * whole warp's load or store of consecutive words (a coalesced access) is one copy, checked at
+ * the two ends of its run.
  *
  * Over 400 lines: the loop is one function, by design (its locals live in registers and every
- * case jumps back to the top); the calls, returns and meeting points it needs are beside it. */
+ * case jumps back to the top); the accesses, calls, returns and meeting points it needs are
+ * beside it, inlined into it. */
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
