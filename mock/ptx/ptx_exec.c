@@ -4,10 +4,13 @@
  *
  * An operation is a loop over the lanes inside its case: where the path holds all 32 lanes the
  * loop has no test and the compiler vectorises it; otherwise it visits the set bits of the
- * mask. What is not common enough to have a case here runs lane by lane in ptx_lane.c.
+ * mask. What is not common enough to have a case here runs lane by lane in ptx_lane.c. A
+ * whole warp's load or store of consecutive words (a coalesced access) is one copy, checked at
+ * the two ends of its run.
  *
  * Over 400 lines: the loop is one function, by design (its locals live in registers and every
- * case jumps back to the top); the calls, returns and meeting points it needs are beside it. */
+ * case jumps back to the top); the accesses, calls, returns and meeting points it needs are
+ * beside it, inlined into it. */
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -129,6 +132,11 @@ setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const ui
     return true;
 }
 
+/* The types whose load() and store() are a plain word of 4 or 8 bytes. */
+static inline bool plain_word(int ty) {
+    return ty == T_U32 || ty == T_S32 || ty == T_F32 || ty == T_U64 || ty == T_S64 || ty == T_F64;
+}
+
 /* A whole warp's access of consecutive words (a coalesced one: lane l at q + l * size), its
  * range checked: one block copy, which the compiler vectorises. A plain copy where the lanes'
  * accesses are relaxed atomics (ptx_val.h): on x86 both are the same moves, but a racing kernel
@@ -144,6 +152,8 @@ setp_lanes(const pinst *in, uint32_t m, uint64_t *d, const uint64_t *x, const ui
 #if !defined(COALESCED)
 #define COALESCED 1
 #endif
+
+#if COALESCED
 /* Nonzero when the lanes' addresses x[l] + imm (truncated to 32 bits where a32) are not a0,
  * a0 + sz, a0 + 2 sz, ... (32-bit ones that wrap are not). In vectors of four, which the
  * compiler keeps to vector instructions (its own vectoriser left this reduction scalar). */
@@ -161,11 +171,6 @@ not_consecutive(const uint64_t *x, uint64_t imm, bool a32, uint64_t a0, uint64_t
         want += step;
     }
     return acc[0] | acc[1] | acc[2] | acc[3];
-}
-
-/* The types whose load() and store() are a plain word of 4 or 8 bytes. */
-static inline bool plain_word(int ty) {
-    return ty == T_U32 || ty == T_S32 || ty == T_F32 || ty == T_U64 || ty == T_S64 || ty == T_F64;
 }
 
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
@@ -200,6 +205,7 @@ static inline __attribute__((always_inline)) void coalesced(unsigned char *q, ui
         }
     }
 }
+#endif
 
 /* Loads (or stores) of the lanes of m: the cases a kernel spends its time in inline (checks
  * that cannot wrap), a kernel parameter or a uniform address once for all lanes, the rest
@@ -739,8 +745,8 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 /* The common kinds with their type and space known to the compiler. */
 #define MEM(s_, t_)                                                                                \
     (ld ? access(b, lanes, in, m, R, s_, t_, true) : access(b, lanes, in, m, R, s_, t_, false))
-                if (ld && sp == S_PARAM && in->s[0] == SL_ZERO && in->vec == 1 &&
-                    plain_word(ty) && param_whole(r, in, m, d, ty))
+                if (ld && sp == S_PARAM && in->s[0] == SL_ZERO && in->vec == 1 && plain_word(ty) &&
+                    param_whole(r, in, m, d, ty))
                     ok = true;
                 else if (in->s[0] == SL_ZERO || sp == S_PARAM)
                     ok = access_any(b, lanes, in, m, R, ld);

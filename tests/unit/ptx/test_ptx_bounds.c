@@ -8,7 +8,8 @@
  * order of warps the same way each time (the kernel suite's reduction too: its sum, and the
  * message of its fault when it reads past its input, the same twice in turn and twice with one
  * seed); lanes of one warp that wait on each other across a
- * branch (a spin in one, the store it waits for in the other) finish. */
+ * branch (a spin in one, the store it waits for in the other) finish; a whole warp's consecutive
+ * words are read and written to the last byte of their space, and past it fault. */
 #include <time.h>
 
 #include "ptx_util.h"
@@ -275,6 +276,56 @@ static void test_kernel_suite_reduction_is_deterministic(void **state) {
     dev_free_all();
 }
 
+/* A whole warp's consecutive words (a coalesced access, which the interpreter copies as a
+ * block): 32-bit and 64-bit, global and shared, up to the last byte of their space. */
+#define COALESCED(shared_bytes)                                                                    \
+    HEAD ".visible .entry k(.param .u64 in, .param .u64 out, .param .u64 win, .param .u64 wout)\n" \
+         "{\n"                                                                                     \
+         ".reg .b32 %r<8>; .reg .b64 %rd<12>;\n"                                                   \
+         ".shared .align 8 .b8 sh[" shared_bytes "];\n"                                            \
+         "ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"                                    \
+         "ld.param.u64 %rd3, [win]; ld.param.u64 %rd4, [wout];\n"                                  \
+         "mov.u32 %r1, %tid.x;\n"                                                                  \
+         "mul.wide.u32 %rd5, %r1, 4; add.s64 %rd6, %rd1, %rd5; add.s64 %rd7, %rd2, %rd5;\n"        \
+         "ld.global.s32 %r2, [%rd6];\n"                                                            \
+         "mov.u32 %r3, sh; shl.b32 %r4, %r1, 2; add.s32 %r5, %r3, %r4;\n"                          \
+         "st.shared.u32 [%r5], %r2;\n" /* line 14 */                                               \
+         "bar.sync 0;\n"                                                                           \
+         "ld.shared.u32 %r6, [%r5]; add.s32 %r7, %r6, 1;\n"                                        \
+         "st.global.u32 [%rd7], %r7;\n"                                                            \
+         "mul.wide.u32 %rd8, %r1, 8; add.s64 %rd9, %rd3, %rd8; add.s64 %rd10, %rd4, %rd8;\n"       \
+         "ld.global.u64 %rd11, [%rd9];\n" /* line 19 */                                            \
+         "st.global.u64 [%rd10], %rd11;\n"                                                         \
+         "ret;\n}\n"
+
+static void test_coalesced_warp_access_to_the_last_byte(void **state) {
+    (void)state;
+    int32_t *in = dev_alloc(32 * 4), *out = dev_alloc(32 * 4);
+    uint64_t *win = dev_alloc(32 * 8), *wout = dev_alloc(32 * 8);
+    for (int i = 0; i < 32; i++) {
+        in[i] = -1000 * (i + 1);
+        win[i] = (uint64_t)(i + 1) << 40 | (uint64_t)i;
+    }
+    void *p[] = {&in, &out, &win, &wout};
+    assert_ok(run(COALESCED("128"), "k", 1, 32, p));
+    for (int i = 0; i < 32; i++) {
+        assert_int_equal(out[i], -1000 * (i + 1) + 1);
+        assert_true(wout[i] == win[i]);
+    }
+    /* Half the shared array (the first lane past it faults), one word short of the 64-bit
+     * input (the last lane faults). */
+    assert_int_equal(run(COALESCED("64"), "k", 1, 32, p), CUDA_ERROR_ILLEGAL_ADDRESS);
+    assert_has(err, "thread (16,0,0)");
+    assert_has(err, "PTX line 14");
+    uint64_t *short_win = dev_alloc(31 * 8);
+    void *q[] = {&in, &out, &short_win, &wout};
+    assert_int_equal(run(COALESCED("128"), "k", 1, 32, q), CUDA_ERROR_ILLEGAL_ADDRESS);
+    assert_has(err, "thread (31,0,0)");
+    assert_has(err, "PTX line 19");
+    assert_has(err, "8-byte read");
+    dev_free_all();
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrapping_addresses_fault),
@@ -287,6 +338,7 @@ int main(void) {
         cmocka_unit_test(test_random_schedule_is_seeded),
         cmocka_unit_test(test_kernel_suite_reduction_is_deterministic),
         cmocka_unit_test(test_lanes_waiting_across_a_branch_finish),
+        cmocka_unit_test(test_coalesced_warp_access_to_the_last_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
