@@ -242,10 +242,10 @@ struct CUctx_st {
      * default streams), which synchronise with the legacy one (mock_queue.c). */
     struct CUstream_st **blocking;
     size_t nblocking, capblocking;
-    unsigned check;                    /* set_check for this context (mock_check.c), */
-    bool check_set, check_report;      /* when check_set */
-    mock_ctx_extra extra;              /* limits and preferences (mock_ctx_extra.c) */
-    struct mock_ptx_heap *heap; /* device malloc's (mock_limits.c), NULL until a launch */
+    unsigned check;               /* set_check for this context (mock_check.c), */
+    bool check_set, check_report; /* when check_set */
+    mock_ctx_extra extra;         /* limits and preferences (mock_ctx_extra.c) */
+    struct mock_ptx_heap *heap;   /* device malloc's (mock_limits.c), NULL until a launch */
 };
 
 /* CUSHIM_MOCK_CHECK (mock_check.c): a launch's checks and mode (under the lock; the next

@@ -70,9 +70,9 @@ typedef struct mock_ptx_launch {
     mock_ptx_check_fn check;
     void *check_ctx;
     mock_ptx_texture_fn texture; /* NULL: a kernel that uses one faults */
-    FILE *out;       /* where device printf writes (stdout when NULL) */
-    mock_ptx_heap *heap; /* device malloc's; NULL: malloc returns NULL */
-    unsigned checks; /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
+    FILE *out;                   /* where device printf writes (stdout when NULL) */
+    mock_ptx_heap *heap;         /* device malloc's; NULL: malloc returns NULL */
+    unsigned checks;             /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
     /* initcheck of global memory: the written bits of the allocation holding addr (bit i of byte
      * i / 8: byte lo + i), NULL where none are kept; its bounds whenever addr lies in one (left
      * as they were otherwise). May be NULL itself. */

@@ -299,3 +299,7 @@ int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const ui
     }
     return TS_RUN;
 }
+
+void ptx__check_heap_new(pblock *b, uint64_t p, uint64_t n) {
+    if (b->chk != NULL && p != 0) ptx__table_forget(&b->chk->global, p, n);
+}

@@ -11,6 +11,9 @@ bool ptx__check_run_begin(prun *r);
 void ptx__check_run_end(prun *r);
 /* A block's shadow, made with its memory, reset at each start, freed with it. */
 bool ptx__check_block_alloc(pblock *b);
+/* Device malloc handed the block n bytes at p: racecheck forgets what their earlier owner did
+ * (a free and a malloc are ordered in the heap, not by a barrier). */
+void ptx__check_heap_new(pblock *b, uint64_t p, uint64_t n);
 void ptx__check_block_start(pblock *b);
 void ptx__check_block_free(pblock *b);
 

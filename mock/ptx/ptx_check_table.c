@@ -29,6 +29,21 @@ pshadow *ptx__table_get(ptable *t, uint64_t addr) {
     return &t->vals[j];
 }
 
+void ptx__table_forget(ptable *t, uint64_t addr, uint64_t n) {
+    if (t->keys == NULL) return;
+    if (n >= TABLE_SLOTS) { /* a range as large as the table: each slot looked at once */
+        for (size_t j = 0; j < TABLE_SLOTS; j++) {
+            if (t->keys[j] != 0 && t->keys[j] - 1 - addr < n) t->keys[j] = 0;
+        }
+        return;
+    }
+    for (uint64_t a = addr; a - addr < n; a++) {
+        uint64_t key = a + 1, h = key * 0x9e3779b97f4a7c15ull;
+        size_t j = (size_t)(h >> 52);
+        if (t->keys[j] == key) t->keys[j] = 0;
+    }
+}
+
 void ptx__table_free(ptable *t) {
     free(t->keys);
     free(t->vals);

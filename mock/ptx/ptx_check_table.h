@@ -29,6 +29,8 @@ typedef struct ptable {
 /* The record of global address `addr`, zeroed when its slot held another address; NULL when
  * out of memory. */
 pshadow *ptx__table_get(ptable *t, uint64_t addr);
+/* Forgets what was recorded of the n bytes at addr (memory handed out anew: device malloc). */
+void ptx__table_forget(ptable *t, uint64_t addr, uint64_t n);
 void ptx__table_free(ptable *t);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_check.h"
 #include "ptx_run.h"
 
 struct mock_ptx_heap {
@@ -119,6 +120,7 @@ int ptx__heap_call(pblock *b, pwarp *w, const pframe *cur, const pinst *in, uint
         memcpy(&arg, t->local + cur->base + c->arg_off[0], 8);
         if (in->sub == 0) { /* malloc(size) */
             uint64_t p = h != NULL ? heap_malloc(h, arg) : 0;
+            ptx__check_heap_new(b, p, arg);
             if (c->ret_off >= 0) memcpy(t->local + cur->base + (size_t)c->ret_off, &p, 8);
         } else if (arg != 0 && (h == NULL || !heap_free(h, arg))) {
             return ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,

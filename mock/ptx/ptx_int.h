@@ -108,8 +108,8 @@ enum {
     O_PRINTF,
     O_ASSERT,
     O_SETMAXNREG,
-    O_ASYNC, /* cp.async and mbarrier (ptx_async.c); sub: AS_* */
-    O_TEX,   /* texture and surface instructions (ptx_tex.c, ptx_texrun.c); sub: TX_* */
+    O_ASYNC,  /* cp.async and mbarrier (ptx_async.c); sub: AS_* */
+    O_TEX,    /* texture and surface instructions (ptx_tex.c, ptx_texrun.c); sub: TX_* */
     O_HALF,   /* f16, f16x2, bf16, bf16x2 arithmetic and conversions (ptx_half.c); sub: O_* */
     O_RND,    /* f32 and f64 arithmetic rounded .rz, .rm or .rp (ptx_half.c); sub: O_* */
     O_BARARV, /* bar.arrive: counts at a barrier without waiting (ptx_mma.c) */
