@@ -2,11 +2,10 @@
  * the PTX the mock links: each load's code and JIT log are printed, so that the mock can follow
  * where it guessed (the mock: unparsable PTX and a .target above the device are
  * CUDA_ERROR_INVALID_PTX, a fatbin with nothing for the device and an sm_80 cubin are
- * CUDA_ERROR_NO_BINARY_FOR_GPU, a damaged zstd entry CUDA_ERROR_INVALID_IMAGE); a load that must
- * fail fails, a name the image lacks is CUDA_ERROR_NOT_FOUND, and the linked kernel writes 45.
- * Skips (77) without a GPU. */
+ * CUDA_ERROR_NO_BINARY_FOR_GPU; a damaged zstd entry, CUDA_ERROR_INVALID_IMAGE, is checked on the
+ * mock only); a load that must fail fails, a name the image lacks is CUDA_ERROR_NOT_FOUND, and the
+ * linked kernel writes 45. Skips (77) without a GPU. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 
 #include "gpu_util.h"
 
@@ -38,25 +37,9 @@ static void test_loads_the_mock_refuses(void **state) {
     assert_int_not_equal(load("fatbin of compute_100 only", f.p, "CUDA_ERROR_NO_BINARY_FOR_GPU"),
                          CUDA_SUCCESS);
     free(f.p);
-    void *zlib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-    void *c = zlib ? dlsym(zlib, "ZSTD_compress") : NULL;
-    if (c != NULL) {
-        size_t (*compress)(void *, size_t, const void *, size_t, int);
-        memcpy(&compress, &c, sizeof c);
-        static const char ptx[] = LINK_PTX_HEAD ".visible .entry z()\n{\n\tret;\n}\n";
-        unsigned char z[512];
-        size_t zlen = compress(z, sizeof z, ptx, sizeof ptx, 3);
-        fatbin good = {0}, bad = {0};
-        assert_true(fat_add(&good, z, zlen, sizeof ptx, 90, FAT_ZSTD));
-        z[0] ^= 0xff;
-        assert_true(fat_add(&bad, z, zlen, sizeof ptx, 90, FAT_ZSTD));
-        assert_int_equal(load("zstd fatbin, made as nvcc", good.p, "CUDA_SUCCESS"), CUDA_SUCCESS);
-        assert_int_not_equal(load("damaged zstd fatbin", bad.p, "CUDA_ERROR_INVALID_IMAGE"),
-                             CUDA_SUCCESS);
-        free(good.p);
-        free(bad.p);
-    }
-    if (zlib != NULL) dlclose(zlib);
+    /* Damaged zstd entries are left to the mock's own test (mock_load_checks): on the H200
+     * (driver 580) the load of a zstd fatbin this test made by hand ended the process with
+     * SIGSEGV inside the driver, so there is no answer of the driver's to compare with. */
     CUmodule m;
     CUfunction fn;
     assert_ok(cushim_driver()->cuModuleLoadData(&m, ptx_lib));

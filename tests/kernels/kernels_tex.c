@@ -34,6 +34,30 @@ static float ref(float u, float v, int c, CUaddress_mode m, bool norm, bool line
            (1 - a) * b * at(i0, j1, c) + a * b * at(i1, j1, c);
 }
 
+/* Host memory to a whole 2D or 3D array, or back: cuMemcpy3D. The driver's 1D copies
+ * (cuMemcpyHtoA, cuMemcpyAtoH) refuse a 2D array with CUDA_ERROR_INVALID_VALUE (the H200, driver
+ * 580), so a test that runs on a GPU too copies this way. */
+static void array_copy(CUarray a, void *host, size_t row_bytes, size_t rows, size_t depth,
+                       bool to_array) {
+    CUDA_MEMCPY3D c = {.WidthInBytes = row_bytes, .Height = rows, .Depth = depth};
+    if (to_array) {
+        c.srcMemoryType = CU_MEMORYTYPE_HOST;
+        c.srcHost = host;
+        c.srcPitch = row_bytes;
+        c.srcHeight = rows;
+        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        c.dstArray = a;
+    } else {
+        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        c.srcArray = a;
+        c.dstMemoryType = CU_MEMORYTYPE_HOST;
+        c.dstHost = host;
+        c.dstPitch = row_bytes;
+        c.dstHeight = rows;
+    }
+    assert_ok(DRV->cuMemcpy3D(&c));
+}
+
 static CUarray make_array(unsigned flags) {
     uint32_t seed = 7;
     for (int y = 0; y < H; y++)
@@ -43,7 +67,7 @@ static CUarray make_array(unsigned flags) {
         .Width = W, .Height = H, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 4, .Flags = flags};
     CUarray a;
     assert_ok(DRV->cuArray3DCreate(&a, &d));
-    assert_ok(DRV->cuMemcpyHtoA(a, 0, img, sizeof img));
+    array_copy(a, img, sizeof img[0], H, 1, true);
     return a;
 }
 
@@ -177,7 +201,7 @@ static void fetch_gather_surface(void) {
     float plane[H][W], back[H][W];
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) plane[y][x] = (float)(x * y) - 3.5f;
-    assert_ok(DRV->cuMemcpyHtoA(s, 0, plane, sizeof plane));
+    array_copy(s, plane, sizeof plane[0], H, 1, true);
     CUDA_RESOURCE_DESC sr = {.resType = CU_RESOURCE_TYPE_ARRAY};
     sr.res.array.hArray = s;
     CUsurfObject so;
@@ -185,7 +209,7 @@ static void fetch_gather_surface(void) {
     int w = W, h = H;
     void *p3[] = {&so, &w, &h};
     kernel_run(kernel_get("texture", "k_surface"), CUSHIM_DIM3(1, H), CUSHIM_DIM3(32), 0, p3);
-    assert_ok(DRV->cuMemcpyAtoH(back, s, 0, sizeof back));
+    array_copy(s, back, sizeof back[0], H, 1, false);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             assert_true(back[y][x] == plane[y][x] * 2.0f + (float)(x + 100 * y));
@@ -209,7 +233,7 @@ static void cube_map(void) {
                                  .Flags = CUDA_ARRAY3D_CUBEMAP};
     CUarray a;
     assert_ok(DRV->cuArray3DCreate(&a, &d));
-    assert_ok(DRV->cuMemcpyHtoA(a, 0, faces, sizeof faces));
+    array_copy(a, faces, sizeof faces[0][0], S, 6, true);
     CUtexObject t = make_texture(a, CU_TR_ADDRESS_MODE_CLAMP, false, true);
     static float dir[4 * N], out[N];
     uint32_t seed = 11;
@@ -265,7 +289,7 @@ static void mipmap_levels(void) {
         assert_ok(DRV->cuMipmappedArrayGetLevel(&l, m, i));
         size_t side = 16u >> i;
         for (size_t k = 0; k < side * side; k++) v[k] = (float)(i + 1);
-        assert_ok(DRV->cuMemcpyHtoA(l, 0, v, side * side * sizeof(float)));
+        array_copy(l, v, side * sizeof(float), side, 1, true);
     }
     static float lod[N], out[N];
     for (int i = 0; i < N; i++) lod[i] = -1.0f + 6.0f * (float)i / N;
