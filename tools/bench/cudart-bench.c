@@ -314,6 +314,7 @@ static int run(const settings *st) {
     rt_side nvidia, cushim;
     rt_side *sides[2] = {NULL, &cushim};
     memset(&nvidia, 0, sizeof nvidia);
+    memset(&cushim, 0, sizeof cushim); /* closed below even when nvidia's side never opened */
     int rc = BENCH_RT_OK;
     if (!st->cushim_only) {
         rc = open_side(&nvidia, "nvidia", st->nvidia, NULL, err, sizeof err);
