@@ -51,8 +51,9 @@ static CUresult launch(CUfunction fn, unsigned threads, void **params) {
 
 /* Checks that text holds part; the first check of a text also shows it (a TAP comment), so
  * that a run lists each kernel's report. */
-static void assert_has(const char *text, const char *part) {
+static void assert_has(const char *report, const char *part) {
     static char shown[1024];
+    const char *text = report != NULL ? report : "(no report)";
     if (strcmp(text, shown) != 0) printf("# report: %s\n", text);
     snprintf(shown, sizeof shown, "%s", text);
     if (strstr(text, part) == NULL) fail_msg("\"%s\" is not in \"%s\"", part, text);
