@@ -294,13 +294,21 @@ CUresult CUDAAPI mock_cuMipmappedArrayDestroy(CUmipmappedArray h) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* 1D copies with arrays: byte offsets into the array's storage                               */
+/* 1D copies with 1D arrays: byte offsets into the array's storage                            */
 /* ------------------------------------------------------------------------------------------ */
 
 /* [offset, offset + n) of a live array, as a host address. */
 static CUresult array_bytes(CUarray h, size_t offset, size_t n, unsigned char **p) {
     struct CUarray_st *a = mock__array(h);
     if (a == NULL) return CUDA_ERROR_INVALID_HANDLE;
+    if (a->desc.Height != 0 || a->desc.Depth != 0) {
+        /* The driver's documentation: these copies take a 1D CUDA array; the H200 answers
+         * CUDA_ERROR_INVALID_VALUE to cuMemcpyHtoA into a 2D one. */
+        mock__why("%s copies to or from a 1D array, and this one is %zux%zux%zu: copy with "
+                  "cuMemcpy2D or cuMemcpy3D",
+                  mock__entry_name(), a->desc.Width, a->desc.Height, a->desc.Depth);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     if (offset > a->bytes || n > a->bytes - offset) {
         mock__why("%zu bytes at offset %zu of a %zu-byte array", n, offset, a->bytes);
         return CUDA_ERROR_INVALID_VALUE;

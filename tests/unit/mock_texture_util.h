@@ -7,6 +7,7 @@
 #define CUSHIM_TESTS_MOCK_TEXTURE_UTIL_H
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "mock_primary.h"
 #include "tex_address.h"
@@ -73,6 +74,36 @@ __attribute__((unused)) static CUarray array2d(CUarray_format f, unsigned ch, si
     return a;
 }
 
+/* A whole array from host memory, or back, by cuMemcpy3D: the driver's 1D copies
+ * (cuMemcpyHtoA, cuMemcpyAtoH, ...) take 1D arrays only. */
+__attribute__((unused)) static void array_whole(CUarray a, void *host, bool to_array) {
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    assert_ok(D->cuArray3DGetDescriptor(&d, a));
+    size_t size = d.Format == CU_AD_FORMAT_UNSIGNED_INT8 || d.Format == CU_AD_FORMAT_SIGNED_INT8 ? 1
+                  : d.Format == CU_AD_FORMAT_UNSIGNED_INT16 ||
+                          d.Format == CU_AD_FORMAT_SIGNED_INT16 || d.Format == CU_AD_FORMAT_HALF
+                      ? 2
+                      : 4;
+    size_t row = d.Width * size * d.NumChannels, rows = d.Height != 0 ? d.Height : 1;
+    CUDA_MEMCPY3D c = {.WidthInBytes = row, .Height = rows, .Depth = d.Depth != 0 ? d.Depth : 1};
+    if (to_array) {
+        c.srcMemoryType = CU_MEMORYTYPE_HOST;
+        c.srcHost = host;
+        c.srcPitch = row;
+        c.srcHeight = rows;
+        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        c.dstArray = a;
+    } else {
+        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        c.srcArray = a;
+        c.dstMemoryType = CU_MEMORYTYPE_HOST;
+        c.dstHost = host;
+        c.dstPitch = row;
+        c.dstHeight = rows;
+    }
+    assert_ok(D->cuMemcpy3D(&c));
+}
+
 __attribute__((unused)) static unsigned long long texture(CUarray a, CUaddress_mode mode,
                                                           CUfilter_mode filter, unsigned flags) {
     CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
@@ -122,7 +153,7 @@ __attribute__((unused)) static CUarray float_array(void) {
     for (int y = 0; y < TH; y++)
         for (int x = 0; x < TW; x++) tdata[y][x] = (float)(x * x + 10 * y) + 0.25f;
     CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, TW, TH, 0);
-    assert_ok(D->cuMemcpyHtoA(a, 0, tdata, sizeof tdata));
+    array_whole(a, tdata, true);
     return a;
 }
 

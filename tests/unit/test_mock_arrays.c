@@ -90,7 +90,7 @@ static void test_copies_to_and_from_arrays(void **state) {
                         .Height = H};
     assert_ok(D->cuMemcpy2D(&up));
     memset(out, 0, sizeof out);
-    assert_ok(D->cuMemcpyAtoH(out, a, 0, sizeof out));
+    array_whole(a, out, false);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) assert_true(out[y][x] == in[y][x]);
     /* A window: 2x2 at (3, 2) of the array to a device buffer and back. */
@@ -116,12 +116,18 @@ static void test_copies_to_and_from_arrays(void **state) {
     win.srcXInBytes = 5 * sizeof(float);
     win.Height = 1;
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy2D(&win));
-    /* 1D copies at byte offsets: device to array, array to array, array to device, async. */
+    /* 1D copies at byte offsets, of 1D arrays (as the driver documents them; a 2D array is
+     * refused, as the H200 refused cuMemcpyHtoA into one): device to array, array to array,
+     * array to device, async. */
     float v[3] = {1.5f, 2.5f, 3.5f};
     assert_ok(D->cuMemcpyHtoD(d, v, sizeof v));
-    assert_ok(D->cuMemcpyDtoA(a, 4 * sizeof(float), d, sizeof v));
-    CUarray b = array2d(CU_AD_FORMAT_FLOAT, 1, W, H, 0);
-    assert_ok(D->cuMemcpyAtoA(b, 0, a, 0, W * H * sizeof(float)));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpyDtoA(a, 4 * sizeof(float), d, sizeof v));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpyHtoA(a, 0, v, sizeof v));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpyAtoH(v, a, 0, sizeof v));
+    CUarray a1 = array2d(CU_AD_FORMAT_FLOAT, 1, W * H, 0, 0);
+    assert_ok(D->cuMemcpyDtoA(a1, 4 * sizeof(float), d, sizeof v));
+    CUarray b = array2d(CU_AD_FORMAT_FLOAT, 1, W * H, 0, 0);
+    assert_ok(D->cuMemcpyAtoA(b, 0, a1, 0, W * H * sizeof(float)));
     assert_ok(D->cuMemcpyAtoD(d, b, 5 * sizeof(float), sizeof(float)));
     float one = 0;
     assert_ok(D->cuMemcpyDtoH(&one, d, sizeof one));
@@ -173,6 +179,7 @@ static void test_copies_to_and_from_arrays(void **state) {
     assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuMemcpy3D(&c3));
     assert_ok(D->cuArrayDestroy(c));
     assert_ok(D->cuArrayDestroy(b));
+    assert_ok(D->cuArrayDestroy(a1));
     assert_ok(D->cuArrayDestroy(a));
     assert_ok(D->cuMemFree(d));
 }

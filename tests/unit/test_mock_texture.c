@@ -136,7 +136,7 @@ static void test_formats_and_read_modes(void **state) {
     unsigned char px[2][2][4] = {{{0, 51, 255, 128}, {1, 2, 3, 4}},
                                  {{9, 8, 7, 6}, {200, 100, 50, 25}}};
     CUarray a = array2d(CU_AD_FORMAT_UNSIGNED_INT8, 4, 2, 2, 0);
-    assert_ok(D->cuMemcpyHtoA(a, 0, px, sizeof px));
+    array_whole(a, px, true);
     for (int t = 0; t < 4; t++) {
         cin[4 * t].f = (float)(t % 2) + 0.5f;
         cin[4 * t + 1].f = (float)(t / 2) + 0.5f;
@@ -165,7 +165,7 @@ static void test_formats_and_read_modes(void **state) {
     /* 2 x s16 normalized (-32768 reads -1, as -32767 does), the missing channels 0 and 1. */
     int16_t sv[2] = {-32768, 16384};
     a = array2d(CU_AD_FORMAT_SIGNED_INT16, 2, 1, 1, 0);
-    assert_ok(D->cuMemcpyHtoA(a, 0, sv, sizeof sv));
+    array_whole(a, sv, true);
     t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
     assert_ok(run_inst(tex2d, t, cin, cout, 1));
     assert_true(cout[0].f == -1.0f);
@@ -184,7 +184,7 @@ static void test_formats_and_read_modes(void **state) {
     /* Half: 0x3c00 is 1, 0xc500 is -5; linear filtering halfway. */
     uint16_t hv[2] = {0x3c00, 0xc500};
     a = array2d(CU_AD_FORMAT_HALF, 1, 2, 1, 0);
-    assert_ok(D->cuMemcpyHtoA(a, 0, hv, sizeof hv));
+    array_whole(a, hv, true);
     t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_LINEAR, 0);
     cin[0].f = 1.0f;
     cin[1].f = 0.5f;

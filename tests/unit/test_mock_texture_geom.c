@@ -61,7 +61,7 @@ static void test_linear_memory_pitched_layered_and_3d(void **state) {
             for (int x = 0; x < 2; x++) lv[l][y][x] = (float)(100 * l + 10 * y + x);
     CUarray la;
     assert_ok(D->cuArray3DCreate(&la, &ld));
-    assert_ok(D->cuMemcpyHtoA(la, 0, lv, sizeof lv));
+    array_whole(la, lv, true);
     t = texture(la, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
     cin[0].u = 2;
     cin[1].f = 1.5f;
@@ -77,7 +77,7 @@ static void test_linear_memory_pitched_layered_and_3d(void **state) {
     ld.Flags = 0;
     CUarray va;
     assert_ok(D->cuArray3DCreate(&va, &ld));
-    assert_ok(D->cuMemcpyHtoA(va, 0, lv, sizeof lv));
+    array_whole(va, lv, true);
     t = texture(va, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_LINEAR, 0);
     cin[0].f = 1.0f; /* halfway in x, texel 1 of y, halfway between slices 1 and 2 */
     cin[1].f = 1.5f;
@@ -124,7 +124,7 @@ static void test_cube_maps(void **state) {
                                  .Flags = CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED};
     CUarray a;
     assert_ok(D->cuArray3DCreate(&a, &d));
-    assert_ok(D->cuMemcpyHtoA(a, 0, faces, sizeof faces));
+    array_whole(a, faces, true);
     unsigned long long t = texture(a, CU_TR_ADDRESS_MODE_WRAP, CU_TR_FILTER_MODE_POINT, 0);
     uint32_t seed = 5;
     for (int i = 0; i < N; i++) {
@@ -168,7 +168,7 @@ static void test_mipmap_levels(void **state) {
         float v[64];
         for (int k = 0; k < 64; k++) v[k] = (float)(i + 1);
         size_t side = 8u >> i;
-        assert_ok(D->cuMemcpyHtoA(l, 0, v, side * side * sizeof(float)));
+        array_whole(l, v, true);
     }
     static const struct {
         CUfilter_mode mip;
@@ -260,7 +260,7 @@ static void test_surface_loads_and_stores(void **state) {
     assert_ok(
         run_inst("sust.b.2d.v2.b32.trap [%rd1, {%r8, %r9}], {%r10, %r11};", s, cin, cout, 12));
     uint32_t back[3][4][2];
-    assert_ok(D->cuMemcpyAtoH(back, a, 0, sizeof back));
+    array_whole(a, back, false);
     for (int t = 0; t < 12; t++) {
         assert_int_equal(back[t / 4][t % 4][0], t);
         assert_int_equal(back[t / 4][t % 4][1], 100 + t);
