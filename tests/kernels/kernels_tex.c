@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "kernel_util.h"
+#include "array_copy.h"
 #include "tex_address.h"
 
 #define DRV cushim_driver()
@@ -34,27 +35,10 @@ static float ref(float u, float v, int c, CUaddress_mode m, bool norm, bool line
            (1 - a) * b * at(i0, j1, c) + a * b * at(i1, j1, c);
 }
 
-/* Host memory to a whole 2D or 3D array, or back: cuMemcpy3D. The driver's 1D copies
- * (cuMemcpyHtoA, cuMemcpyAtoH) refuse a 2D array with CUDA_ERROR_INVALID_VALUE (the H200, driver
- * 580), so a test that runs on a GPU too copies this way. */
+/* Host memory to a whole 2D or 3D array, or back (array_copy.h says why not cuMemcpyHtoA). */
 static void array_copy(CUarray a, void *host, size_t row_bytes, size_t rows, size_t depth,
                        bool to_array) {
-    CUDA_MEMCPY3D c = {.WidthInBytes = row_bytes, .Height = rows, .Depth = depth};
-    if (to_array) {
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = host;
-        c.srcPitch = row_bytes;
-        c.srcHeight = rows;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = a;
-    } else {
-        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.srcArray = a;
-        c.dstMemoryType = CU_MEMORYTYPE_HOST;
-        c.dstHost = host;
-        c.dstPitch = row_bytes;
-        c.dstHeight = rows;
-    }
+    CUDA_MEMCPY3D c = array_copy_desc(a, host, row_bytes, rows, depth, to_array);
     assert_ok(DRV->cuMemcpy3D(&c));
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "mock_primary.h"
+#include "array_copy.h"
 #include "tex_address.h"
 
 #define assert_has(text, part)                                                                     \
@@ -74,8 +75,7 @@ __attribute__((unused)) static CUarray array2d(CUarray_format f, unsigned ch, si
     return a;
 }
 
-/* A whole array from host memory, or back, by cuMemcpy3D: the driver's 1D copies
- * (cuMemcpyHtoA, cuMemcpyAtoH, ...) take 1D arrays only. */
+/* A whole array from host memory, or back, by cuMemcpy3D (array_copy.h). */
 __attribute__((unused)) static void array_whole(CUarray a, void *host, bool to_array) {
     CUDA_ARRAY3D_DESCRIPTOR d;
     assert_ok(D->cuArray3DGetDescriptor(&d, a));
@@ -85,22 +85,7 @@ __attribute__((unused)) static void array_whole(CUarray a, void *host, bool to_a
                       ? 2
                       : 4;
     size_t row = d.Width * size * d.NumChannels, rows = d.Height != 0 ? d.Height : 1;
-    CUDA_MEMCPY3D c = {.WidthInBytes = row, .Height = rows, .Depth = d.Depth != 0 ? d.Depth : 1};
-    if (to_array) {
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = host;
-        c.srcPitch = row;
-        c.srcHeight = rows;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = a;
-    } else {
-        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.srcArray = a;
-        c.dstMemoryType = CU_MEMORYTYPE_HOST;
-        c.dstHost = host;
-        c.dstPitch = row;
-        c.dstHeight = rows;
-    }
+    CUDA_MEMCPY3D c = array_copy_desc(a, host, row, rows, d.Depth != 0 ? d.Depth : 1, to_array);
     assert_ok(D->cuMemcpy3D(&c));
 }
 
