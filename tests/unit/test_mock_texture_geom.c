@@ -167,7 +167,6 @@ static void test_mipmap_levels(void **state) {
         assert_ok(D->cuMipmappedArrayGetLevel(&l, m, i));
         float v[64];
         for (int k = 0; k < 64; k++) v[k] = (float)(i + 1);
-        size_t side = 8u >> i;
         array_whole(l, v, true);
     }
     static const struct {
