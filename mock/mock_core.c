@@ -505,6 +505,8 @@ void mock__free_record(mock_obj *o) {
     case CUSHIM_MOCK_CONTEXT:
         mock__queue_free(&((struct CUctx_st *)o)->default_stream.q);
         free(((struct CUctx_st *)o)->blocking);
+        /* A context freed still live (the mock's reset) keeps its device malloc heap till here. */
+        mock__ctx_heap_free((struct CUctx_st *)o);
         break;
     case CUSHIM_MOCK_STREAM: mock__queue_free(&((struct CUstream_st *)o)->q); break;
     case CUSHIM_MOCK_MODULE:
