@@ -2,6 +2,7 @@
  * cuLibraryGetGlobal, cuModuleGetFunctionCount and the rest read from an image (mock_image.h). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mock.h"
 #include "ptx.h"
@@ -102,10 +103,25 @@ CUresult CUDAAPI mock_cuLibraryGetKernelCount(unsigned int *count, CUlibrary hli
 /* The enumerations: the names are read under the lock, then each handle is asked of the entry
  * that makes it (cuLibraryGetKernel, cuModuleGetFunction), as a program would; the call log
  * shows those calls too. At most n, and at most as many as the image has. */
-static CUresult entry_names(mock_image *img, const char **names, unsigned n, unsigned *count) {
-    *count = n < img->nentries ? n : (unsigned)img->nentries;
-    for (unsigned i = 0; i < *count; i++) names[i] = img->entries[i].name;
-    return CUDA_SUCCESS;
+static void free_names(char **names, unsigned k) {
+    for (unsigned i = 0; names != NULL && i < k; i++) free(names[i]);
+    free(names);
+}
+
+/* Copies of the names of up to n entries of img, made under the lock (the image may go once it
+ * is let go); NULL when out of memory. *count says how many. */
+static char **entry_names(const mock_image *img, unsigned n, unsigned *count) {
+    unsigned k = n < img->nentries ? n : (unsigned)img->nentries;
+    char **names = calloc(k != 0 ? k : 1, sizeof *names);
+    for (unsigned i = 0; names != NULL && i < k; i++) {
+        names[i] = strdup(img->entries[i].name);
+        if (names[i] == NULL) {
+            free_names(names, i);
+            names = NULL;
+        }
+    }
+    *count = names != NULL ? k : 0;
+    return names;
 }
 
 CUresult CUDAAPI mock_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary hlib) {
@@ -114,14 +130,14 @@ CUresult CUDAAPI mock_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int 
     if (hlib == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUlib_st *l;
     MOCK_EXPECT(l, hlib, CUSHIM_MOCK_LIBRARY, "cuLibraryEnumerateKernels");
-    const char **names = malloc(n * sizeof *names);
-    unsigned k = 0;
-    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : entry_names(&l->img, names, n, &k);
+    unsigned k;
+    char **names = entry_names(&l->img, n, &k);
     mock__leave(CUDA_SUCCESS);
+    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
     for (unsigned i = 0; r == CUDA_SUCCESS && i < k; i++) {
         r = mock_cuLibraryGetKernel(&kernels[i], hlib, names[i]);
     }
-    free(names);
+    free_names(names, k);
     return r;
 }
 
@@ -132,14 +148,14 @@ CUresult CUDAAPI mock_cuModuleEnumerateFunctions(CUfunction *functions, unsigned
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUmod_st *m;
     MOCK_EXPECT(m, hmod, CUSHIM_MOCK_MODULE, "cuModuleEnumerateFunctions");
-    const char **names = malloc(n * sizeof *names);
-    unsigned k = 0;
-    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : entry_names(&m->img, names, n, &k);
+    unsigned k;
+    char **names = entry_names(&m->img, n, &k);
     mock__leave(CUDA_SUCCESS);
+    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
     for (unsigned i = 0; r == CUDA_SUCCESS && i < k; i++) {
         r = mock_cuModuleGetFunction(&functions[i], hmod, names[i]);
     }
-    free(names);
+    free_names(names, k);
     return r;
 }
 
