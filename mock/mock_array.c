@@ -321,10 +321,29 @@ static CUresult array_bytes(CUarray h, size_t offset, size_t n, unsigned char **
     return CUDA_SUCCESS;
 }
 
-static CUresult device_bytes(CUdeviceptr d, size_t n, unsigned char **p) {
-    if (d == 0) return CUDA_ERROR_INVALID_VALUE;
-    *p = (unsigned char *)(uintptr_t)d;
-    return mock__check_device("device pointer", (uintptr_t)d, n);
+/* One end of a 1D copy: host memory, device memory, or a byte offset into a 1D array. */
+typedef enum { END_HOST, END_DEVICE, END_ARRAY } end_kind;
+typedef struct copy_end {
+    end_kind kind;
+    uintptr_t p; /* the host or device address */
+    CUarray array;
+    size_t offset;
+} copy_end;
+
+static copy_end host_end(const void *p) { return (copy_end){.kind = END_HOST, .p = (uintptr_t)p}; }
+static copy_end device_end(CUdeviceptr d) { return (copy_end){.kind = END_DEVICE, .p = d}; }
+static copy_end array_end(CUarray a, size_t offset) {
+    return (copy_end){.kind = END_ARRAY, .array = a, .offset = offset};
+}
+
+/* An end as a host address: an array's bytes as array_bytes checks them, a device pointer
+ * refused when 0 or outside a live allocation, host memory as given. */
+static CUresult end_bytes(const copy_end *e, size_t n, unsigned char **p) {
+    if (e->kind == END_ARRAY) return array_bytes(e->array, e->offset, n, p);
+    *p = (unsigned char *)e->p;
+    if (e->kind == END_HOST) return CUDA_SUCCESS;
+    if (e->p == 0) return CUDA_ERROR_INVALID_VALUE;
+    return mock__check_device("device pointer", e->p, n);
 }
 
 /* The copy in stream order: a synchronous one on the current context's default stream. */
@@ -349,62 +368,54 @@ static CUresult copy(CUstream hs, bool async, unsigned char *dst, const unsigned
     return mock__mem_enqueue(s, &op, !async);
 }
 
+/* What every 1D copy entry does: the ends checked, arrays first (the destination's, then the
+ * source's), then a device pointer; then the stream or the current context, then the copy. */
+static CUresult copy_1d(CUstream hs, bool async, copy_end dst, copy_end src, size_t n) {
+    const copy_end *ends[2] = {&dst, &src};
+    unsigned char *p[2];
+    static const end_kind order[] = {END_ARRAY, END_DEVICE, END_HOST};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        for (int i = 0; i < 2; i++) {
+            if (ends[i]->kind != order[k]) continue;
+            CUresult r = end_bytes(ends[i], n, &p[i]);
+            if (r != CUDA_SUCCESS) return r;
+        }
+    }
+    return copy(hs, async, p[0], p[1], n);
+}
+
 CUresult CUDAAPI mock_cuMemcpyHtoA(CUarray dst, size_t off, const void *src, size_t n) {
     MOCK_ENTER(cuMemcpyHtoA);
-    unsigned char *d;
-    CUresult r = array_bytes(dst, off, n, &d);
-    if (r == CUDA_SUCCESS) r = copy(NULL, false, d, src, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(NULL, false, array_end(dst, off), host_end(src), n));
 }
 
 CUresult CUDAAPI mock_cuMemcpyHtoAAsync(CUarray dst, size_t off, const void *src, size_t n,
                                         CUstream hs) {
     MOCK_ENTER(cuMemcpyHtoAAsync);
-    unsigned char *d;
-    CUresult r = array_bytes(dst, off, n, &d);
-    if (r == CUDA_SUCCESS) r = copy(hs, true, d, src, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(hs, true, array_end(dst, off), host_end(src), n));
 }
 
 CUresult CUDAAPI mock_cuMemcpyAtoH(void *dst, CUarray src, size_t off, size_t n) {
     MOCK_ENTER(cuMemcpyAtoH);
-    unsigned char *s;
-    CUresult r = array_bytes(src, off, n, &s);
-    if (r == CUDA_SUCCESS) r = copy(NULL, false, dst, s, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(NULL, false, host_end(dst), array_end(src, off), n));
 }
 
 CUresult CUDAAPI mock_cuMemcpyAtoHAsync(void *dst, CUarray src, size_t off, size_t n, CUstream hs) {
     MOCK_ENTER(cuMemcpyAtoHAsync);
-    unsigned char *s;
-    CUresult r = array_bytes(src, off, n, &s);
-    if (r == CUDA_SUCCESS) r = copy(hs, true, dst, s, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(hs, true, host_end(dst), array_end(src, off), n));
 }
 
 CUresult CUDAAPI mock_cuMemcpyAtoD(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
     MOCK_ENTER(cuMemcpyAtoD);
-    unsigned char *s, *d;
-    CUresult r = array_bytes(src, off, n, &s);
-    if (r == CUDA_SUCCESS) r = device_bytes(dst, n, &d);
-    if (r == CUDA_SUCCESS) r = copy(NULL, false, d, s, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(NULL, false, device_end(dst), array_end(src, off), n));
 }
 
 CUresult CUDAAPI mock_cuMemcpyDtoA(CUarray dst, size_t off, CUdeviceptr src, size_t n) {
     MOCK_ENTER(cuMemcpyDtoA);
-    unsigned char *s, *d;
-    CUresult r = array_bytes(dst, off, n, &d);
-    if (r == CUDA_SUCCESS) r = device_bytes(src, n, &s);
-    if (r == CUDA_SUCCESS) r = copy(NULL, false, d, s, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(NULL, false, array_end(dst, off), device_end(src), n));
 }
 
 CUresult CUDAAPI mock_cuMemcpyAtoA(CUarray dst, size_t doff, CUarray src, size_t soff, size_t n) {
     MOCK_ENTER(cuMemcpyAtoA);
-    unsigned char *s, *d;
-    CUresult r = array_bytes(dst, doff, n, &d);
-    if (r == CUDA_SUCCESS) r = array_bytes(src, soff, n, &s);
-    if (r == CUDA_SUCCESS) r = copy(NULL, false, d, s, n);
-    return mock__leave(r);
+    return mock__leave(copy_1d(NULL, false, array_end(dst, doff), array_end(src, soff), n));
 }
