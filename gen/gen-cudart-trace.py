@@ -16,8 +16,9 @@ OUT_TRACE_C holds the exported functions: each one, when the tracer is off (one 
 load), calls its implementation as a tail call; when on, it times the call and hands the tracer
 (src/trace/rtcalls.c) its arguments, which the tracer prints by the description generated here
 from the prototype (the kinds of src/trace/entry_info.h, the runtime's enums by name from the
-compiler's view of the headers), its result by name, and the registered kernel's name for an
-argument that names one (cushim__rt_kernel_of).
+compiler's view of the headers; the tables' text is gen-trace.py's, as for the driver), its
+result by name, and the registered kernel's name for an argument that names one
+(cushim__rt_kernel_of).
 """
 
 import importlib.util
@@ -30,17 +31,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cuda_header  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("gen_cudart", os.path.join(HERE, "gen-cudart.py"))
-gen_cudart = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen_cudart)
+
+def load(module, file):
+    """A generator of this folder (its file name has dashes) as the module `module`."""
+    spec = importlib.util.spec_from_file_location(module, os.path.join(HERE, file))
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[module] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+gen_cudart = load("gen_cudart", "gen-cudart.py")
+# The driver's tracer generator: the argument kinds, split_param and the tables' text.
+gen_trace = load("gen_trace", "gen-trace.py")
+from gen_trace import (K_DIM3_STRUCT, K_ENUM, K_FLOAT, K_HEX, K_OPAQUE, K_SIGNED,  # noqa: E402
+                       K_STRING, K_UNSIGNED, split_param)
 
 GENERATOR = "gen/gen-cudart-trace.py"
 c_string = cuda_header.c_string
 PREFIX = "cushim__rt_impl_"
-
-# The kinds of src/trace/entry_info.h.
-K_HEX, K_UNSIGNED, K_SIGNED, K_FLOAT, K_STRING, K_ENUM, K_FLAGS, K_DIM3, K_GROUPED, K_OPAQUE, \
-    K_RESULT, K_DIM3_STRUCT = range(12)
 
 UNSIGNED = {"size_t", "unsigned int", "unsigned", "unsigned long long", "unsigned long",
             "unsigned short", "unsigned char", "cudaLogIterator"}
@@ -93,16 +102,6 @@ class Types:
         if tag not in self.used:
             self.used.append(tag)
         return self.used.index(tag)
-
-
-def split_param(part):
-    part = " ".join(part.split())
-    m = re.match(r"^(.*?)(\w+)\s*(\[\s*\w*\s*\])?$", part)
-    typ = m.group(1).strip()
-    if m.group(3):
-        typ += " *"
-    base = " ".join(re.sub(r"\bconst\b", "", typ).replace("*", " ").split())
-    return typ, base, typ.count("*"), m.group(2)
 
 
 def param_docs(raw):
@@ -246,24 +245,11 @@ def trace_source(inc, fns, T, docs):
             out.append("extern __typeof__(%s) %s%s;\n" % (n, PREFIX, n))
     out.append("\n")
     described = [describe(T, docs, f) for f in fns]
-    for i, (args, _f) in enumerate(described):
-        if not args:
-            continue
-        out.append("static const cushim__trace_arg args_%d[] = {\n" % i)
-        for name, kind, typ, enum, output in args:
-            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d, %du, %d},\n"
-                       % (c_string(name), kind, typ, enum, len(name), output))
-        out.append("};\n")
+    out.append(gen_trace.arg_tables([args for args, _f in described]))
     out.append("\n")
-    for k, tag in enumerate(T.used):
-        out.append("static const cushim__trace_enum_value enum_%d[] = {\n" % k)
-        for n in T.enums[tag]:
-            out.append("    {%s, (long long)%s},\n" % (c_string(n), n))
-        out.append("};\n")
-    out.append("\nstatic const cushim__trace_enum enums[] = {\n")
-    for k, tag in enumerate(T.used):
-        out.append("    {%s, enum_%d, %du},\n" % (c_string(tag), k, len(T.enums[tag])))
-    out.append("};\n\n")
+    enums = [(tag, [(n, "(long long)%s" % n) for n in T.enums[tag]]) for tag in T.used]
+    out.append(gen_trace.enum_tables(enums, "static const cushim__trace_enum enums[]"))
+    out.append("\n")
     # One entry per exported name: a function and its per-thread variant are counted apart.
     out.append("static cushim__trace_rt_entry entries[] = {\n")
     index = []

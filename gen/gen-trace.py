@@ -24,9 +24,9 @@ import cuda_header  # noqa: E402
 GENERATOR = "gen/gen-trace.py"
 c_string = cuda_header.c_string
 
-# Kinds of argument, as src/trace/entry_info.h numbers them.
+# Kinds of argument, as src/trace/entry_info.h numbers them (K_DIM3_STRUCT: the runtime's dim3).
 K_HEX, K_UNSIGNED, K_SIGNED, K_FLOAT, K_STRING, K_ENUM, K_FLAGS, K_DIM3, K_GROUPED, K_OPAQUE, \
-    K_RESULT = range(11)
+    K_RESULT, K_DIM3_STRUCT = range(12)
 
 UNSIGNED = {"size_t", "unsigned int", "unsigned", "cuuint32_t", "cuuint64_t",
             "unsigned long long", "unsigned short", "unsigned char", "unsigned long"}
@@ -93,6 +93,8 @@ def docs(raw):
 
 
 def split_param(part):
+    """One parameter of a prototype: its C type (an array as a pointer), the type without const
+    and stars, how many stars, and its name."""
     part = " ".join(part.split())
     m = re.match(r"^(.*?)(\w+)\s*(\[\s*\w*\s*\])?$", part)
     typ = m.group(1).strip()
@@ -100,6 +102,37 @@ def split_param(part):
         typ += " *"
     base = re.sub(r"\bconst\b", "", typ).replace("*", " ").split()
     return typ, " ".join(base), typ.count("*"), m.group(2)
+
+
+def arg_tables(described):
+    """The tables args_<i> of cushim__trace_arg, one per entry that has arguments: described is,
+    per entry, [(name, kind, c type, enum index, output)]."""
+    out = []
+    for i, args in enumerate(described):
+        if not args:
+            continue
+        out.append("static const cushim__trace_arg args_%d[] = {\n" % i)
+        for name, kind, typ, enum, output in args:
+            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d, %du, %d},\n"
+                       % (c_string(name), kind, typ, enum, len(name), output))
+        out.append("};\n")
+    return "".join(out)
+
+
+def enum_tables(enums, decl):
+    """The enums by name: a table enum_<k> of cushim__trace_enum_value per enum, then the table
+    decl of them. enums is [(enum name, [(enumerator, its value as a C expression)])]."""
+    out = []
+    for k, (_name, values) in enumerate(enums):
+        out.append("static const cushim__trace_enum_value enum_%d[] = {\n" % k)
+        for n, v in values:
+            out.append("    {%s, %s},\n" % (c_string(n), v))
+        out.append("};\n")
+    out.append("\n%s = {\n" % decl)
+    for k, (name, values) in enumerate(enums):
+        out.append("    {%s, enum_%d, %du},\n" % (c_string(name), k, len(values)))
+    out.append("};\n")
+    return "".join(out)
 
 
 class Printer:
@@ -258,29 +291,15 @@ def legacy_source(E, P, inc):
     out = [banner(inc, E.version, "the legacy mode's hooked wrappers and the argument printers"),
            PRELUDE, wrappers(E, 0, "legacy"), "\n"]
     described = [P.describe(e) for e in E.list]
-    for i, (args, _s, _f) in enumerate(described):
-        if not args:
-            continue
-        out.append("static const cushim__trace_arg args_%d[] = {\n" % i)
-        for name, kind, typ, enum, output in args:
-            out.append("    {%s, %d, (unsigned char)sizeof(%s), %d, %du, %d},\n"
-                       % (c_string(name), kind, typ, enum, len(name), output))
-        out.append("};\n")
+    out.append(arg_tables([args for args, _s, _f in described]))
     out.append("\nconst cushim__trace_entry cushim__trace_entries[CUSHIM_TABLE_ENTRIES] = {\n")
     for i, (args, stream, function) in enumerate(described):
         launch = 1 if function >= 0 and E.list[i]["name"].startswith("cuLaunch") else 0
         out.append("    {%s, %du, %d, %d, %d},\n" % ("args_%d" % i if args else "NULL", len(args),
                                                      stream, function, launch))
     out.append("};\n\n")
-    for k, t in enumerate(P.used):
-        out.append("static const cushim__trace_enum_value enum_%d[] = {\n" % k)
-        for n, v in P.enums[t]:
-            out.append("    {%s, %dLL},\n" % (c_string(n), v))
-        out.append("};\n")
-    out.append("\nconst cushim__trace_enum cushim__trace_enums[] = {\n")
-    for k, t in enumerate(P.used):
-        out.append("    {%s, enum_%d, %du},\n" % (c_string(t), k, len(P.enums[t])))
-    out.append("};\n")
+    enums = [(t, [(n, "%dLL" % v) for n, v in P.enums[t]]) for t in P.used]
+    out.append(enum_tables(enums, "const cushim__trace_enum cushim__trace_enums[]"))
     return "".join(out)
 
 
