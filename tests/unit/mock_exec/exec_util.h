@@ -66,13 +66,18 @@ static inline void assert_order(int n, const int *want) {
         assert_order((int)(sizeof want_ / sizeof want_[0]), want_);                                \
     } while (0)
 
+/* ptx_two loaded into the current context, and its kernel `step`. */
+static inline CUresult load_step(CUmodule *m, CUfunction *f) {
+    CUresult r = t->cuModuleLoadData(m, ptx_two);
+    return r == CUDA_SUCCESS ? t->cuModuleGetFunction(f, *m, "step") : r;
+}
+
 /* exec_setup, then a module with `step` (its host kernel registered) and a non-blocking
  * stream, for the graph tests; step_teardown undoes both. */
 static inline int step_setup(void **state, CUmodule *m, CUfunction *f, CUstream *s) {
     if (exec_setup(state) != 0) return -1;
     mock.register_kernel("step", step_kernel);
-    if (t->cuModuleLoadData(m, ptx_two) != CUDA_SUCCESS) return -1;
-    if (t->cuModuleGetFunction(f, *m, "step") != CUDA_SUCCESS) return -1;
+    if (load_step(m, f) != CUDA_SUCCESS) return -1;
     return t->cuStreamCreate(s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS ? 0 : -1;
 }
 
@@ -80,6 +85,20 @@ static inline int step_teardown(void **state, CUmodule m, CUstream s) {
     t->cuStreamDestroy(s);
     t->cuModuleUnload(m);
     return exec_teardown(state);
+}
+
+/* Two non-blocking streams and an event, for the tests of order between streams;
+ * destroy_two_streams undoes them. */
+static inline void two_streams(CUstream *a, CUstream *b, CUevent *e) {
+    assert_ok(t->cuStreamCreate(a, CU_STREAM_NON_BLOCKING));
+    assert_ok(t->cuStreamCreate(b, CU_STREAM_NON_BLOCKING));
+    assert_ok(t->cuEventCreate(e, CU_EVENT_DEFAULT));
+}
+
+static inline void destroy_two_streams(CUstream a, CUstream b, CUevent e) {
+    assert_ok(t->cuEventDestroy(e));
+    assert_ok(t->cuStreamDestroy(a));
+    assert_ok(t->cuStreamDestroy(b));
 }
 
 /* Launches `step` with tag on s. */

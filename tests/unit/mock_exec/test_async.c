@@ -76,9 +76,7 @@ static void test_a_wait_keeps_its_order_without_a_synchronize(void **state) {
     (void)state;
     CUstream a, b;
     CUevent e;
-    assert_ok(t->cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
-    assert_ok(t->cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
-    assert_ok(t->cuEventCreate(&e, CU_EVENT_DEFAULT));
+    two_streams(&a, &b, &e);
     /* b's work is queued behind a wait on a's record; a's work is queued after b's */
     assert_ok(t->cuLaunchHostFunc(a, record_tag, (void *)1));
     assert_ok(t->cuEventRecord(e, a));
@@ -90,9 +88,7 @@ static void test_a_wait_keeps_its_order_without_a_synchronize(void **state) {
     /* the event completed by itself: a query answers it without polling */
     assert_ok(t->cuEventQuery(e));
     assert_ok(t->cuStreamQuery(b));
-    assert_ok(t->cuEventDestroy(e));
-    assert_ok(t->cuStreamDestroy(a));
-    assert_ok(t->cuStreamDestroy(b));
+    destroy_two_streams(a, b, e);
 }
 
 static void test_a_kernel_runs_by_itself(void **state) {
@@ -101,8 +97,7 @@ static void test_a_kernel_runs_by_itself(void **state) {
     CUfunction f;
     CUstream s;
     CUevent e;
-    assert_ok(t->cuModuleLoadData(&m, ptx_two));
-    assert_ok(t->cuModuleGetFunction(&f, m, "step"));
+    assert_ok(load_step(&m, &f));
     assert_ok(t->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     assert_ok(t->cuEventCreate(&e, CU_EVENT_DEFAULT));
     launch_step(f, s, 1); /* `none` semantics: the PTX only returns */

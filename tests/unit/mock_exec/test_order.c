@@ -7,8 +7,7 @@ static void test_host_functions_and_kernels_run_in_stream_order(void **state) {
     CUmodule m;
     CUfunction f;
     CUstream s;
-    assert_ok(t->cuModuleLoadData(&m, ptx_two));
-    assert_ok(t->cuModuleGetFunction(&f, m, "step"));
+    assert_ok(load_step(&m, &f));
     assert_ok(t->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     mock.register_kernel("step", step_kernel);
     assert_ok(t->cuLaunchHostFunc(s, host_note, (void *)1));
@@ -39,9 +38,7 @@ static void test_wait_on_another_stream_runs_its_work_first(void **state) {
     (void)state;
     CUstream a, b;
     CUevent e;
-    assert_ok(t->cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
-    assert_ok(t->cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
-    assert_ok(t->cuEventCreate(&e, CU_EVENT_DEFAULT));
+    two_streams(&a, &b, &e);
     assert_ok(t->cuLaunchHostFunc(a, host_note, (void *)1));
     assert_ok(t->cuEventRecord(e, a));
     assert_ok(t->cuLaunchHostFunc(a, host_note, (void *)9)); /* after the record: not waited */
@@ -53,9 +50,7 @@ static void test_wait_on_another_stream_runs_its_work_first(void **state) {
     assert_ok(t->cuEventQuery(e));
     assert_ok(t->cuCtxSynchronize());
     ASSERT_ORDER(1, 2, 9);
-    assert_ok(t->cuEventDestroy(e));
-    assert_ok(t->cuStreamDestroy(a));
-    assert_ok(t->cuStreamDestroy(b));
+    destroy_two_streams(a, b, e);
 }
 
 static CUstream seen_stream;
@@ -89,8 +84,7 @@ static void test_event_synchronize_drains_up_to_its_record(void **state) {
     mock.set_launch_us(250);
     CUmodule m;
     CUfunction f;
-    assert_ok(t->cuModuleLoadData(&m, ptx_two));
-    assert_ok(t->cuModuleGetFunction(&f, m, "step"));
+    assert_ok(load_step(&m, &f));
     mock.register_kernel("step", step_kernel);
     assert_ok(t->cuEventCreate(&e1, 0));
     assert_ok(t->cuEventCreate(&e2, 0));
