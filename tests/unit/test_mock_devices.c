@@ -1,8 +1,8 @@
 /* The mock's devices from profiles, every attribute of cuda.h answered, peers, faults by the
  * name the user knows, and the per-thread entries. */
-#include <ctype.h>
 #include <stdlib.h>
 
+#include "device_attrs.h"
 #include "testutil.h"
 
 #include <cudaTypedefs.h>
@@ -77,42 +77,20 @@ static void test_devices_from_environment(void **state) {
     assert_string_equal(got, want);
 }
 
-/* Every enumerator of CUdevice_attribute in the cuda.h this was built against, read from the
- * header itself, so that an attribute a new header adds fails here until the mock answers. */
-static int header_attributes(int *values, int cap) {
-    FILE *f = fopen(CUDA_INCLUDE_DIR "/cuda.h", "r");
-    assert_non_null(f);
-    char line[1024];
-    int n = 0;
-    bool in = false;
-    while (fgets(line, sizeof line, f)) {
-        if (strstr(line, "typedef enum CUdevice_attribute_enum")) in = true;
-        if (!in) continue;
-        if (strstr(line, "} CUdevice_attribute;")) break;
-        const char *p = strstr(line, "CU_DEVICE_ATTRIBUTE_");
-        const char *eq = p ? strchr(p, '=') : NULL;
-        if (eq == NULL || strncmp(p, "CU_DEVICE_ATTRIBUTE_MAX ", 24) == 0) continue;
-        while (*++eq == ' ') {
-        }
-        if (!isdigit((unsigned char)*eq)) continue; /* an alias spelt by name */
-        assert_true(n < cap);
-        values[n++] = atoi(eq);
-    }
-    fclose(f);
-    return n;
-}
-
 static void test_every_attribute_is_answered(void **state) {
     (void)state;
-    int values[512];
-    int n = header_attributes(values, 512);
+    device_attr attrs[512];
+    int n = header_device_attributes(attrs, 512);
     assert_true(n > 140);
     assert_true(mock.set_devices("h200,ada"));
     for (int d = 0; d < 2; d++) {
         for (int i = 0; i < n; i++) {
             int v = 0;
-            CUresult r = D->cuDeviceGetAttribute(&v, (CUdevice_attribute)values[i], d);
-            if (r != CUDA_SUCCESS) fail_msg("device %d does not answer attribute %d", d, values[i]);
+            CUresult r = D->cuDeviceGetAttribute(&v, (CUdevice_attribute)attrs[i].value, d);
+            if (r != CUDA_SUCCESS) {
+                fail_msg("device %d does not answer attribute %d (%s)", d, attrs[i].value,
+                         attrs[i].name);
+            }
         }
     }
     int v = 0;
