@@ -43,25 +43,26 @@ typedef struct scenario {
     void (*cleanup)(void); /* may be NULL; runs after a success and after a failure */
 } scenario;
 
-static void free_made(void) {
-    if (fx.made != NULL) cudaFree(fx.made);
-    fx.made = NULL;
+/* A scenario's release of what slot holds (fx.made, fx.s2, fx.e2): as the operation swept, fn's
+ * answer, the slot forgotten once fn released it; as a cleanup, only when the slot holds
+ * something, and forgotten whatever fn answered. */
+template <typename T> static cudaError_t release_op(cudaError_t (*fn)(T), T &slot) {
+    cudaError_t e = fn(slot);
+    if (e == cudaSuccess) slot = NULL;
+    return e;
 }
-static void free_made_host(void) {
-    if (fx.made != NULL) cudaFreeHost(fx.made);
-    fx.made = NULL;
+template <typename T> static void release_cleanup(cudaError_t (*fn)(T), T &slot) {
+    if (slot != NULL) fn(slot);
+    slot = NULL;
 }
+
+static void free_made(void) { release_cleanup(cudaFree, fx.made); }
+static void free_made_host(void) { release_cleanup(cudaFreeHost, fx.made); }
 static void alloc_made(void) { cudaMalloc(&fx.made, 256); }
 static void alloc_made_host(void) { cudaMallocHost(&fx.made, 256); }
-static void destroy_s2(void) {
-    if (fx.s2 != NULL) cudaStreamDestroy(fx.s2);
-    fx.s2 = NULL;
-}
+static void destroy_s2(void) { release_cleanup(cudaStreamDestroy, fx.s2); }
 static void make_s2(void) { cudaStreamCreate(&fx.s2); }
-static void destroy_e2(void) {
-    if (fx.e2 != NULL) cudaEventDestroy(fx.e2);
-    fx.e2 = NULL;
-}
+static void destroy_e2(void) { release_cleanup(cudaEventDestroy, fx.e2); }
 static void make_e2(void) { cudaEventCreate(&fx.e2); }
 static void record_both(void) {
     cudaEventRecord(fx.start, fx.stream);
@@ -84,17 +85,9 @@ static cudaError_t mem_get_info(void) {
 }
 static cudaError_t device_synchronize(void) { return cudaDeviceSynchronize(); }
 static cudaError_t malloc_op(void) { return cudaMalloc(&fx.made, 256); }
-static cudaError_t free_op(void) {
-    cudaError_t e = cudaFree(fx.made);
-    if (e == cudaSuccess) fx.made = NULL;
-    return e;
-}
+static cudaError_t free_op(void) { return release_op(cudaFree, fx.made); }
 static cudaError_t malloc_host_op(void) { return cudaMallocHost(&fx.made, 256); }
-static cudaError_t free_host_op(void) {
-    cudaError_t e = cudaFreeHost(fx.made);
-    if (e == cudaSuccess) fx.made = NULL;
-    return e;
-}
+static cudaError_t free_host_op(void) { return release_op(cudaFreeHost, fx.made); }
 static cudaError_t managed_op(void) { return cudaMallocManaged(&fx.made, 256); }
 static cudaError_t memcpy_h2d(void) {
     return cudaMemcpy(fx.dev, fx.host, sizeof fx.host, cudaMemcpyHostToDevice);
@@ -111,11 +104,7 @@ static cudaError_t stream_create(void) { return cudaStreamCreate(&fx.s2); }
 static cudaError_t stream_create_flags(void) {
     return cudaStreamCreateWithPriority(&fx.s2, cudaStreamNonBlocking, 0);
 }
-static cudaError_t stream_destroy(void) {
-    cudaError_t e = cudaStreamDestroy(fx.s2);
-    if (e == cudaSuccess) fx.s2 = NULL;
-    return e;
-}
+static cudaError_t stream_destroy(void) { return release_op(cudaStreamDestroy, fx.s2); }
 static cudaError_t stream_synchronize(void) { return cudaStreamSynchronize(fx.stream); }
 static cudaError_t stream_query(void) { return cudaStreamQuery(fx.stream); }
 static cudaError_t stream_wait(void) { return cudaStreamWaitEvent(fx.stream, fx.start, 0); }
@@ -123,11 +112,7 @@ static cudaError_t event_create(void) { return cudaEventCreate(&fx.e2); }
 static cudaError_t event_create_flags(void) {
     return cudaEventCreateWithFlags(&fx.e2, cudaEventDisableTiming);
 }
-static cudaError_t event_destroy(void) {
-    cudaError_t e = cudaEventDestroy(fx.e2);
-    if (e == cudaSuccess) fx.e2 = NULL;
-    return e;
-}
+static cudaError_t event_destroy(void) { return release_op(cudaEventDestroy, fx.e2); }
 static cudaError_t event_record(void) { return cudaEventRecord(fx.start, fx.stream); }
 static cudaError_t event_synchronize(void) { return cudaEventSynchronize(fx.stop); }
 static cudaError_t event_elapsed(void) {
