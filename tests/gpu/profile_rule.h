@@ -38,6 +38,8 @@ static const char *const HOST = "the host: its NUMA layout, its memory system (H
                                 "NVLink-C2C) and its kernel's support";
 static const char *const FABRIC = "the driver's modules and the fabric (nvidia-peermem, dma-buf, "
                                   "IMEX, NVSwitch), installed per machine";
+static const char *const DRIVER = "deprecated: what the driver answers has changed across its "
+                                  "versions, not with the chip";
 static const struct {
     CUdevice_attribute attr;
     const char *const *why;
@@ -81,6 +83,10 @@ static const struct {
     {CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, &FABRIC},
     {CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED, &FABRIC},
     {CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED, &FABRIC},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, &DRIVER},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1, &DRIVER},
+    {CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1, &DRIVER},
+    {CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, &DRIVER},
 };
 
 static const char *machine_reason(int attr) {
