@@ -1,9 +1,15 @@
 /* The trace writer: each thread's ring is written by that thread alone and read by one
  * formatter at a time (under the thread's fmt lock), so a record costs the calling thread a copy
- * and two atomic stores. The background thread wakes every millisecond, or when a ring is half
- * full, formats what every ring holds and writes it. A full ring makes its thread format its own
- * records (when no other formatter holds them) or wait; after a second of waiting the record is
- * dropped and counted, and the trace says so. A forked child has no writer thread. */
+ * and an atomic store. A ring is made of cache-line cells, and a record takes as few as it needs
+ * (a stream query one, a launch three): each cell the formatter reads, on another core, is a line
+ * the calling thread must take back when it writes there again, and that wait, not the copy, was
+ * most of a short call's cost when every record took a fixed 512 bytes.
+ *
+ * The background thread formats what every ring holds and writes it; while records come it
+ * passes again every BUSY_US microseconds, keeping pace with the calls; idle, it waits a
+ * millisecond, or until a ring is half full. A full ring makes its thread format its own records
+ * (when no other formatter holds them) or wait; after a second of waiting the record is dropped
+ * and counted, and the trace says so. A forked child has no writer thread. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -43,8 +49,15 @@ static void find_dense(void) {
  * of a threaded process is more than POSIX promises (ThreadSanitizer refuses it). */
 static bool forked;
 
-static cushim__rec *slot(cushim__tbuf *b, size_t i) {
-    return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_SIZE);
+/* The writer's pause between two passes that found records, and when a pass found none. */
+#define BUSY_US 50
+#define IDLE_US 1000
+
+/* The cells one record may take: a record never runs past the ring's end. */
+#define MAX_CELLS (CUSHIM__REC_SIZE / CUSHIM__REC_CELL)
+
+static cushim__rec *cell(cushim__tbuf *b, size_t i) {
+    return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_CELL);
 }
 
 /* The records a thread could not append, said where they would have been. */
@@ -85,8 +98,8 @@ static void format(cushim__tbuf *b, cushim__rec *r) {
     }
     case CUSHIM__REC_RT: {
         cushim__rec_args(r, args);
-        cushim__rt_event ev = {r->rt,     (void *const *)args, r->failed, r->rt_result,
-                               r->kernel, r->start_ns,         r->end_ns};
+        cushim__rt_event ev = {r->u.rt.rt, (void *const *)args, r->failed, r->u.rt.result,
+                               r->kernel,  r->start_ns,         r->end_ns};
         if (r->make & CUSHIM__REC_LINE) cushim__event_rt_line(b, &ev, to_stderr);
         if (r->make & CUSHIM__REC_NEST_END) cushim__event_nest(b, false, to_stderr);
         if (r->make & CUSHIM__REC_SPAN) cushim__event_rt_span(b, &ev);
@@ -101,36 +114,47 @@ static void format(cushim__tbuf *b, cushim__rec *r) {
     }
 }
 
-/* Formats what b's ring holds; under b's fmt lock. */
-static void pump(cushim__tbuf *b) {
+/* Formats what b's ring holds; under b's fmt lock. Returns the cells it formatted. */
+static size_t pump(cushim__tbuf *b) {
     size_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
     size_t h = atomic_load_explicit(&b->head, memory_order_acquire);
-    for (; t != h; t++) {
-        format(b, slot(b, t));
-        /* The slots formatted so far handed back now and then, not at each record. */
-        if ((t & 63) == 63) atomic_store_explicit(&b->tail, t + 1, memory_order_release);
+    size_t told = t, from = t;
+    while (t != h) {
+        cushim__rec *r = cell(b, t);
+        if (r->kind != CUSHIM__REC_SKIP) format(b, r);
+        t += r->cells;
+        /* The cells formatted so far handed back now and then, not at each record. */
+        if (t - told >= CUSHIM__RING / 16) {
+            atomic_store_explicit(&b->tail, t, memory_order_release);
+            told = t;
+        }
     }
     atomic_store_explicit(&b->tail, t, memory_order_release);
     tell_dropped(b);
+    return t - from;
 }
+
+/* What a thread's exit formats (tbuf.c), its fmt lock held there. */
+static void pump_locked_by_caller(cushim__tbuf *b) { (void)pump(b); }
 
 static void pump_locked(cushim__tbuf *b) {
     pthread_mutex_lock(&b->fmt);
-    pump(b);
+    (void)pump(b);
     pthread_mutex_unlock(&b->fmt);
 }
 
 /* The writer's pass: a ring whose thread formats it now (its line to stderr may wait on a full
  * pipe) is left to that thread, rather than hold up the others'. */
+static size_t pass_cells; /* the writer thread's: what its current pass formatted */
 static void pump_if_free(cushim__tbuf *b) {
     if (pthread_mutex_trylock(&b->fmt) != 0) return;
-    pump(b);
+    pass_cells += pump(b);
     pthread_mutex_unlock(&b->fmt);
 }
 
 static void drain_one(cushim__tbuf *b) {
     pthread_mutex_lock(&b->fmt);
-    pump(b);
+    (void)pump(b);
     cushim__tbuf_flush(b);
     pthread_mutex_unlock(&b->fmt);
 }
@@ -146,12 +170,13 @@ static void *writer_main(void *unused) {
     pthread_mutex_lock(&wake_lock);
     while (!stopping) {
         pthread_mutex_unlock(&wake_lock);
+        pass_cells = 0;
         cushim__tbuf_each(pump_if_free);
         pthread_mutex_lock(&wake_lock);
         if (stopping) break;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 1000000;
+        until.tv_nsec += (pass_cells != 0 ? BUSY_US : IDLE_US) * 1000L;
         if (until.tv_nsec >= 1000000000) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000;
@@ -202,15 +227,15 @@ unsigned long cushim__writer_drain(void) {
 
 /* A full ring: the thread formats its own records if no formatter holds them, else waits for
  * the formatter, a second at most. */
-static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t h) {
+static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t end) {
     if (atomic_load_explicit(&thread_runs, memory_order_relaxed)) wake();
     for (int k = 0; k < 20000; k++) {
         if (pthread_mutex_trylock(&b->fmt) == 0) {
-            pump(b);
+            (void)pump(b);
             pthread_mutex_unlock(&b->fmt);
         }
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (h - b->tail_seen < CUSHIM__RING) return true;
+        if (end - b->tail_seen <= CUSHIM__RING) return true;
         nanosleep(&(struct timespec){0, 50000}, NULL);
     }
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
@@ -218,25 +243,49 @@ static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t h) {
     return false;
 }
 
-cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
-    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    if (CUSHIM__UNLIKELY(h - b->tail_seen >= CUSHIM__RING)) {
+/* A reservation that must first look at the formatter's tail, or skip the ring's last cells. */
+static CUSHIM__COLD cushim__rec *reserve_slow(cushim__tbuf *b, size_t h) {
+    size_t pos = h & (CUSHIM__RING - 1);
+    /* Room for the largest record, after the cells left to the ring's end when it is nearer. */
+    size_t skip = pos + MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
+    size_t end = h + skip + MAX_CELLS;
+    if (end - b->tail_seen > CUSHIM__RING) {
         /* Full when last looked: the formatter's tail only now (its line is the formatter's). */
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (h - b->tail_seen >= CUSHIM__RING && !wait_room(b, h)) return NULL;
+        if (end - b->tail_seen > CUSHIM__RING && !wait_room(b, end)) return NULL;
     }
-    return slot(b, h);
+    if (skip != 0) {
+        cushim__rec *s = cell(b, h);
+        s->kind = CUSHIM__REC_SKIP;
+        s->cells = (unsigned short)skip;
+        h += skip;
+    }
+    b->at = h;
+    return cell(b, h);
 }
 
-void cushim__ring_commit(cushim__tbuf *b) {
-    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed) + 1;
+cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
+    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+    if (CUSHIM__LIKELY((h & (CUSHIM__RING - 1)) <= CUSHIM__RING - MAX_CELLS &&
+                       h + MAX_CELLS - b->tail_seen <= CUSHIM__RING)) {
+        b->at = h;
+        return cell(b, h);
+    }
+    return reserve_slow(b, h);
+}
+
+void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
+    size_t cells = (bytes + CUSHIM__REC_CELL - 1) / CUSHIM__REC_CELL;
+    r->cells = (unsigned short)cells;
+    size_t old = atomic_load_explicit(&b->head, memory_order_relaxed);
+    size_t h = b->at + cells;
     atomic_store_explicit(&b->head, h, memory_order_release);
     if (to_stderr || forked) {
         pump_locked(b);
         return;
     }
     /* The writer told every half ring's worth of records, whether it keeps up or not. */
-    if (CUSHIM__UNLIKELY((h & (CUSHIM__RING / 2 - 1)) == 0) &&
+    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(CUSHIM__RING / 2 - 1)) != 0) &&
         atomic_load_explicit(&thread_runs, memory_order_relaxed)) {
         wake();
     }
@@ -252,7 +301,7 @@ static void after_fork_child(void) {
     forked = true;
 }
 static CUSHIM__CONSTRUCTOR void writer_register_fork(void) {
-    cushim__tbuf_set_pump(pump);
+    cushim__tbuf_set_pump(pump_locked_by_caller);
     pthread_atfork(NULL, NULL, after_fork_child);
 }
 
@@ -276,10 +325,11 @@ void cushim__writer_call(const cushim_hook_call *c, const cushim__kernel *k, uns
     unsigned n = e->count < c->arg_count ? e->count : c->arg_count;
     if (dense[c->index]) {
         cushim__rec_capture_dense(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
+        cushim__ring_commit(b, r, CUSHIM__REC_HEAD + 8 * (size_t)n);
     } else {
         cushim__rec_capture(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
+        cushim__ring_commit(b, r, cushim__rec_bytes(r));
     }
-    cushim__ring_commit(b);
 }
 
 void cushim__writer_rt(const cushim__rt_event *ev, unsigned make) {
@@ -288,13 +338,13 @@ void cushim__writer_rt(const cushim__rt_event *ev, unsigned make) {
     if (r == NULL) return;
     r->kind = CUSHIM__REC_RT;
     r->make = (unsigned char)make;
-    r->rt = ev->entry;
-    r->rt_result = ev->result;
+    r->u.rt.rt = ev->entry;
+    r->u.rt.result = ev->result;
     r->kernel = ev->kernel;
     r->start_ns = ev->start_ns;
     r->end_ns = ev->end_ns;
     cushim__rec_capture(r, ev->entry->args, ev->entry->count, ev->args, ev->failed);
-    cushim__ring_commit(b);
+    cushim__ring_commit(b, r, cushim__rec_bytes(r));
 }
 
 void cushim__writer_nest_begin(void) {
@@ -302,7 +352,7 @@ void cushim__writer_nest_begin(void) {
     cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
     if (r == NULL) return;
     r->kind = CUSHIM__REC_NEST_BEGIN;
-    cushim__ring_commit(b);
+    cushim__ring_commit(b, r, cushim__rec_bytes(r));
 }
 
 void cushim__writer_kernel(const cushim__kernel *k, const unsigned grid[3], const unsigned block[3],
@@ -319,5 +369,5 @@ void cushim__writer_kernel(const cushim__kernel *k, const unsigned grid[3], cons
     r->start_ns = start_ns;
     r->end_ns = end_ns;
     r->u.k.instructions = thread_instructions;
-    cushim__ring_commit(b);
+    cushim__ring_commit(b, r, cushim__rec_bytes(r));
 }

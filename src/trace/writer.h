@@ -6,6 +6,7 @@
 #define CUSHIM_TRACE_WRITER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "trace/events.h"
 #include "trace/record.h"
@@ -14,9 +15,9 @@
 /* A record to fill in b's ring (b the calling thread's); NULL when the ring stayed full for a
  * second (the record is then counted as dropped, and the trace says how many were). */
 cushim__rec *cushim__ring_reserve(cushim__tbuf *b);
-/* The record is filled: the writer may format it. Then, where lines go to stderr, the thread
- * formats its ring itself. */
-void cushim__ring_commit(cushim__tbuf *b);
+/* The record r (the one reserved last) is filled, and takes `bytes` of the ring: the writer may
+ * format it. Then, where lines go to stderr, the thread formats its ring itself. */
+void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes);
 
 /* What the records become while the tracer runs: lines (calls), to stderr (formatted by the
  * thread that made them) or to the file, and timeline events; a background thread formats what
