@@ -6,10 +6,12 @@
  * most of a short call's cost when every record took a fixed 512 bytes.
  *
  * The background thread formats what every ring holds and writes it; while records come it
- * passes again every BUSY_US microseconds, keeping pace with the calls; idle, it waits a
- * millisecond, or until a ring is half full. A full ring makes its thread format its own records
- * (when no other formatter holds them) or wait; after a second of waiting the record is dropped
- * and counted, and the trace says so. A forked child has no writer thread. */
+ * passes again every BUSY_US microseconds, keeping pace with the calls (at once, while a pass
+ * finds BEHIND_CELLS cells or more: it is behind). Idle, it waits a
+ * millisecond, or until a thread has made WAKE_CELLS cells of records (one wake per burst of
+ * calls: a busy writer is not told), or a ring is half full. A full ring makes its thread format
+ * its own records (when no other formatter holds them) or wait; after a second of waiting the
+ * record is dropped and counted, and the trace says so. A forked child has no writer thread. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -32,6 +34,8 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
 static bool stopping;           /* under wake_lock */
 static atomic_bool thread_runs; /* the background thread exists (in this process) */
+/* The writer waits the long wait: set under wake_lock, read by the threads without it. */
+static atomic_bool writer_idle;
 static pthread_t thread;
 static bool to_stderr, lines, spans, background; /* set while no record is made */
 static atomic_ulong dropped_total;
@@ -52,6 +56,12 @@ static bool forked;
 /* The writer's pause between two passes that found records, and when a pass found none. */
 #define BUSY_US 50
 #define IDLE_US 1000
+/* What a thread's records take before it wakes an idle writer: a power of two. */
+#define WAKE_CELLS 256
+/* A pass that found this much passes again at once. */
+#define BEHIND_CELLS 64
+/* What the writer formats of a ring under one hold of its lock. */
+#define CHUNK_CELLS 256
 
 /* The cells one record may take: a record never runs past the ring's end. */
 #define MAX_CELLS (CUSHIM__REC_SIZE / CUSHIM__REC_CELL)
@@ -114,12 +124,13 @@ static void format(cushim__tbuf *b, cushim__rec *r) {
     }
 }
 
-/* Formats what b's ring holds; under b's fmt lock. Returns the cells it formatted. */
-static size_t pump(cushim__tbuf *b) {
+/* Formats what b's ring holds, `most` cells or a record more at most; under b's fmt lock.
+ * Returns the cells it formatted. */
+static size_t pump_some(cushim__tbuf *b, size_t most) {
     size_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
     size_t h = atomic_load_explicit(&b->head, memory_order_acquire);
     size_t told = t, from = t;
-    while (t != h) {
+    while (t != h && t - from < most) {
         cushim__rec *r = cell(b, t);
         if (r->kind != CUSHIM__REC_SKIP) format(b, r);
         t += r->cells;
@@ -134,6 +145,8 @@ static size_t pump(cushim__tbuf *b) {
     return t - from;
 }
 
+static size_t pump(cushim__tbuf *b) { return pump_some(b, (size_t)-1); }
+
 /* What a thread's exit formats (tbuf.c), its fmt lock held there. */
 static void pump_locked_by_caller(cushim__tbuf *b) { (void)pump(b); }
 
@@ -146,10 +159,17 @@ static void pump_locked(cushim__tbuf *b) {
 /* The writer's pass: a ring whose thread formats it now (its line to stderr may wait on a full
  * pipe) is left to that thread, rather than hold up the others'. */
 static size_t pass_cells; /* the writer thread's: what its current pass formatted */
+/* The writer's pass over b: a chunk at a time, so that a thread whose ring is full can take the
+ * lock between two chunks and format its records itself, rather than wait for a writer that the
+ * scheduler stopped while it held the lock (on a machine with more threads than cores). */
 static void pump_if_free(cushim__tbuf *b) {
-    if (pthread_mutex_trylock(&b->fmt) != 0) return;
-    pass_cells += pump(b);
-    pthread_mutex_unlock(&b->fmt);
+    for (;;) {
+        if (pthread_mutex_trylock(&b->fmt) != 0) return;
+        size_t n = pump_some(b, CHUNK_CELLS);
+        pthread_mutex_unlock(&b->fmt);
+        pass_cells += n;
+        if (n < CHUNK_CELLS) return;
+    }
 }
 
 static void drain_one(cushim__tbuf *b) {
@@ -174,9 +194,15 @@ static void *writer_main(void *unused) {
         cushim__tbuf_each(pump_if_free);
         pthread_mutex_lock(&wake_lock);
         if (stopping) break;
+        /* Behind the calls: the next pass at once. */
+        if (pass_cells >= BEHIND_CELLS) continue;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += (pass_cells != 0 ? BUSY_US : IDLE_US) * 1000L;
+        /* Written only when it changes: the threads read its line. */
+        if (atomic_load_explicit(&writer_idle, memory_order_relaxed) != (pass_cells == 0)) {
+            atomic_store_explicit(&writer_idle, pass_cells == 0, memory_order_relaxed);
+        }
         if (until.tv_nsec >= 1000000000) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000;
@@ -229,14 +255,19 @@ unsigned long cushim__writer_drain(void) {
  * the formatter, a second at most. */
 static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t end) {
     if (atomic_load_explicit(&thread_runs, memory_order_relaxed)) wake();
-    for (int k = 0; k < 20000; k++) {
+    for (int k = 0; k < 20000 + 64; k++) {
         if (pthread_mutex_trylock(&b->fmt) == 0) {
             (void)pump(b);
             pthread_mutex_unlock(&b->fmt);
         }
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
         if (end - b->tail_seen <= CUSHIM__RING) return true;
-        nanosleep(&(struct timespec){0, 50000}, NULL);
+        /* The writer, holding the lock, may wait for this core: it first. */
+        if (k < 64) {
+            sched_yield();
+        } else {
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+        }
     }
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&dropped_total, 1, memory_order_relaxed);
@@ -284,9 +315,11 @@ void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
         pump_locked(b);
         return;
     }
-    /* The writer told every half ring's worth of records, whether it keeps up or not. */
-    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(CUSHIM__RING / 2 - 1)) != 0) &&
-        atomic_load_explicit(&thread_runs, memory_order_relaxed)) {
+    /* An idle writer told of every WAKE_CELLS cells, any writer of every half ring. */
+    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(WAKE_CELLS - 1)) != 0) &&
+        atomic_load_explicit(&thread_runs, memory_order_relaxed) &&
+        (atomic_load_explicit(&writer_idle, memory_order_relaxed) ||
+         ((old ^ h) & ~(size_t)(CUSHIM__RING / 2 - 1)) != 0)) {
         wake();
     }
 }
