@@ -6,12 +6,13 @@
  * most of a short call's cost when every record took a fixed 512 bytes.
  *
  * The background thread formats what every ring holds and writes it; while records come it
- * passes again every BUSY_US microseconds, keeping pace with the calls (at once, while a pass
- * finds BEHIND_CELLS cells or more: it is behind). Idle, it waits a
- * millisecond, or until a thread has made WAKE_CELLS cells of records (one wake per burst of
- * calls: a busy writer is not told), or a ring is half full. A full ring makes its thread format
- * its own records (when no other formatter holds them) or wait; after a second of waiting the
- * record is dropped and counted, and the trace says so. A forked child has no writer thread. */
+ * passes again every BUSY_US microseconds, keeping pace with the calls (at once while a pass
+ * finds BEHIND_CELLS cells or more: it is behind). Idle, it waits a millisecond, or until a
+ * thread has made WAKE_CELLS cells of records (one wake per burst of calls: a busy writer is not
+ * told), or a ring is half full. A full ring makes its thread format its own records (when no
+ * other formatter holds them; the writer holds a ring's lock for CHUNK_CELLS at a time) or wait;
+ * after a second of waiting the record is dropped and counted, and the trace says so. A forked
+ * child has no writer thread. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
