@@ -40,16 +40,6 @@ static atomic_bool writer_idle;
 static pthread_t thread;
 static bool to_stderr, lines, spans, background; /* set while no record is made */
 static atomic_ulong dropped_total;
-/* Per entry: every argument one word (cushim__rec_all_scalar), found once. */
-static bool dense[CUSHIM_TABLE_ENTRIES];
-static pthread_once_t dense_once = PTHREAD_ONCE_INIT;
-
-static void find_dense(void) {
-    for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
-        dense[i] =
-            cushim__rec_all_scalar(cushim__trace_entries[i].args, cushim__trace_entries[i].count);
-    }
-}
 /* A forked child formats its records on the thread that makes them: a new thread in the child
  * of a threaded process is more than POSIX promises (ThreadSanitizer refuses it). */
 static bool forked;
@@ -219,7 +209,6 @@ void cushim__writer_config(bool calls, bool calls_to_stderr, bool timeline) {
     to_stderr = calls && calls_to_stderr;
     spans = timeline;
     background = (calls && !calls_to_stderr) || timeline;
-    (void)pthread_once(&dense_once, find_dense);
     atomic_store(&dropped_total, 0);
 }
 
@@ -337,71 +326,4 @@ static void after_fork_child(void) {
 static CUSHIM__CONSTRUCTOR void writer_register_fork(void) {
     cushim__tbuf_set_pump(pump_locked_by_caller);
     pthread_atfork(NULL, NULL, after_fork_child);
-}
-
-void cushim__writer_call(const cushim_hook_call *c, const cushim__kernel *k, unsigned make) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    const cushim__trace_entry *e = &cushim__trace_entries[c->index];
-    r->kind = CUSHIM__REC_CALL;
-    r->make = (unsigned char)make;
-    r->per_thread = c->per_thread;
-    r->index = (unsigned short)c->index;
-    r->result = c->result;
-    r->start_ns = c->start_ns;
-    r->end_ns = c->end_ns;
-    r->kernel = k;
-    /* The stream now: a launch's may be in the caller's CUlaunchConfig, gone after the call. */
-    CUstream s = NULL;
-    r->has_stream = (make & CUSHIM__REC_SPAN) && cushim__call_stream(c, &s);
-    r->stream = (uintptr_t)s;
-    unsigned n = e->count < c->arg_count ? e->count : c->arg_count;
-    if (dense[c->index]) {
-        cushim__rec_capture_dense(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
-        cushim__ring_commit(b, r, CUSHIM__REC_HEAD + 8 * (size_t)n);
-    } else {
-        cushim__rec_capture(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
-        cushim__ring_commit(b, r, cushim__rec_bytes(r));
-    }
-}
-
-void cushim__writer_rt(const cushim__rt_event *ev, unsigned make) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    r->kind = CUSHIM__REC_RT;
-    r->make = (unsigned char)make;
-    r->u.rt.rt = ev->entry;
-    r->u.rt.result = ev->result;
-    r->kernel = ev->kernel;
-    r->start_ns = ev->start_ns;
-    r->end_ns = ev->end_ns;
-    cushim__rec_capture(r, ev->entry->args, ev->entry->count, ev->args, ev->failed);
-    cushim__ring_commit(b, r, cushim__rec_bytes(r));
-}
-
-void cushim__writer_nest_begin(void) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    r->kind = CUSHIM__REC_NEST_BEGIN;
-    cushim__ring_commit(b, r, cushim__rec_bytes(r));
-}
-
-void cushim__writer_kernel(const cushim__kernel *k, const unsigned grid[3], const unsigned block[3],
-                           CUstream stream, unsigned long long start_ns, unsigned long long end_ns,
-                           unsigned long long thread_instructions) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    r->kind = CUSHIM__REC_KERNEL;
-    r->kernel = k;
-    memcpy(r->u.k.grid, grid, sizeof r->u.k.grid);
-    memcpy(r->u.k.block, block, sizeof r->u.k.block);
-    r->stream = (uintptr_t)stream;
-    r->start_ns = start_ns;
-    r->end_ns = end_ns;
-    r->u.k.instructions = thread_instructions;
-    cushim__ring_commit(b, r, cushim__rec_bytes(r));
 }
