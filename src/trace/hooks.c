@@ -37,8 +37,13 @@ typedef struct record {
 static record records[CUSHIM__MAX_HOOKS];
 static atomic_uint used; /* records[0..used) may be installed */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local int depth;       /* > 0 inside a hook on this thread */
-static _Thread_local int inside = -1; /* the record whose function this thread runs, or -1 */
+/* This thread's place in the hooks: one thread-local object, found once per call (a shared
+ * library's thread-local variable costs a call to find). */
+typedef struct where {
+    int depth;  /* > 0 inside a hook on this thread */
+    int inside; /* the record whose function this thread runs, or -1 */
+} where;
+static _Thread_local where here = {0, -1};
 
 unsigned long long cushim__now_ns(void) {
     struct timespec t;
@@ -52,21 +57,23 @@ static bool covers(unsigned long long s, unsigned index) {
 }
 
 /* Calls one of a record's functions if the record is still in state s. */
-static void call_if(record *r, unsigned long long s, bool before, const cushim_hook_call *c) {
+static void call_if(where *w, record *r, unsigned long long s, bool before,
+                    const cushim_hook_call *c) {
     atomic_fetch_add(&r->inflight, 1);
     if (atomic_load(&r->state) == s) {
         cushim_hook_fn fn =
             atomic_load_explicit(before ? &r->before : &r->after, memory_order_relaxed);
-        inside = (int)(r - records);
+        w->inside = (int)(r - records);
         fn(c, atomic_load_explicit(&r->user, memory_order_relaxed));
-        inside = -1;
+        w->inside = -1;
     }
     atomic_fetch_sub(&r->inflight, 1);
 }
 
 bool cushim__hooks_before(cushim__hook_frame *f, unsigned index, int per_thread, void **args,
                           unsigned count) {
-    if (depth > 0) return false;
+    where *w = &here;
+    if (w->depth > 0) return false;
     const cushim__entry *e = &cushim__entries[index];
     f->call.entry = e->name;
     f->call.symbol = per_thread ? e->ptds_symbol : e->symbol;
@@ -78,7 +85,7 @@ bool cushim__hooks_before(cushim__hook_frame *f, unsigned index, int per_thread,
     f->call.end_ns = 0;
     f->ran = 0;
     unsigned n = atomic_load_explicit(&used, memory_order_acquire);
-    depth++;
+    w->depth++;
     for (unsigned k = 0; k < n; k++) {
         unsigned long long s = atomic_load(&records[k].state);
         if (!covers(s, index)) continue;
@@ -86,10 +93,10 @@ bool cushim__hooks_before(cushim__hook_frame *f, unsigned index, int per_thread,
         f->seen[k] = s;
         if (s & HAS_BEFORE) {
             f->call.start_ns = cushim__now_ns();
-            call_if(&records[k], s, true, &f->call);
+            call_if(w, &records[k], s, true, &f->call);
         }
     }
-    depth--;
+    w->depth--;
     /* Taken last, so that the before hooks' own time is not the call's. */
     f->call.start_ns = cushim__now_ns();
     return true;
@@ -98,12 +105,13 @@ bool cushim__hooks_before(cushim__hook_frame *f, unsigned index, int per_thread,
 void cushim__hooks_after(cushim__hook_frame *f, CUresult r) {
     f->call.end_ns = cushim__now_ns();
     f->call.result = r;
-    depth++;
+    where *w = &here;
+    w->depth++;
     for (unsigned long long ran = f->ran; ran != 0; ran &= ran - 1) {
         unsigned k = (unsigned)__builtin_ctzll(ran);
-        if (f->seen[k] & HAS_AFTER) call_if(&records[k], f->seen[k], false, &f->call);
+        if (f->seen[k] & HAS_AFTER) call_if(w, &records[k], f->seen[k], false, &f->call);
     }
-    depth--;
+    w->depth--;
 }
 
 static int find_entry(const char *name) {
@@ -221,7 +229,7 @@ CUSHIM_API CUresult cushim_hook_remove(unsigned long long id) {
     pthread_mutex_unlock(&lock);
     /* Outside the lock: a hook running now may itself add or remove hooks. From inside a hook,
      * this thread's own call of it would never end, so nothing is waited for. */
-    while (depth == 0 && atomic_load(&r->inflight) != 0) sched_yield();
+    while (here.depth == 0 && atomic_load(&r->inflight) != 0) sched_yield();
     pthread_mutex_lock(&lock);
     r->busy = false;
     pthread_mutex_unlock(&lock);
@@ -237,7 +245,8 @@ static void after_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     /* The counts of calls in hooks on threads the child does not have would make a remove in
      * the child (the tracer's at exit) wait for good: only this thread's own call is left. */
-    for (int k = 0; k < CUSHIM__MAX_HOOKS; k++) atomic_store(&records[k].inflight, k == inside);
+    for (int k = 0; k < CUSHIM__MAX_HOOKS; k++)
+        atomic_store(&records[k].inflight, k == here.inside);
 }
 static CUSHIM__CONSTRUCTOR void hooks_register_fork(void) {
     pthread_atfork(NULL, NULL, after_fork_child);

@@ -13,21 +13,36 @@ static const unsigned long long zero[2];
 /* What a string that did not fit reads as. */
 static const char cut_string[] = "...";
 
-/* A cell of n bytes (rounded up to 8) of r's area, zeroed; NULL when the area is full. */
-static void *take(cushim__rec *r, size_t n) {
+/* Where a record that is not dense keeps its copies: its table of offsets, then its area. */
+typedef struct place {
+    cushim__rec *r;
+    cushim__rec_offs *a;
+    char *area;
+    size_t cap;
+} place;
+
+static place place_of(cushim__rec *r) {
+    size_t at = r->kind == CUSHIM__REC_RT ? CUSHIM__REC_RT_AREA : CUSHIM__REC_CALL_AREA;
+    place p = {r, r->kind == CUSHIM__REC_RT ? &r->u.rt.a : &r->u.c.a, (char *)r + at,
+               CUSHIM__REC_SIZE - at};
+    return p;
+}
+
+/* A cell of n bytes (rounded up to 8) of the area, zeroed; NULL when the area is full. */
+static void *take(place *pl, size_t n) {
     n = (n + 7) & ~(size_t)7;
-    if (n > CUSHIM__REC_AREA - r->u.a.used) {
-        r->cut = 1;
+    if (n > pl->cap - pl->a->used) {
+        pl->r->cut = 1;
         return NULL;
     }
-    void *p = r->area + r->u.a.used;
+    void *p = pl->area + pl->a->used;
     memset(p, 0, n);
-    r->u.a.used = (unsigned short)(r->u.a.used + n);
+    pl->a->used = (unsigned short)(pl->a->used + n);
     return p;
 }
 
 /* A line prints 64 characters of a string and "..." when there are more: 65 and the end. */
-static const char *copy_string(cushim__rec *r, const char *s) {
+static const char *copy_string(place *r, const char *s) {
     if (s == NULL) return NULL;
     size_t n = strnlen(s, 65);
     char *d = take(r, n + 1);
@@ -37,7 +52,7 @@ static const char *copy_string(cushim__rec *r, const char *s) {
 }
 
 /* A copy of the value at p as argument a reads it (its kind and size); NULL when full. */
-static void *copy_value(cushim__rec *r, const cushim__trace_arg *a, const void *p) {
+static void *copy_value(place *r, const cushim__trace_arg *a, const void *p) {
     if (a->kind == CUSHIM__ARG_STRING) {
         const char **cell = take(r, sizeof *cell);
         if (cell != NULL) *cell = copy_string(r, *(const char *const *)p);
@@ -67,7 +82,7 @@ static void store(char *to, const void *p, unsigned size) {
 }
 
 bool cushim__rec_all_scalar(const cushim__trace_arg *desc, unsigned count) {
-    if (count > CUSHIM__REC_ARGS || count * 8 > CUSHIM__REC_AREA) return false;
+    if (count > CUSHIM__REC_ARGS) return false;
     for (unsigned k = 0; k < count; k++) {
         if (!is_scalar(&desc[k])) return false;
     }
@@ -88,7 +103,6 @@ void cushim__rec_capture_dense(cushim__rec *r, const cushim__trace_arg *desc, un
     r->cut = 0;
     r->failed = failed;
     r->argc = (unsigned char)count;
-    word *cells = (word *)(void *)r->area;
     for (unsigned k = 0; k < count; k++) {
         word w = {0};
         const void *p = args[k];
@@ -98,14 +112,16 @@ void cushim__rec_capture_dense(cushim__rec *r, const cushim__trace_arg *desc, un
         case 4: w.u32 = *(const unsigned *)p; break;
         default: w.u64 = *(const unsigned long long *)p; break;
         }
-        cells[k] = w;
+        r->u.word[k] = w.u64;
     }
 }
 
 void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
                          void *const *args, bool failed) {
+    place pl = place_of(r);
+    cushim__rec_offs *ta = pl.a;
     r->dense = 0;
-    r->u.a.used = 0;
+    ta->used = 0;
     r->cut = 0;
     r->failed = failed;
     if (count > CUSHIM__REC_ARGS) {
@@ -116,33 +132,50 @@ void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned
     for (; k < count; k++) {
         const cushim__trace_arg *a = &desc[k];
         void *cell;
-        if (CUSHIM__LIKELY(is_scalar(a) && CUSHIM__REC_AREA - r->u.a.used >= 8)) {
+        if (CUSHIM__LIKELY(is_scalar(a) && pl.cap - ta->used >= 8)) {
             /* Most arguments: a handle, a size, an enum; one word. */
-            store(r->area + r->u.a.used, args[k], a->size);
-            r->u.a.off[k] = r->u.a.used;
-            r->u.a.used = (unsigned short)(r->u.a.used + 8);
+            store(pl.area + ta->used, args[k], a->size);
+            ta->off[k] = ta->used;
+            ta->used = (unsigned short)(ta->used + 8);
             continue;
         }
         if (a->output) {
             /* The pointer's cell: the pointer itself after a failure or when NULL, else the
              * address of the copy of what the call wrote there. */
             const void *to = *(const void *const *)args[k];
-            const void **ptr = take(r, sizeof *ptr);
-            if (ptr != NULL) *ptr = failed || to == NULL ? to : copy_value(r, a, to);
+            const void **ptr = take(&pl, sizeof *ptr);
+            if (ptr != NULL) *ptr = failed || to == NULL ? to : copy_value(&pl, a, to);
             if (ptr != NULL && *ptr == NULL && to != NULL) ptr = NULL; /* no room for the value */
             cell = ptr;
         } else {
-            cell = copy_value(r, a, args[k]);
+            cell = copy_value(&pl, a, args[k]);
         }
         if (cell == NULL) break; /* the arguments from here on are left out, and r is cut */
-        r->u.a.off[k] = (unsigned short)((char *)cell - r->area);
+        ta->off[k] = (unsigned short)((char *)cell - pl.area);
     }
     r->argc = (unsigned char)k;
 }
 
 void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]) {
+    if (r->dense) {
+        for (unsigned k = 0; k < CUSHIM__REC_ARGS; k++) {
+            out[k] = k < r->argc ? (void *)(uintptr_t)&r->u.word[k] : (void *)(uintptr_t)zero;
+        }
+        return;
+    }
+    place pl = place_of((cushim__rec *)(uintptr_t)r);
     for (unsigned k = 0; k < CUSHIM__REC_ARGS; k++) {
-        const char *at = r->dense ? r->area + 8 * k : r->area + r->u.a.off[k];
-        out[k] = k < r->argc ? (void *)(uintptr_t)at : (void *)(uintptr_t)zero;
+        out[k] = k < r->argc ? (void *)(pl.area + pl.a->off[k]) : (void *)(uintptr_t)zero;
+    }
+}
+
+size_t cushim__rec_bytes(const cushim__rec *r) {
+    switch (r->kind) {
+    case CUSHIM__REC_CALL:
+        if (r->dense) return CUSHIM__REC_HEAD + 8 * (size_t)r->argc;
+        return CUSHIM__REC_CALL_AREA + r->u.c.a.used;
+    case CUSHIM__REC_RT: return CUSHIM__REC_RT_AREA + r->u.rt.a.used;
+    case CUSHIM__REC_KERNEL: return offsetof(cushim__rec, u.k) + sizeof r->u.k;
+    default: return CUSHIM__REC_HEAD;
     }
 }

@@ -6,6 +6,7 @@
 #define CUSHIM_TRACE_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cushim.h"
@@ -13,43 +14,67 @@
 #include "trace/kernels.h"
 #include "trace/rt_entry.h"
 
+/* The ring's unit (writer.c): a cache line. A record takes whole cells, as few as it needs: a
+ * call whose arguments are all words (a stream query, a launch) takes the header and a word per
+ * argument, one cell for up to two arguments. */
+#define CUSHIM__REC_CELL 64
+/* The most one record takes. */
 #define CUSHIM__REC_SIZE 512
 #define CUSHIM__REC_ARGS 24
 
 enum {
     CUSHIM__REC_CALL,       /* a driver call: index, per_thread, result */
-    CUSHIM__REC_RT,         /* a runtime call: rt, rt_result */
+    CUSHIM__REC_RT,         /* a runtime call: u.rt */
     CUSHIM__REC_NEST_BEGIN, /* a runtime call began: its driver lines wait for its own */
-    CUSHIM__REC_KERNEL,     /* a kernel ran on the mock */
+    CUSHIM__REC_KERNEL,     /* a kernel ran on the mock: u.k */
+    CUSHIM__REC_SKIP,       /* the ring's cells up to its end, unused (writer.c) */
 };
 /* What the writer makes of a record. */
 enum { CUSHIM__REC_LINE = 1, CUSHIM__REC_SPAN = 2, CUSHIM__REC_NEST_END = 4 };
 
+/* Where each argument's copy is in a record's area (a record that is not dense). */
+typedef struct cushim__rec_offs {
+    unsigned short off[CUSHIM__REC_ARGS];
+    unsigned short used;
+} cushim__rec_offs;
+
 typedef struct cushim__rec {
     unsigned char kind, make, per_thread, has_stream;
     unsigned char argc, failed, cut; /* cut: an argument did not fit, and is printed as "..." */
-    unsigned char dense;             /* argument k in the word at area + 8k (no offsets kept) */
+    unsigned char dense;             /* argument k in u.word[k] (no offsets kept) */
     unsigned short index;
+    unsigned short cells; /* the cells the record takes, itself included */
     CUresult result;
     unsigned long long start_ns, end_ns;
     const cushim__kernel *kernel;
     uintptr_t stream;
-    const cushim__trace_rt_entry *rt; /* REC_RT */
-    const char *rt_result;            /* REC_RT: a static name */
+    /* What follows depends on the kind; a record is only as long as what it uses. */
     union {
+        unsigned long long word[CUSHIM__REC_ARGS]; /* a dense call */
         struct {
-            unsigned short off[CUSHIM__REC_ARGS]; /* each argument's copy in area */
-            unsigned short used;
-        } a;
+            cushim__rec_offs a; /* then the area, at CUSHIM__REC_CALL_AREA */
+        } c;                    /* any other call */
+        struct {
+            const cushim__trace_rt_entry *rt;
+            const char *result; /* a static name */
+            cushim__rec_offs a; /* then the area, at CUSHIM__REC_RT_AREA */
+        } rt;
         struct {
             unsigned grid[3], block[3];
             unsigned long long instructions;
-        } k; /* REC_KERNEL */
+        } k;
     } u;
-    _Alignas(8) char area[];
 } cushim__rec;
 
-#define CUSHIM__REC_AREA (CUSHIM__REC_SIZE - sizeof(cushim__rec))
+#define CUSHIM__REC_HEAD offsetof(cushim__rec, u)
+#define CUSHIM__REC_ALIGN8(n) (((n) + 7) & ~(size_t)7)
+#define CUSHIM__REC_CALL_AREA                                                                      \
+    CUSHIM__REC_ALIGN8(offsetof(cushim__rec, u.c.a) + sizeof(cushim__rec_offs))
+#define CUSHIM__REC_RT_AREA                                                                        \
+    CUSHIM__REC_ALIGN8(offsetof(cushim__rec, u.rt.a) + sizeof(cushim__rec_offs))
+
+/* The bytes a record made so far takes: what the writer's ring advances by, in cells. */
+size_t cushim__rec_bytes(const cushim__rec *r);
 
 /* Copies count arguments described by desc (args as a hook or a runtime wrapper gives them)
  * into r; failed: outputs hold nothing worth reading. */

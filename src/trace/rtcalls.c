@@ -5,6 +5,7 @@
  * lines follow its own. */
 #include <stdatomic.h>
 
+#include "trace/capture.h"
 #include "trace/events.h"
 #include "trace/hooks.h"
 #include "trace/rtcalls.h"

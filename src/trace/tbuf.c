@@ -47,6 +47,7 @@ static void clear(cushim__tbuf *b) {
     atomic_store_explicit(&b->head, 0, memory_order_relaxed);
     atomic_store_explicit(&b->tail, 0, memory_order_relaxed);
     b->tail_seen = 0;
+    b->at = 0;
     atomic_store_explicit(&b->dropped, 0, memory_order_relaxed);
     b->dropped_told = 0;
     b->len = 0;

@@ -19,9 +19,9 @@
 #define CUSHIM__TBUF_ROOM 4096
 /* What the lines of a runtime call's driver calls may take while they wait for its line. */
 #define CUSHIM__TBUF_NEST (1 << 15)
-/* Records in a thread's ring (a power of two): more than a burst of calls between two of the
- * writer's passes. */
-#define CUSHIM__RING 1024
+/* Cells of a thread's ring (a power of two, of CUSHIM__REC_CELL bytes each): more than a burst
+ * of calls between two of the writer's passes (a query takes one cell, a launch three). */
+#define CUSHIM__RING 4096
 
 typedef struct cushim__tbuf {
     struct cushim__tbuf *next, *prev; /* every thread's buffer, under the list's lock */
@@ -30,6 +30,7 @@ typedef struct cushim__tbuf {
      * a line from each other at every record. */
     _Alignas(64) _Atomic size_t head;
     size_t tail_seen; /* the thread's: tail when it last looked */
+    size_t at;        /* the thread's: where the record it fills starts (head, or after a skip) */
     _Alignas(64) _Atomic size_t tail;
     _Atomic unsigned long dropped; /* records the thread could not append (told in the trace) */
     pthread_mutex_t fmt;           /* held while this thread's records are formatted */
@@ -47,7 +48,7 @@ typedef struct cushim__tbuf {
     size_t nest_len;
     char data[CUSHIM__TBUF_SIZE];
     char nest[CUSHIM__TBUF_NEST];
-    _Alignas(64) char ring[CUSHIM__RING * CUSHIM__REC_SIZE];
+    _Alignas(64) char ring[CUSHIM__RING * CUSHIM__REC_CELL];
 } cushim__tbuf;
 
 /* Where full blocks go; called with no lock of the buffers held by a thread of its own block,

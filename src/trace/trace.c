@@ -19,6 +19,7 @@
 #include "common/hints.h"
 #include "loader/diag.h"
 #include "loader/loader.h"
+#include "trace/capture.h"
 #include "trace/entry_info.h"
 #include "trace/events.h"
 #include "trace/hooks.h"
@@ -218,6 +219,7 @@ static CUresult start(const char *what, const char *path) {
     cushim__kernels_reset();
     cushim__summary_rt_reset();
     cushim__tbuf_set_sink(sink);
+    cushim__capture_prepare();
     cushim__writer_config(c.calls, calls_to_stderr, c.timeline);
     (void)cushim__writer_start(); /* without it, records are formatted at the stop */
     running = true;

@@ -1,9 +1,18 @@
 /* The trace writer: each thread's ring is written by that thread alone and read by one
  * formatter at a time (under the thread's fmt lock), so a record costs the calling thread a copy
- * and two atomic stores. The background thread wakes every millisecond, or when a ring is half
- * full, formats what every ring holds and writes it. A full ring makes its thread format its own
- * records (when no other formatter holds them) or wait; after a second of waiting the record is
- * dropped and counted, and the trace says so. A forked child has no writer thread. */
+ * and an atomic store. A ring is made of cache-line cells, and a record takes as few as it needs
+ * (a stream query one, a launch three): each cell the formatter reads, on another core, is a line
+ * the calling thread must take back when it writes there again, and that wait, not the copy, was
+ * most of a short call's cost when every record took a fixed 512 bytes.
+ *
+ * The background thread formats what every ring holds and writes it; while records come it
+ * passes again every BUSY_US microseconds, keeping pace with the calls (at once while a pass
+ * finds BEHIND_CELLS cells or more: it is behind). Idle, it waits a millisecond, or until a
+ * thread has made WAKE_CELLS cells of records (one wake per burst of calls: a busy writer is not
+ * told), or a ring is half full. A full ring makes its thread format its own records (when no
+ * other formatter holds them; the writer holds a ring's lock for CHUNK_CELLS at a time) or wait;
+ * after a second of waiting the record is dropped and counted, and the trace says so. A forked
+ * child has no writer thread. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,25 +35,30 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
 static bool stopping;           /* under wake_lock */
 static atomic_bool thread_runs; /* the background thread exists (in this process) */
+/* The writer waits the long wait: set under wake_lock, read by the threads without it. */
+static atomic_bool writer_idle;
 static pthread_t thread;
 static bool to_stderr, lines, spans, background; /* set while no record is made */
 static atomic_ulong dropped_total;
-/* Per entry: every argument one word (cushim__rec_all_scalar), found once. */
-static bool dense[CUSHIM_TABLE_ENTRIES];
-static pthread_once_t dense_once = PTHREAD_ONCE_INIT;
-
-static void find_dense(void) {
-    for (unsigned i = 0; i < CUSHIM_TABLE_ENTRIES; i++) {
-        dense[i] =
-            cushim__rec_all_scalar(cushim__trace_entries[i].args, cushim__trace_entries[i].count);
-    }
-}
 /* A forked child formats its records on the thread that makes them: a new thread in the child
  * of a threaded process is more than POSIX promises (ThreadSanitizer refuses it). */
 static bool forked;
 
-static cushim__rec *slot(cushim__tbuf *b, size_t i) {
-    return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_SIZE);
+/* The writer's pause between two passes that found records, and when a pass found none. */
+#define BUSY_US 50
+#define IDLE_US 1000
+/* What a thread's records take before it wakes an idle writer: a power of two. */
+#define WAKE_CELLS 256
+/* A pass that found this much passes again at once. */
+#define BEHIND_CELLS 64
+/* What the writer formats of a ring under one hold of its lock. */
+#define CHUNK_CELLS 256
+
+/* The cells one record may take: a record never runs past the ring's end. */
+#define MAX_CELLS (CUSHIM__REC_SIZE / CUSHIM__REC_CELL)
+
+static cushim__rec *cell(cushim__tbuf *b, size_t i) {
+    return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_CELL);
 }
 
 /* The records a thread could not append, said where they would have been. */
@@ -85,8 +99,8 @@ static void format(cushim__tbuf *b, cushim__rec *r) {
     }
     case CUSHIM__REC_RT: {
         cushim__rec_args(r, args);
-        cushim__rt_event ev = {r->rt,     (void *const *)args, r->failed, r->rt_result,
-                               r->kernel, r->start_ns,         r->end_ns};
+        cushim__rt_event ev = {r->u.rt.rt, (void *const *)args, r->failed, r->u.rt.result,
+                               r->kernel,  r->start_ns,         r->end_ns};
         if (r->make & CUSHIM__REC_LINE) cushim__event_rt_line(b, &ev, to_stderr);
         if (r->make & CUSHIM__REC_NEST_END) cushim__event_nest(b, false, to_stderr);
         if (r->make & CUSHIM__REC_SPAN) cushim__event_rt_span(b, &ev);
@@ -101,36 +115,57 @@ static void format(cushim__tbuf *b, cushim__rec *r) {
     }
 }
 
-/* Formats what b's ring holds; under b's fmt lock. */
-static void pump(cushim__tbuf *b) {
+/* Formats what b's ring holds, `most` cells or a record more at most; under b's fmt lock.
+ * Returns the cells it formatted. */
+static size_t pump_some(cushim__tbuf *b, size_t most) {
     size_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
     size_t h = atomic_load_explicit(&b->head, memory_order_acquire);
-    for (; t != h; t++) {
-        format(b, slot(b, t));
-        /* The slots formatted so far handed back now and then, not at each record. */
-        if ((t & 63) == 63) atomic_store_explicit(&b->tail, t + 1, memory_order_release);
+    size_t told = t, from = t;
+    while (t != h && t - from < most) {
+        cushim__rec *r = cell(b, t);
+        if (r->kind != CUSHIM__REC_SKIP) format(b, r);
+        t += r->cells;
+        /* The cells formatted so far handed back now and then, not at each record. */
+        if (t - told >= CUSHIM__RING / 16) {
+            atomic_store_explicit(&b->tail, t, memory_order_release);
+            told = t;
+        }
     }
     atomic_store_explicit(&b->tail, t, memory_order_release);
     tell_dropped(b);
+    return t - from;
 }
+
+static size_t pump(cushim__tbuf *b) { return pump_some(b, (size_t)-1); }
+
+/* What a thread's exit formats (tbuf.c), its fmt lock held there. */
+static void pump_locked_by_caller(cushim__tbuf *b) { (void)pump(b); }
 
 static void pump_locked(cushim__tbuf *b) {
     pthread_mutex_lock(&b->fmt);
-    pump(b);
+    (void)pump(b);
     pthread_mutex_unlock(&b->fmt);
 }
 
 /* The writer's pass: a ring whose thread formats it now (its line to stderr may wait on a full
  * pipe) is left to that thread, rather than hold up the others'. */
+static size_t pass_cells; /* the writer thread's: what its current pass formatted */
+/* The writer's pass over b: a chunk at a time, so that a thread whose ring is full can take the
+ * lock between two chunks and format its records itself, rather than wait for a writer that the
+ * scheduler stopped while it held the lock (on a machine with more threads than cores). */
 static void pump_if_free(cushim__tbuf *b) {
-    if (pthread_mutex_trylock(&b->fmt) != 0) return;
-    pump(b);
-    pthread_mutex_unlock(&b->fmt);
+    for (;;) {
+        if (pthread_mutex_trylock(&b->fmt) != 0) return;
+        size_t n = pump_some(b, CHUNK_CELLS);
+        pthread_mutex_unlock(&b->fmt);
+        pass_cells += n;
+        if (n < CHUNK_CELLS) return;
+    }
 }
 
 static void drain_one(cushim__tbuf *b) {
     pthread_mutex_lock(&b->fmt);
-    pump(b);
+    (void)pump(b);
     cushim__tbuf_flush(b);
     pthread_mutex_unlock(&b->fmt);
 }
@@ -146,12 +181,19 @@ static void *writer_main(void *unused) {
     pthread_mutex_lock(&wake_lock);
     while (!stopping) {
         pthread_mutex_unlock(&wake_lock);
+        pass_cells = 0;
         cushim__tbuf_each(pump_if_free);
         pthread_mutex_lock(&wake_lock);
         if (stopping) break;
+        /* Behind the calls: the next pass at once. */
+        if (pass_cells >= BEHIND_CELLS) continue;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 1000000;
+        until.tv_nsec += (pass_cells != 0 ? BUSY_US : IDLE_US) * 1000L;
+        /* Written only when it changes: the threads read its line. */
+        if (atomic_load_explicit(&writer_idle, memory_order_relaxed) != (pass_cells == 0)) {
+            atomic_store_explicit(&writer_idle, pass_cells == 0, memory_order_relaxed);
+        }
         if (until.tv_nsec >= 1000000000) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000;
@@ -167,7 +209,6 @@ void cushim__writer_config(bool calls, bool calls_to_stderr, bool timeline) {
     to_stderr = calls && calls_to_stderr;
     spans = timeline;
     background = (calls && !calls_to_stderr) || timeline;
-    (void)pthread_once(&dense_once, find_dense);
     atomic_store(&dropped_total, 0);
 }
 
@@ -202,42 +243,73 @@ unsigned long cushim__writer_drain(void) {
 
 /* A full ring: the thread formats its own records if no formatter holds them, else waits for
  * the formatter, a second at most. */
-static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t h) {
+static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t end) {
     if (atomic_load_explicit(&thread_runs, memory_order_relaxed)) wake();
-    for (int k = 0; k < 20000; k++) {
+    for (int k = 0; k < 20000 + 64; k++) {
         if (pthread_mutex_trylock(&b->fmt) == 0) {
-            pump(b);
+            (void)pump(b);
             pthread_mutex_unlock(&b->fmt);
         }
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (h - b->tail_seen < CUSHIM__RING) return true;
-        nanosleep(&(struct timespec){0, 50000}, NULL);
+        if (end - b->tail_seen <= CUSHIM__RING) return true;
+        /* The writer, holding the lock, may wait for this core: it first. */
+        if (k < 64) {
+            sched_yield();
+        } else {
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+        }
     }
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&dropped_total, 1, memory_order_relaxed);
     return false;
 }
 
-cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
-    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    if (CUSHIM__UNLIKELY(h - b->tail_seen >= CUSHIM__RING)) {
+/* A reservation that must first look at the formatter's tail, or skip the ring's last cells. */
+static CUSHIM__COLD cushim__rec *reserve_slow(cushim__tbuf *b, size_t h) {
+    size_t pos = h & (CUSHIM__RING - 1);
+    /* Room for the largest record, after the cells left to the ring's end when it is nearer. */
+    size_t skip = pos + MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
+    size_t end = h + skip + MAX_CELLS;
+    if (end - b->tail_seen > CUSHIM__RING) {
         /* Full when last looked: the formatter's tail only now (its line is the formatter's). */
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (h - b->tail_seen >= CUSHIM__RING && !wait_room(b, h)) return NULL;
+        if (end - b->tail_seen > CUSHIM__RING && !wait_room(b, end)) return NULL;
     }
-    return slot(b, h);
+    if (skip != 0) {
+        cushim__rec *s = cell(b, h);
+        s->kind = CUSHIM__REC_SKIP;
+        s->cells = (unsigned short)skip;
+        h += skip;
+    }
+    b->at = h;
+    return cell(b, h);
 }
 
-void cushim__ring_commit(cushim__tbuf *b) {
-    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed) + 1;
+cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
+    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+    if (CUSHIM__LIKELY((h & (CUSHIM__RING - 1)) <= CUSHIM__RING - MAX_CELLS &&
+                       h + MAX_CELLS - b->tail_seen <= CUSHIM__RING)) {
+        b->at = h;
+        return cell(b, h);
+    }
+    return reserve_slow(b, h);
+}
+
+void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
+    size_t cells = (bytes + CUSHIM__REC_CELL - 1) / CUSHIM__REC_CELL;
+    r->cells = (unsigned short)cells;
+    size_t old = atomic_load_explicit(&b->head, memory_order_relaxed);
+    size_t h = b->at + cells;
     atomic_store_explicit(&b->head, h, memory_order_release);
     if (to_stderr || forked) {
         pump_locked(b);
         return;
     }
-    /* The writer told every half ring's worth of records, whether it keeps up or not. */
-    if (CUSHIM__UNLIKELY((h & (CUSHIM__RING / 2 - 1)) == 0) &&
-        atomic_load_explicit(&thread_runs, memory_order_relaxed)) {
+    /* An idle writer told of every WAKE_CELLS cells, any writer of every half ring. */
+    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(WAKE_CELLS - 1)) != 0) &&
+        atomic_load_explicit(&thread_runs, memory_order_relaxed) &&
+        (atomic_load_explicit(&writer_idle, memory_order_relaxed) ||
+         ((old ^ h) & ~(size_t)(CUSHIM__RING / 2 - 1)) != 0)) {
         wake();
     }
 }
@@ -252,72 +324,6 @@ static void after_fork_child(void) {
     forked = true;
 }
 static CUSHIM__CONSTRUCTOR void writer_register_fork(void) {
-    cushim__tbuf_set_pump(pump);
+    cushim__tbuf_set_pump(pump_locked_by_caller);
     pthread_atfork(NULL, NULL, after_fork_child);
-}
-
-void cushim__writer_call(const cushim_hook_call *c, const cushim__kernel *k, unsigned make) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    const cushim__trace_entry *e = &cushim__trace_entries[c->index];
-    r->kind = CUSHIM__REC_CALL;
-    r->make = (unsigned char)make;
-    r->per_thread = c->per_thread;
-    r->index = (unsigned short)c->index;
-    r->result = c->result;
-    r->start_ns = c->start_ns;
-    r->end_ns = c->end_ns;
-    r->kernel = k;
-    /* The stream now: a launch's may be in the caller's CUlaunchConfig, gone after the call. */
-    CUstream s = NULL;
-    r->has_stream = (make & CUSHIM__REC_SPAN) && cushim__call_stream(c, &s);
-    r->stream = (uintptr_t)s;
-    unsigned n = e->count < c->arg_count ? e->count : c->arg_count;
-    if (dense[c->index]) {
-        cushim__rec_capture_dense(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
-    } else {
-        cushim__rec_capture(r, e->args, n, c->args, c->result != CUDA_SUCCESS);
-    }
-    cushim__ring_commit(b);
-}
-
-void cushim__writer_rt(const cushim__rt_event *ev, unsigned make) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    r->kind = CUSHIM__REC_RT;
-    r->make = (unsigned char)make;
-    r->rt = ev->entry;
-    r->rt_result = ev->result;
-    r->kernel = ev->kernel;
-    r->start_ns = ev->start_ns;
-    r->end_ns = ev->end_ns;
-    cushim__rec_capture(r, ev->entry->args, ev->entry->count, ev->args, ev->failed);
-    cushim__ring_commit(b);
-}
-
-void cushim__writer_nest_begin(void) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    r->kind = CUSHIM__REC_NEST_BEGIN;
-    cushim__ring_commit(b);
-}
-
-void cushim__writer_kernel(const cushim__kernel *k, const unsigned grid[3], const unsigned block[3],
-                           CUstream stream, unsigned long long start_ns, unsigned long long end_ns,
-                           unsigned long long thread_instructions) {
-    cushim__tbuf *b = cushim__tbuf_mine();
-    cushim__rec *r = b != NULL ? cushim__ring_reserve(b) : NULL;
-    if (r == NULL) return;
-    r->kind = CUSHIM__REC_KERNEL;
-    r->kernel = k;
-    memcpy(r->u.k.grid, grid, sizeof r->u.k.grid);
-    memcpy(r->u.k.block, block, sizeof r->u.k.block);
-    r->stream = (uintptr_t)stream;
-    r->start_ns = start_ns;
-    r->end_ns = end_ns;
-    r->u.k.instructions = thread_instructions;
-    cushim__ring_commit(b);
 }

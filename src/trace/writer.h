@@ -6,6 +6,7 @@
 #define CUSHIM_TRACE_WRITER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "trace/events.h"
 #include "trace/record.h"
@@ -14,9 +15,9 @@
 /* A record to fill in b's ring (b the calling thread's); NULL when the ring stayed full for a
  * second (the record is then counted as dropped, and the trace says how many were). */
 cushim__rec *cushim__ring_reserve(cushim__tbuf *b);
-/* The record is filled: the writer may format it. Then, where lines go to stderr, the thread
- * formats its ring itself. */
-void cushim__ring_commit(cushim__tbuf *b);
+/* The record r (the one reserved last) is filled, and takes `bytes` of the ring: the writer may
+ * format it. Then, where lines go to stderr, the thread formats its ring itself. */
+void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes);
 
 /* What the records become while the tracer runs: lines (calls), to stderr (formatted by the
  * thread that made them) or to the file, and timeline events; a background thread formats what
@@ -28,14 +29,5 @@ bool cushim__writer_start(void);
 /* Stops the background thread and formats every thread's records; only once no more records
  * are made. Returns how many records were dropped since the configuration. */
 unsigned long cushim__writer_drain(void);
-
-/* What a traced call, a runtime call, its beginning and a kernel on the mock append; make:
- * CUSHIM__REC_LINE, _SPAN, _NEST_END. The calling thread's ring; nothing when it is full. */
-void cushim__writer_call(const cushim_hook_call *c, const cushim__kernel *k, unsigned make);
-void cushim__writer_rt(const cushim__rt_event *ev, unsigned make);
-void cushim__writer_nest_begin(void);
-void cushim__writer_kernel(const cushim__kernel *k, const unsigned grid[3], const unsigned block[3],
-                           CUstream stream, unsigned long long start_ns, unsigned long long end_ns,
-                           unsigned long long thread_instructions);
 
 #endif

@@ -294,14 +294,19 @@ def main():
                             tmp, mode="many")
             text = open(path).read()
             ok("not traced" not in text and "dropped" not in err, "no call dropped: " + err[-300:])
-            per_tid = {}
+            per_tid, inits = {}, {}
             for line in text.splitlines():
                 m = LINE.match(line)
                 if m and m.group(2) == "cuDriverGetVersion":
                     per_tid.setdefault(m.group(1), []).append(m.group(3))
+                if m and m.group(2) == "cuInit":
+                    inits[m.group(1)] = inits.get(m.group(1), 0) + 1
             ok(sorted(len(v) for v in per_tid.values()) == [h["many"], h["many"]],
                "each thread's %d calls have their lines: %s" % (
                    h["many"], {k: len(v) for k, v in per_tid.items()}))
+            # The main thread's first cuInit comes before the threads' calls.
+            ok(sorted(inits.get(t, 0) for t in per_tid) == [h["many_init"], h["many_init"] + 1],
+               "the shorter records between them have their lines too: %s" % inits)
             ok(all(re.fullmatch(r"driverVersion=\[\d+\]", a) for v in per_tid.values() for a in v),
                "each line shows the version the call wrote")
         elif case == "unopenable":

@@ -136,13 +136,16 @@ static int fork_in_hook(void) {
     return r;
 }
 
-/* MANY calls on each of two threads: far more records than a thread's ring holds. */
+/* MANY calls on each of two threads: far more records than a thread's ring holds. Every third
+ * is followed by a cuInit, whose record is shorter (one cell of the ring, against two), so that
+ * records of both sizes meet the ring's end at every offset. */
 enum { MANY = 20000 };
 static void *many_calls(void *unused) {
     (void)unused;
     int v;
     for (int k = 0; k < MANY; k++) {
         if (cuDriverGetVersion(&v) != CUDA_SUCCESS) return (void *)1;
+        if (k % 3 == 0 && cuInit(0) != CUDA_SUCCESS) return (void *)1;
     }
     return NULL;
 }
@@ -154,7 +157,8 @@ static int many(void) {
     if (pthread_create(&t, NULL, many_calls, NULL) != 0) return 1;
     r1 = many_calls(NULL);
     if (pthread_join(t, &r2) != 0 || r1 != NULL || r2 != NULL) return 1;
-    printf("{\"pid\": %ld, \"many\": %d}\n", (long)getpid(), MANY);
+    printf("{\"pid\": %ld, \"many\": %d, \"many_init\": %d}\n", (long)getpid(), MANY,
+           (MANY + 2) / 3);
     fflush(stdout);
     return 0;
 }

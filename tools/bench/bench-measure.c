@@ -78,7 +78,8 @@ int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, ben
         out->skipped = true;
         return BENCH_RC_OK;
     }
-    const int ops = op->max_ops > 0 && op->max_ops < s->ops ? op->max_ops : s->ops;
+    int ops = op->max_ops > 0 && op->max_ops < s->ops ? op->max_ops : s->ops;
+    if (op->min_ops > ops) ops = op->min_ops;
     double *v = malloc(sizeof *v * 4 * (size_t)s->pairs);
     if (v == NULL) return BENCH_RC_FAILED;
     double *direct = v, *shim = v + s->pairs, *ratio = v + 2 * s->pairs, *delta = v + 3 * s->pairs;

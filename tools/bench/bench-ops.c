@@ -289,53 +289,56 @@ static CUSHIM__NOINLINE CUresult direct_graph_kernels(bench_env *e, int n) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* Fields: id, label, direct, shim, settle, needs_coop, needs_clusters, needs_graph, max_ops,
- * per, shim_setup, shim_teardown, available. */
+ * per, shim_setup, shim_teardown, available, min_ops. */
 const bench_op bench_ops[] = {
     {"launch_empty", "launch, no parameters", direct_launch_empty, shim_launch_empty, true, false,
-     false, false, 0, 0, NULL, NULL, NULL},
+     false, false, 0, 0, NULL, NULL, NULL, 0},
     {"launch_dropin", "launch through the drop-in cuda.h", direct_launch_empty, bench_dropin_launch,
-     true, false, false, false, 0, 0, NULL, NULL, NULL},
+     true, false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"launch_params", "launch, two parameters", direct_launch_params, shim_launch_params, true,
-     false, false, false, 0, 0, NULL, NULL, NULL},
+     false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"launch_cooperative", "cooperative launch, largest grid", direct_launch_coop, shim_launch_coop,
-     true, true, false, false, 0, 0, NULL, NULL, NULL},
+     true, true, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"launch_cluster", "launch, cluster of 2", direct_launch_cluster, shim_launch_cluster, true,
-     false, true, false, 0, 0, NULL, NULL, NULL},
+     false, true, false, 0, 0, NULL, NULL, NULL, 0},
     {"event_record", "event record", direct_event_record, shim_event_record, true, false, false,
-     false, 0, 0, NULL, NULL, NULL},
+     false, 0, 0, NULL, NULL, NULL, 0},
     {"stream_query", "stream query, idle stream", direct_stream_query, shim_stream_query, false,
-     false, false, false, 0, 0, NULL, NULL, NULL},
+     false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"stream_create_destroy", "stream create+destroy, recycled", direct_stream_create,
-     shim_stream_create, false, false, false, false, 0, 0, NULL, NULL, NULL},
+     shim_stream_create, false, false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"stream_create_destroy_off", "stream create+destroy, no recycling", direct_stream_create,
-     shim_stream_create_off, false, false, false, false, 0, 0, NULL, NULL, NULL},
+     shim_stream_create_off, false, false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"event_create_destroy", "event create+destroy, recycled", direct_event_create,
-     shim_event_create, false, false, false, false, 0, 0, NULL, NULL, NULL},
+     shim_event_create, false, false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"event_create_destroy_off", "event create+destroy, no recycling", direct_event_create,
-     shim_event_create_off, false, false, false, false, 0, 0, NULL, NULL, NULL},
+     shim_event_create_off, false, false, false, false, 0, 0, NULL, NULL, NULL, 0},
     {"stream_create_other_context", "stream create + destroy, other ctx", direct_stream_other,
-     shim_stream_other, false, false, false, false, 0, 0, NULL, NULL, NULL},
+     shim_stream_other, false, false, false, false, 0, 0, NULL, NULL, NULL, 0},
     /* A batch of graph launches is kept short, so that it measures the submission and not a
      * launch queue that the GPU drains (64 kernels a launch). */
     {"graph_launch", "graph launch, 64 kernels", direct_graph_launch, shim_graph_launch, true,
-     false, false, true, 16, 1, NULL, NULL, NULL},
+     false, false, true, 16, 1, NULL, NULL, NULL, 0},
     {"graph_vs_launches", "graph vs 64 launches, per kernel", direct_graph_kernels,
-     shim_graph_launch, true, false, false, true, 16, BENCH_GRAPH_KERNELS, NULL, NULL, NULL},
+     shim_graph_launch, true, false, false, true, 16, BENCH_GRAPH_KERNELS, NULL, NULL, NULL, 0},
     /* What the tracer adds to a call: the same drop-in launch, untraced against traced. */
     {"trace_calls", "drop-in launch, trace calls to a file", bench_dropin_launch,
      bench_dropin_launch, true, false, false, false, 0, 0, bench_trace_calls_start,
-     bench_trace_stop, NULL},
+     bench_trace_stop, NULL, 0},
     {"trace_timeline", "drop-in launch, trace timeline", bench_dropin_launch, bench_dropin_launch,
-     true, false, false, false, 0, 0, bench_trace_timeline_start, bench_trace_stop, NULL},
+     true, false, false, false, 0, 0, bench_trace_timeline_start, bench_trace_stop, NULL, 0},
+    /* A query takes less than a trace writer's pass: batches of BENCH_TRACE_QUERY_OPS, five
+     * times what a thread's ring holds, so that the writer formats nearly all of a batch while
+     * it runs rather than at the stop, outside the timed region. */
     {"trace_calls_query", "drop-in stream query, trace calls", bench_dropin_query,
      bench_dropin_query, false, false, false, false, 0, 0, bench_trace_calls_start,
-     bench_trace_stop, NULL},
+     bench_trace_stop, NULL, BENCH_TRACE_QUERY_OPS},
     {"trace_timeline_query", "drop-in stream query, trace timeline", bench_dropin_query,
      bench_dropin_query, false, false, false, false, 0, 0, bench_trace_timeline_start,
-     bench_trace_stop, NULL},
+     bench_trace_stop, NULL, BENCH_TRACE_QUERY_OPS},
     /* A compile takes milliseconds: one per batch. */
     {"nvrtc_compile", "nvrtcCompileProgram, small kernel", bench_direct_nvrtc_compile,
      bench_dropin_nvrtc_compile, false, false, false, false, 1, 0, NULL, NULL,
-     bench_nvrtc_available},
+     bench_nvrtc_available, 0},
 };
 const size_t bench_op_count = sizeof bench_ops / sizeof bench_ops[0];

@@ -24,7 +24,13 @@ typedef struct bench_op {
     CUresult (*shim_teardown)(bench_env *e);
     /* Whether the row can run here (NULL: always); false with the reason in note skips it. */
     bool (*available)(char *note, size_t n);
+    /* At least this many operations per batch, whatever --ops says (0: none): the traced query
+     * rows, so that the trace writer works through a batch as through a long run of calls. */
+    int min_ops;
 } bench_op;
+
+/* The traced query rows' batches (bench_op.min_ops). */
+#define BENCH_TRACE_QUERY_OPS 20000
 
 extern const bench_op bench_ops[];
 extern const size_t bench_op_count;

@@ -204,6 +204,14 @@ static void print_table(const bench_env *e, const options *o, const bench_result
                    r->ratio, r->delta_ns);
         }
     }
+    for (size_t i = 0; i < n; i++) {
+        if (res[i].op->min_ops > o->s.ops && !res[i].skipped) {
+            printf("\nthe traced query rows run batches of %d calls, so that the trace writer "
+                   "formats a batch while it runs (not at the stop, untimed)",
+                   BENCH_TRACE_QUERY_OPS);
+            break;
+        }
+    }
     if (e->coop_grid > 0) {
         printf("\ncooperative launches use a grid of %d blocks of 32 threads "
                "(cushim_occupancy_max_cooperative_grid)\n",
@@ -231,6 +239,7 @@ static void print_json(const bench_env *e, const options *o, const bench_result 
         printf("%s\n    {\"id\": \"%s\", \"label\": ", i ? "," : "", r->op->id);
         bench_json_string(stdout, r->op->label);
         if (r->op->max_ops > 0) printf(", \"max_ops_per_batch\": %d", r->op->max_ops);
+        if (r->op->min_ops > 0) printf(", \"min_ops_per_batch\": %d", r->op->min_ops);
         if (r->op->per > 1) printf(", \"figures_divided_by\": %d", r->op->per);
         if (r->skipped) {
             printf(", \"status\": \"skipped\", \"note\": ");
