@@ -30,11 +30,18 @@ static get_cubin_fn nvrtc_get_cubin(void) {
 }
 
 /* The mock's seam, where the driver cushim uses (or, with CUSHIM_DRIVER set, will use) is the
- * mock: a program compiles before it initialises the driver. */
+ * mock: a program compiles before it initialises the driver. Else where the libcuda.so.1 that
+ * the process has loaded already is the mock (a program linked with -lcuda whose libnvrtc.so.13
+ * is cushim's forwarding library, forward/): looked up without loading anything. */
 static void (*mock_attach(void))(const void *, size_t, const char *) {
     void *seam = cushim__driver_export("cushim_mock_attach_ptx");
     if (seam == NULL && getenv("CUSHIM_DRIVER") != NULL && cushim_init() == CUDA_SUCCESS) {
         seam = cushim__driver_export("cushim_mock_attach_ptx");
+    }
+    void *libcuda = seam == NULL ? dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (libcuda != NULL) {
+        seam = dlsym(libcuda, "cushim_mock_attach_ptx");
+        dlclose(libcuda); /* RTLD_NOLOAD took a reference: the program's own stays */
     }
     void (*attach)(const void *, size_t, const char *) = NULL;
     memcpy(&attach, &seam, sizeof attach);
