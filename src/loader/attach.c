@@ -38,3 +38,13 @@ cushim__attach_fn cushim__mock_attach(void) {
     memcpy(&attach, &seam, sizeof attach);
     return attach;
 }
+
+static _Thread_local bool oom;
+
+void cushim__attach_oom_set(void) { oom = true; }
+
+bool cushim__attach_oom_take(void) {
+    bool was = oom;
+    oom = false;
+    return was;
+}

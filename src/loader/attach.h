@@ -4,6 +4,7 @@
 #ifndef CUSHIM_LOADER_ATTACH_H
 #define CUSHIM_LOADER_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "loader/dso.h"
@@ -18,5 +19,11 @@ void *cushim__lib_own(const cushim__dso *d, const char *name);
 /* The mock's seam, where the driver cushim uses (or, with CUSHIM_DRIVER set, will use) is the
  * mock, or where the libcuda.so.1 that the process has loaded is; NULL with any other driver. */
 cushim__attach_fn cushim__mock_attach(void);
+
+/* The overrides' own allocation failed in this thread's last call (they answer
+ * NVJITLINK_ERROR_INTERNAL, which has no word for memory): set by them, read and cleared by
+ * cushim's linker, which then says CUDA_ERROR_OUT_OF_MEMORY. */
+void cushim__attach_oom_set(void);
+bool cushim__attach_oom_take(void);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "cushim_nvjitlink_table.h"
 #include "loader/attach.h"
+#include "loader/diag.h"
 
 typedef struct input {
     nvJitLinkInputType type;
@@ -28,7 +29,6 @@ typedef struct record {
     uint32_t option_count;
     char **options;
     input *first, **last;
-    bool incomplete; /* an input could not be kept: no PTX is made */
     struct record *next;
 } record;
 
@@ -85,29 +85,49 @@ static bool asks_lto(uint32_t n, const char *const *options) {
     return false;
 }
 
-nvJitLinkResult cushim__jitlink_create_for_mock(nvJitLinkHandle *handle, uint32_t n,
-                                                const char *const *options) {
-    create_fn *own;
-    OWN(own, "nvJitLinkCreate");
-    if (own == NULL) return NVJITLINK_ERROR_INTERNAL;
-    nvJitLinkResult res = own(handle, n, options);
-    if (res != NVJITLINK_SUCCESS || !asks_lto(n, options) || cushim__mock_attach() == NULL) {
-        return res;
-    }
+/* The allocation of a copy failed: the call fails as nvJitLink's own would, saying why. */
+static nvJitLinkResult no_memory(const char *entry) {
+    cushim__attach_oom_set();
+    cushim__set_error("%s: out of memory while keeping the link's inputs for the mock driver's "
+                      "PTX",
+                      entry);
+    return NVJITLINK_ERROR_INTERNAL;
+}
+
+static record *new_record(uint32_t n, const char *const *options) {
     record *r = calloc(1, sizeof *r);
     char **copy = r != NULL ? calloc(n, sizeof *copy) : NULL;
     bool whole = copy != NULL;
     for (uint32_t i = 0; i < n && whole; i++) whole = (copy[i] = copy_text(options[i])) != NULL;
-    if (!whole) { /* no memory: the link goes on without PTX for the mock */
+    if (!whole) {
         for (uint32_t i = 0; i < n && copy != NULL; i++) free(copy[i]);
         free(copy);
         free(r);
-        return res;
+        return NULL;
     }
-    r->handle = *handle;
     r->option_count = n;
     r->options = copy;
     r->last = &r->first;
+    return r;
+}
+
+nvJitLinkResult cushim__jitlink_create_for_mock(nvJitLinkHandle *handle, uint32_t n,
+                                                const char *const *options) {
+    create_fn *own;
+    (void)cushim__attach_oom_take(); /* a raw caller's earlier failure is not this one's */
+    OWN(own, "nvJitLinkCreate");
+    if (own == NULL) return NVJITLINK_ERROR_INTERNAL;
+    record *r = NULL;
+    if (handle != NULL && n != 0 && asks_lto(n, options) && cushim__mock_attach() != NULL) {
+        r = new_record(n, options);
+        if (r == NULL) return no_memory("nvJitLinkCreate");
+    }
+    nvJitLinkResult res = own(handle, n, options);
+    if (res != NVJITLINK_SUCCESS || r == NULL) {
+        if (r != NULL) free_record(r);
+        return res;
+    }
+    r->handle = *handle;
     pthread_mutex_lock(&lock);
     r->next = records;
     records = r;
@@ -115,53 +135,82 @@ nvJitLinkResult cushim__jitlink_create_for_mock(nvJitLinkHandle *handle, uint32_
     return res;
 }
 
-/* Keeps one input of a recorded link (bytes of size, or a file name when size is 0). */
-static void keep(nvJitLinkHandle handle, nvJitLinkInputType type, const void *bytes, size_t size,
-                 const char *name) {
+static bool recorded(nvJitLinkHandle handle) {
     pthread_mutex_lock(&lock);
-    record *r = *find(handle);
-    if (r != NULL && !r->incomplete) {
-        input *in = calloc(1, sizeof *in);
-        size_t n = size != 0 ? size : strlen(bytes) + 1;
-        char *b = in != NULL ? malloc(n) : NULL;
-        char *nm = name != NULL ? copy_text(name) : NULL;
-        if (b == NULL || (name != NULL && nm == NULL)) {
-            r->incomplete = true;
-            free(in);
-            free(b);
-            free(nm);
-        } else {
-            memcpy(b, bytes, n);
-            *in = (input){type, b, size, nm, NULL};
-            *r->last = in;
-            r->last = &in->next;
-        }
+    bool yes = *find(handle) != NULL;
+    pthread_mutex_unlock(&lock);
+    return yes;
+}
+
+/* A copy of one input (bytes of size, or a file name when size is 0); NULL without memory. */
+static input *copy_input(nvJitLinkInputType type, const void *bytes, size_t size,
+                         const char *name) {
+    input *in = calloc(1, sizeof *in);
+    size_t n = size != 0 ? size : strlen(bytes) + 1;
+    char *b = in != NULL ? malloc(n) : NULL;
+    char *nm = name != NULL && b != NULL ? copy_text(name) : NULL;
+    if (b == NULL || (name != NULL && nm == NULL)) {
+        free(in);
+        free(b);
+        free(nm);
+        return NULL;
+    }
+    memcpy(b, bytes, n);
+    *in = (input){type, b, size, nm, NULL};
+    return in;
+}
+
+/* Appends in to handle's record, or frees it when the link failed or is gone. */
+static void keep(nvJitLinkHandle handle, input *in, nvJitLinkResult res) {
+    pthread_mutex_lock(&lock);
+    record *r = res == NVJITLINK_SUCCESS ? *find(handle) : NULL;
+    if (r != NULL) {
+        *r->last = in;
+        r->last = &in->next;
     }
     pthread_mutex_unlock(&lock);
+    if (r == NULL) {
+        free(in->bytes);
+        free(in->name);
+        free(in);
+    }
 }
 
 nvJitLinkResult cushim__jitlink_add_data_for_mock(nvJitLinkHandle handle, nvJitLinkInputType type,
                                                   const void *data, size_t size, const char *name) {
     add_data_fn *own;
+    (void)cushim__attach_oom_take(); /* a raw caller's earlier failure is not this one's */
     OWN(own, "nvJitLinkAddData");
     if (own == NULL) return NVJITLINK_ERROR_INTERNAL;
+    input *in = NULL;
+    if (data != NULL && size != 0 && recorded(handle)) {
+        in = copy_input(type, data, size, name);
+        if (in == NULL) return no_memory("nvJitLinkAddData");
+    }
     nvJitLinkResult res = own(handle, type, data, size, name);
-    if (res == NVJITLINK_SUCCESS && size != 0) keep(handle, type, data, size, name);
+    if (in != NULL) keep(handle, in, res);
     return res;
 }
 
 nvJitLinkResult cushim__jitlink_add_file_for_mock(nvJitLinkHandle handle, nvJitLinkInputType type,
                                                   const char *file) {
     add_file_fn *own;
+    (void)cushim__attach_oom_take(); /* a raw caller's earlier failure is not this one's */
     OWN(own, "nvJitLinkAddFile");
     if (own == NULL) return NVJITLINK_ERROR_INTERNAL;
+    input *in = NULL;
+    if (file != NULL && recorded(handle)) {
+        in = copy_input(type, file, 0, NULL);
+        if (in == NULL) return no_memory("nvJitLinkAddFile");
+    }
     nvJitLinkResult res = own(handle, type, file);
-    if (res == NVJITLINK_SUCCESS) keep(handle, type, file, 0, NULL);
+    if (in != NULL) keep(handle, in, res);
     return res;
 }
 
-/* The linked PTX of r's inputs (malloc'd), by a second link with -ptx; NULL if it fails. */
-static char *link_ptx(const record *r) {
+/* The linked PTX of r's inputs (malloc'd), by a second link with -ptx; NULL if it fails, with
+ * *oom set when that was for want of memory. */
+static char *link_ptx(const record *r, bool *oom) {
     create_fn *create;
     add_data_fn *add_data;
     add_file_fn *add_file;
@@ -171,6 +220,7 @@ static char *link_ptx(const record *r) {
     OWN(add_file, "nvJitLinkAddFile");
     OWN(destroy, "nvJitLinkDestroy");
     const char **options = calloc((size_t)r->option_count + 1, sizeof *options);
+    *oom = options == NULL;
     if (!create || !add_data || !add_file || !destroy || options == NULL) {
         free(options);
         return NULL;
@@ -187,9 +237,9 @@ static char *link_ptx(const record *r) {
                             : add_file(h, in->type, in->bytes)) == NVJITLINK_SUCCESS;
     }
     ok = ok && cushim__nvjitlink.nvJitLinkComplete(h) == NVJITLINK_SUCCESS &&
-         cushim__nvjitlink.nvJitLinkGetLinkedPtxSize(h, &size) == NVJITLINK_SUCCESS && size != 0 &&
-         (ptx = malloc(size)) != NULL &&
-         cushim__nvjitlink.nvJitLinkGetLinkedPtx(h, ptx) == NVJITLINK_SUCCESS;
+         cushim__nvjitlink.nvJitLinkGetLinkedPtxSize(h, &size) == NVJITLINK_SUCCESS && size != 0;
+    *oom = ok && (ptx = malloc(size)) == NULL;
+    ok = ok && ptx != NULL && cushim__nvjitlink.nvJitLinkGetLinkedPtx(h, ptx) == NVJITLINK_SUCCESS;
     if (ok) {
         ptx[size - 1] = '\0';
     } else {
@@ -202,6 +252,7 @@ static char *link_ptx(const record *r) {
 
 nvJitLinkResult cushim__jitlink_cubin_for_mock(nvJitLinkHandle handle, void *cubin) {
     cubin_fn *own;
+    (void)cushim__attach_oom_take(); /* a raw caller's earlier failure is not this one's */
     OWN(own, "nvJitLinkGetLinkedCubin");
     if (own == NULL) return NVJITLINK_ERROR_INTERNAL;
     nvJitLinkResult res = own(handle, cubin);
@@ -211,10 +262,12 @@ nvJitLinkResult cushim__jitlink_cubin_for_mock(nvJitLinkHandle handle, void *cub
         cushim__nvjitlink.nvJitLinkGetLinkedCubinSize(handle, &size) != NVJITLINK_SUCCESS) {
         return res;
     }
+    bool oom = false;
     pthread_mutex_lock(&lock); /* held over the second link: only links for the mock wait */
     record *r = *find(handle);
-    char *ptx = r != NULL && !r->incomplete ? link_ptx(r) : NULL;
+    char *ptx = r != NULL ? link_ptx(r, &oom) : NULL;
     pthread_mutex_unlock(&lock);
+    if (oom) return no_memory("nvJitLinkGetLinkedCubin");
     if (ptx != NULL) attach(cubin, size, ptx);
     free(ptx);
     return res;
