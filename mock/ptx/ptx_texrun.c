@@ -246,6 +246,19 @@ static void at_level(mock_ptx_texture *v, const mock_ptx_texture *t, unsigned i)
     v->slice = t->level[i].slice;
 }
 
+/* tex.grad's level of detail (the programming guide's tex2DGrad: from the gradients): the
+ * isotropic one, log2 of the longer of dPdx and dPdy measured in texels of level 0 (normalized
+ * coordinates scaled by the size), as OpenGL's specification defines the scale factor. */
+static float grad_lod(const mock_ptx_texture *tx, uint64_t slots, const uint64_t *col) {
+    float g[4];
+    for (int i = 0; i < 4; i++) g[i] = f32(LANE_REG(col, (uint32_t)(slots >> (15 * i)) & 0x7fffu));
+    bool norm = (tx->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
+    float sx = norm ? (float)tx->width : 1.0f, sy = norm ? (float)tx->height : 1.0f;
+    float x = hypotf(g[0] * sx, g[1] * sy), y = hypotf(g[2] * sx, g[3] * sy);
+    float rho = fmaxf(x, y);
+    return rho > 0.0f ? log2f(rho) : -INFINITY;
+}
+
 static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *col, texel *r) {
     uint32_t layer;
     uint64_t c[3];
@@ -257,13 +270,16 @@ static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *
         view.flags |= CU_TRSF_NORMALIZED_COORDINATES;
         view.address[0] = view.address[1] = CU_TR_ADDRESS_MODE_CLAMP;
     }
-    if (in->sub != TX_TEX || in->imm <= 0 || tx->levels < 2) {
+    if (in->sub != TX_TEX || in->imm == 0 || tx->levels < 2) {
         filtered(&view, in, c, layer, r);
         return;
     }
     /* tex.level: the level of detail plus the bias, within the clamps and the levels; the
-     * nearest level, or the two around it mixed with an 8-bit weight. */
-    float lod = f32(LANE_REG(col, (uint32_t)(in->imm - 1))) + tx->lod_bias;
+     * nearest level, or the two around it mixed with an 8-bit weight. tex.grad: the level of
+     * detail from the gradients. */
+    float lod = (in->imm > 0 ? f32(LANE_REG(col, (uint32_t)(in->imm - 1)))
+                             : grad_lod(tx, (uint64_t)(-(in->imm + 1)), col)) +
+                tx->lod_bias;
     lod = fminf(fmaxf(lod, tx->min_lod), tx->max_lod);
     lod = fminf(fmaxf(lod, 0.0f), (float)(tx->levels - 1));
     mock_ptx_texture lv;

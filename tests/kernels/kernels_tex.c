@@ -267,8 +267,10 @@ static void cube_map(void) {
     assert_ok(DRV->cuArrayDestroy(a));
 }
 
-/* tex2DLod on a mipmapped array whose level i holds i + 1: the nearest level (mipmap filter
- * point), or the two around the level of detail mixed within 1/256 (linear). */
+/* tex2DLod, and tex2DGrad with gradients of 2^lod texels, on a mipmapped array whose level i
+ * holds i + 1: the nearest level (mipmap filter point), or the two around the level of detail
+ * mixed within 1/256 (linear; 2/256 by gradients, whose level of detail the hardware computes
+ * to 8 fractional bits itself). */
 static void mipmap_levels(void) {
     CUDA_ARRAY3D_DESCRIPTOR d = {
         .Width = 16, .Height = 16, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
@@ -282,9 +284,13 @@ static void mipmap_levels(void) {
         for (size_t k = 0; k < side * side; k++) v[k] = (float)(i + 1);
         array_copy(l, v, side * sizeof(float), side, 1, true);
     }
-    static float lod[N], out[N];
-    for (int i = 0; i < N; i++) lod[i] = -1.0f + 6.0f * (float)i / N;
-    for (int linear = 0; linear < 2; linear++) {
+    static float lod[N], grad[N], out[N];
+    for (int i = 0; i < N; i++) {
+        lod[i] = -1.0f + 6.0f * (float)i / N;
+        grad[i] = exp2f(lod[i]) / 16.0f; /* normalized: 16 texels of level 0 are 1 */
+    }
+    for (int run = 0; run < 4; run++) {
+        int linear = run & 1, by_grad = run >> 1;
         CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
         r.res.mipmap.hMipmappedArray = m;
         CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
@@ -294,18 +300,21 @@ static void mipmap_levels(void) {
                                .flags = CU_TRSF_NORMALIZED_COORDINATES};
         CUtexObject o;
         assert_ok(DRV->cuTexObjectCreate(&o, &r, &t, NULL));
-        CUdeviceptr dl = dev_copy(lod, sizeof lod), dout = dev_zeroed(sizeof out);
+        CUdeviceptr dl = dev_copy(by_grad ? grad : lod, sizeof lod), dout = dev_zeroed(sizeof out);
         int n = N;
         void *params[] = {&o, &dl, &dout, &n};
-        kernel_run(kernel_get("texture", "k_lod"), CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, params);
+        kernel_run(kernel_get("texture", by_grad ? "k_grad" : "k_lod"), CUSHIM_DIM3(N / 64),
+                   CUSHIM_DIM3(64), 0, params);
         dev_take(out, dout, sizeof out);
-        mismatch mm = {linear ? "lod linear" : "lod point", 0};
+        static const char *const names[] = {"lod point", "lod linear", "grad point", "grad linear"};
+        mismatch mm = {names[run], 0};
         for (int i = 0; i < N; i++) {
             float l = fminf(fmaxf(lod[i], 0.0f), 4.0f);
             float want = linear ? l + 1.0f : floorf(l + 0.5f) + 1.0f;
             /* Point: a level of detail within 1/256 of a half may round either way. */
-            bool edge = !linear && fabsf(l - floorf(l) - 0.5f) < 1.0f / 256;
-            if (!edge) mismatch_f32(&mm, (size_t)i, out[i], want, linear ? 1.0 / 256 : 0);
+            bool edge = !linear && fabsf(l - floorf(l) - 0.5f) < (by_grad ? 2.0f : 1.0f) / 256;
+            double tol = linear ? (by_grad ? 2.0 : 1.0) / 256 : 0;
+            if (!edge) mismatch_f32(&mm, (size_t)i, out[i], want, tol);
         }
         assert_int_equal(mm.wrong, 0);
         assert_ok(DRV->cuMemFree(dl));
