@@ -14,14 +14,11 @@
 
 #include "ptx_run.h"
 #include "ptx_tex.h"
+#include "ptx_texel.h"
 #include "ptx_val.h"
 
 /* A texel's four channels: as floats, or as integers (read as integers from an integer
  * format). */
-typedef struct texel {
-    float f[4];
-    int32_t i[4];
-} texel;
 
 static bool is_float_format(int f) { return f == CU_AD_FORMAT_HALF || f == CU_AD_FORMAT_FLOAT; }
 
@@ -82,7 +79,7 @@ static void channel(const mock_ptx_texture *t, const unsigned char *p, int c, te
 }
 
 /* The element at (x, y, z) of layer `layer`, or the border colour (x < 0). */
-static texel fetch(const mock_ptx_texture *t, long x, long y, long z, uint32_t layer) {
+texel ptx__texel(const mock_ptx_texture *t, long x, long y, long z, uint32_t layer) {
     texel v = {{0, 0, 0, 1}, {0, 0, 0, 1}};
     if (x < 0) {
         for (int c = 0; c < 4; c++) {
@@ -121,12 +118,8 @@ static long index_of(float v) {
 }
 
 /* Per dimension: the two texel indexes (after the address mode) and the second's weight. */
-typedef struct axis {
-    long i[2];
-    float a;
-} axis;
 
-static axis axis_of(const mock_ptx_texture *t, int k, uint64_t raw, bool integer, bool linear) {
+axis ptx__tex_axis(const mock_ptx_texture *t, int k, uint64_t raw, bool integer, bool linear) {
     long n = k == 0 ? t->width : k == 1 ? t->height : t->depth;
     bool norm = (t->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0 && !integer;
     int mode = t->address[k];
@@ -158,33 +151,6 @@ static void coords(const pinst *in, const uint64_t *col, uint32_t *layer, uint64
 
 static int dims_of(int g) { return g == G_1D || g == G_A1D ? 1 : g == G_3D ? 3 : 2; }
 
-/* A cube map's direction (x, y, z) as a face and normalized coordinates on it, as the
- * programming guide's table of cubemap fetches has them (the major axis; ties go to x, then
- * y). The face is a layer: layer * 6 + face of a cube map array. */
-static void cube(uint64_t c[3], uint32_t *layer, bool array) {
-    float x = f32(c[0]), y = f32(c[1]), z = f32(c[2]), m, s, t;
-    int face;
-    if (fabsf(x) >= fabsf(y) && fabsf(x) >= fabsf(z)) {
-        face = x >= 0 ? 0 : 1;
-        m = fabsf(x);
-        s = x >= 0 ? -z : z;
-        t = -y;
-    } else if (fabsf(y) >= fabsf(z)) {
-        face = y >= 0 ? 2 : 3;
-        m = fabsf(y);
-        s = x;
-        t = y >= 0 ? z : -z;
-    } else {
-        face = z >= 0 ? 4 : 5;
-        m = fabsf(z);
-        s = z >= 0 ? x : -x;
-        t = -y;
-    }
-    c[0] = b32((s / m + 1.0f) * 0.5f);
-    c[1] = b32((t / m + 1.0f) * 0.5f);
-    *layer = (array ? *layer * 6u : 0u) + (uint32_t)face;
-}
-
 /* tex and tld4 for one lane into r[4]: floats, or integers when the texture reads integers. */
 static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t c[3],
                      uint32_t layer, texel *r) {
@@ -195,14 +161,14 @@ static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t 
     if (in->sub == TX_TLD4) linear = true;
     int dims = dims_of(in->space);
     axis ax[3] = {{{0, 0}, 0}, {{0, 0}, 0}, {{0, 0}, 0}};
-    for (int k = 0; k < dims; k++) ax[k] = axis_of(t, k, c[k], integer, linear && !integer);
+    for (int k = 0; k < dims; k++) ax[k] = ptx__tex_axis(t, k, c[k], integer, linear && !integer);
     if (in->sub == TX_TLD4) {
         /* PTX ISA 9.7.10.4: the four texels of the bilinear footprint, component imm, as
          * {(i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j)}. */
         static const int pick[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
         for (int e = 0; e < 4; e++) {
             long x = ax[0].i[pick[e][0]], y = ax[1].i[pick[e][1]];
-            texel v = fetch(t, x < 0 || y < 0 ? -1 : x, y, 0, layer);
+            texel v = ptx__texel(t, x < 0 || y < 0 ? -1 : x, y, 0, layer);
             r->f[e] = v.f[in->imm];
             r->i[e] = v.i[in->imm];
         }
@@ -210,7 +176,7 @@ static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t 
     }
     if (!linear) {
         long x = ax[0].i[0], y = ax[1].i[0], z = ax[2].i[0];
-        *r = fetch(t, x < 0 || y < 0 || z < 0 ? -1 : x, y, z, layer);
+        *r = ptx__texel(t, x < 0 || y < 0 || z < 0 ? -1 : x, y, z, layer);
         return;
     }
     float sum[4] = {0, 0, 0, 0};
@@ -226,7 +192,7 @@ static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t 
             border |= at[dd] < 0;
         }
         if (w == 0.0f) continue;
-        texel v = fetch(t, border ? -1 : at[0], at[1], at[2], layer);
+        texel v = ptx__texel(t, border ? -1 : at[0], at[1], at[2], layer);
         for (int e = 0; e < 4; e++) sum[e] += w * v.f[e];
     }
     for (int e = 0; e < 4; e++) {
@@ -266,9 +232,16 @@ static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *
     mock_ptx_texture view = *tx;
     if (in->space == G_CUBE || in->space == G_ACUBE) {
         /* A face is read with normalized coordinates, clamped at its edges. */
-        cube(c, &layer, in->space == G_ACUBE);
+        ptx__tex_cube(c, &layer, in->space == G_ACUBE);
         view.flags |= CU_TRSF_NORMALIZED_COORDINATES;
         view.address[0] = view.address[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    }
+    bool seam = (in->space == G_CUBE || in->space == G_ACUBE) && in->sub == TX_TEX &&
+                (tx->flags & CU_TRSF_SEAMLESS_CUBEMAP) && tx->filter == CU_TR_FILTER_MODE_LINEAR &&
+                !reads_int(tx) && in->rnd == T_F32 && tx->width == tx->height;
+    if (seam && (in->imm == 0 || tx->levels < 2)) {
+        ptx__tex_seamless(&view, c, layer, r);
+        return;
     }
     if (in->sub != TX_TEX || in->imm == 0 || tx->levels < 2) {
         filtered(&view, in, c, layer, r);

@@ -185,6 +185,53 @@ static CUtexObject levels_texture(CUmipmappedArray m, CUfilter_mode mip, float b
     return o;
 }
 
+/* Linear filtering of a cube map with CU_TRSF_SEAMLESS_CUBEMAP: a footprint past a face's edge
+ * takes the texels of the face across it (at a corner, the mean of the three faces' texels);
+ * without the flag the face is clamped. Face f holds f + 1 everywhere. */
+static void test_seamless_cube(void **state) {
+    (void)state;
+    enum { S = 4 };
+    float faces[6][S][S];
+    for (int f = 0; f < 6; f++)
+        for (int k = 0; k < S * S; k++) faces[f][k / S][k % S] = (float)(f + 1);
+    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = S,
+                                 .Height = S,
+                                 .Depth = 6,
+                                 .Format = CU_AD_FORMAT_FLOAT,
+                                 .NumChannels = 1,
+                                 .Flags = CUDA_ARRAY3D_CUBEMAP};
+    CUarray a;
+    assert_ok(D->cuArray3DCreate(&a, &d));
+    array_whole(a, faces, true);
+    static const struct {
+        float x, y, z, seamless, clamped;
+    } c[] = {
+        {1, 0.1f, 1, 3.0f, 1.0f},      /* the edge of +x (1) and +z (5): half of each */
+        {1, 1, 1, 3.0f, 1.0f},         /* the corner of +x, +y, +z: (1 + 3 + 5 + mean) / 4 */
+        {1, 0.1f, 0.2f, 1.0f, 1.0f},   /* inside +x */
+        {-0.1f, -1, 0.1f, 4.0f, 4.0f}, /* inside -y */
+    };
+    for (int seam = 0; seam < 2; seam++) {
+        unsigned long long t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_LINEAR,
+                                       seam ? CU_TRSF_SEAMLESS_CUBEMAP : 0);
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            cin[0].f = c[i].x;
+            cin[1].f = c[i].y;
+            cin[2].f = c[i].z;
+            assert_ok(run_inst("tex.cube.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9, "
+                               "%r10, %r10}];",
+                               t, cin, cout, 1));
+            float want = seam ? c[i].seamless : c[i].clamped;
+            if (fabsf(cout[0].f - want) > 1e-5f) {
+                fail_msg("%s case %zu: %g, not %g", seam ? "seamless" : "clamped", i, cout[0].f,
+                         want);
+            }
+        }
+        assert_ok(D->cuTexObjectDestroy(t));
+    }
+    assert_ok(D->cuArrayDestroy(a));
+}
+
 /* tex.level on a mipmapped array whose level i holds i + 1 everywhere: the nearest level, or
  * (mipmap filter linear) the two around the level of detail mixed; the bias and the clamps
  * applied first. */
@@ -357,6 +404,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_linear_memory_pitched_layered_and_3d, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cube_maps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seamless_cube, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mipmap_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gradients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gather_and_queries, setup, teardown),
