@@ -1,5 +1,5 @@
 /* Internal to the interpreter's texture instructions: a texel as read and one axis of a
- * filter's footprint (ptx_texrun.c), and the cube maps (ptx_texcube.c). */
+ * filter's footprint (ptx_texel.c), and the cube maps (ptx_texcube.c). */
 #ifndef CUSHIM_MOCK_PTX_TEXEL_H
 #define CUSHIM_MOCK_PTX_TEXEL_H
 
@@ -20,6 +20,8 @@ typedef struct axis {
     float a;
 } axis;
 
+/* Whether t reads integers (CU_TRSF_READ_AS_INTEGER of an integer format). */
+bool ptx__tex_reads_int(const mock_ptx_texture *t);
 /* The texel (x, y, z) of layer; x -1: the border colour. */
 texel ptx__texel(const mock_ptx_texture *t, long x, long y, long z, uint32_t layer);
 /* Axis k of the footprint of the coordinate raw. */
