@@ -25,6 +25,17 @@ import cuda_header  # noqa: E402
 import lib_header  # noqa: E402
 
 GENERATOR = "gen/gen-lib-table.py"
+# The slots whose function is cushim's own, which calls the library's (src/loader/*_attach.c).
+OVERRIDES = {
+    "nvrtc": {"nvrtcGetCUBIN": "cushim__nvrtc_cubin_for_mock"},
+    "nvjitlink": {
+        "nvJitLinkCreate": "cushim__jitlink_create_for_mock",
+        "nvJitLinkAddData": "cushim__jitlink_add_data_for_mock",
+        "nvJitLinkAddFile": "cushim__jitlink_add_file_for_mock",
+        "nvJitLinkGetLinkedCubin": "cushim__jitlink_cubin_for_mock",
+        "nvJitLinkDestroy": "cushim__jitlink_destroy_for_mock",
+    },
+}
 c_string = cuda_header.c_string
 
 
@@ -124,15 +135,19 @@ def source(L):
         out.append("    {%s, %s, %s, %s, 0, 0, offsetof(cushim__%s_table, %s)},\n"
                    % (c_string(e["name"]), sym, sym, sym, k, e["name"]))
     out.append("};\n\n")
-    # NVRTC's cubin goes through cushim's loader (src/loader/nvrtc_attach.c), which hands cushim's
-    # mock driver the program's PTX beside it: the mock cannot run SASS (issue 28).
+    # NVRTC's cubin and nvJitLink's linked cubin go through cushim's loader
+    # (src/loader/nvrtc_attach.c, jitlink_attach.c), which hands cushim's mock driver the PTX
+    # beside it: the mock cannot run SASS (issue 28).
     overrides = ""
-    if k == "nvrtc" and any(e["name"] == "nvrtcGetCUBIN" for e in L.entries):
-        i = next(i for i, e in enumerate(L.entries) if e["name"] == "nvrtcGetCUBIN")
-        out.append("nvrtcResult cushim__nvrtc_cubin_for_mock(nvrtcProgram prog, char *cubin);\n"
-                   "static const cushim__override overrides[] = {\n"
-                   "    {%du, (void (*)(void))cushim__nvrtc_cubin_for_mock},\n};\n" % i)
-        overrides = " .overrides = overrides, .override_count = 1,"
+    mine = [(i, OVERRIDES[k][e["name"]]) for i, e in enumerate(L.entries)
+            if e["name"] in OVERRIDES.get(k, {})]
+    if mine:
+        for i, fn in mine:
+            out.append("__typeof__(%s) %s;\n" % (L.entries[i]["symbol"], fn))
+        out.append("static const cushim__override overrides[] = {\n")
+        out.extend("    {%du, (void (*)(void))%s},\n" % (i, fn) for i, fn in mine)
+        out.append("};\n")
+        overrides = " .overrides = overrides, .override_count = %d," % len(mine)
     out.append("/* The trampolines jump through the live table itself: no drop-in table. */\n"
                "static const cushim__mode_tables tables = {.live = &cushim__%s, .lazy = &lazy_table,"
                " .missing = &missing_table, .size = sizeof lazy_table,%s};\n" % (k, overrides))

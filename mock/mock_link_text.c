@@ -2,7 +2,11 @@
  * scope: a module directive (.version, .target, .address_size, .file) to the end of its line;
  * anything else to its ';' or to the '}' that closes its body. The joined text has one header,
  * every input's statements in order, and drops a `.extern` declaration of a name that an input
- * defines (a function with a body, a variable that is not .extern). */
+ * defines (a function with a body, a variable that is not .extern). A name of module scope that
+ * an input defines without .visible or .weak is the input's own (PTX ISA, "Linking
+ * Directives"): where another input defines the same name too (an earlier one, or a later one
+ * that makes it .visible), this input's uses of it are renamed to name$link<k>, so that the two
+ * stay apart as the driver keeps them. A kernel (.entry) keeps its name. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,14 +198,45 @@ static const char *statement_name(const char *p, const char *end, size_t *len, b
 /* The join                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
+/* The definitions of every input: name, length, input, and whether it is linked by name. */
+typedef struct def {
+    const char *at;
+    size_t len, input;
+    bool shared; /* .visible or .weak (or an .entry, whose name is looked up) */
+} def;
+
 typedef struct names {
-    const char **at;
-    size_t *len, n, cap, caplen;
+    def *d;
+    size_t n, cap;
 } names;
 
 static bool defined(const names *d, const char *name, size_t len) {
     for (size_t i = 0; i < d->n; i++) {
-        if (d->len[i] == len && memcmp(d->at[i], name, len) == 0) return true;
+        if (d->d[i].len == len && memcmp(d->d[i].at, name, len) == 0) return true;
+    }
+    return false;
+}
+
+/* Whether input k's own definition x is renamed: another input defines its name too, earlier
+ * or as a shared one. */
+static bool renamed(const names *d, const def *x) {
+    if (x->shared) return false;
+    for (size_t i = 0; i < d->n; i++) {
+        const def *o = &d->d[i];
+        if (o->input != x->input && o->len == x->len && memcmp(o->at, x->at, x->len) == 0 &&
+            (o->input < x->input || o->shared)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the words before name in the statement at p make it shared. */
+static bool shared_linkage(const char *p, const char *name) {
+    for (const char *q = p; q < name; q++) {
+        if (*q == '.' && (word_is(q, ".visible") || word_is(q, ".weak") || word_is(q, ".entry"))) {
+            return true;
+        }
     }
     return false;
 }
@@ -233,12 +268,8 @@ static bool survey(const mock_link_inputs *in, names *d, int *version, const cha
                 const char *name = statement_name(p, e, &len, &body);
                 bool variable = !body && (strstr(p, ".global") != NULL || strstr(p, ".const"));
                 if (name != NULL && (body || (variable && memchr(p, ';', (size_t)(e - p))))) {
-                    if (!mock__grow(&d->at, &d->cap, d->n + 1, sizeof *d->at) ||
-                        !mock__grow(&d->len, &d->caplen, d->n + 1, sizeof *d->len)) {
-                        return false;
-                    }
-                    d->at[d->n] = name;
-                    d->len[d->n++] = len;
+                    if (!mock__grow(&d->d, &d->cap, d->n + 1, sizeof *d->d)) return false;
+                    d->d[d->n++] = (def){name, len, k, shared_linkage(p, name)};
                 }
             }
             p = e;
@@ -260,6 +291,49 @@ static bool put(text *t, const char *s, size_t n) {
     return true;
 }
 
+/* Puts the statement [p, e) of input k, each word that is one of k's renamed names followed by
+ * $link<k>; comments and strings are copied as they are. */
+static bool put_renamed(text *t, const char *p, const char *e, const names *d, size_t k) {
+    while (p < e) {
+        const char *q = p;
+        if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
+            q = skip(p);
+        } else if (*p == '"') {
+            for (q = p + 1; q < e && *q != '"'; q++) {
+                if (*q == '\\' && q + 1 < e) q++;
+            }
+            if (q < e) q++;
+        } else if (ident(*p) && *p != '.') {
+            while (q < e && ident(*q) && *q != '.') q++;
+            for (size_t i = 0; i < d->n; i++) {
+                const def *x = &d->d[i];
+                if (x->input == k && x->len == (size_t)(q - p) && memcmp(x->at, p, x->len) == 0 &&
+                    renamed(d, x)) {
+                    char tag[32];
+                    int n = snprintf(tag, sizeof tag, "$link%zu", k);
+                    if (!put(t, p, (size_t)(q - p)) || !put(t, tag, (size_t)n)) return false;
+                    p = q;
+                    break;
+                }
+            }
+            if (p == q) continue;
+        } else {
+            q = p + 1;
+        }
+        if (q > e) q = e;
+        if (!put(t, p, (size_t)(q - p))) return false;
+        p = q;
+    }
+    return true;
+}
+
+static bool any_renamed(const names *d, size_t k) {
+    for (size_t i = 0; i < d->n; i++) {
+        if (d->d[i].input == k && renamed(d, &d->d[i])) return true;
+    }
+    return false;
+}
+
 CUresult mock__link_join(const mock_link_inputs *in, char **out) {
     if (in->n == 0) {
         mock__why("nothing was added to the link");
@@ -278,6 +352,7 @@ CUresult mock__link_join(const mock_link_inputs *in, char **out) {
     for (size_t k = 0; ok && k < in->n; k++) {
         snprintf(head, sizeof head, "\n// link input %zu\n", k);
         ok = put(&t, head, strlen(head));
+        bool rename = any_renamed(&d, k);
         for (const char *p = skip(in->texts[k]); ok && *p; p = skip(p)) {
             const char *e = statement_end(p);
             if (e == p) break;
@@ -286,12 +361,14 @@ CUresult mock__link_join(const mock_link_inputs *in, char **out) {
             const char *name = word_is(p, ".extern") ? statement_name(p, e, &len, &body) : NULL;
             bool drop = (module_directive(p) && !(k == 0 && word_is(p, ".file"))) ||
                         (name != NULL && defined(&d, name, len));
-            if (!drop) ok = put(&t, p, (size_t)(e - p)) && put(&t, "\n", 1);
+            if (!drop) {
+                ok = (rename ? put_renamed(&t, p, e, &d, k) : put(&t, p, (size_t)(e - p))) &&
+                     put(&t, "\n", 1);
+            }
             p = e;
         }
     }
-    free(d.at);
-    free(d.len);
+    free(d.d);
     if (!ok) {
         free(t.s);
         return CUDA_ERROR_OUT_OF_MEMORY;

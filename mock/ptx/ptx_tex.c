@@ -164,16 +164,43 @@ static int vec_of(parts *p) {
     return 1;
 }
 
+/* tex.grad's dPdx and dPdy (PTX ISA 9.7.10.3), .f32 vectors of one element per dimension:
+ * their slots (x of dPdx, y of dPdx, x of dPdy, y of dPdy; SL_ZERO for a 1d's y), 15 bits each,
+ * packed into -(imm + 1), so that imm < 0 says tex.grad. */
+static bool gradients(dec *d, pinst *in, bool two) {
+    uint32_t v[2][4], packed[4];
+    for (int k = 0; k < 2; k++) {
+        int n;
+        if (!comma(d) || !vector(d, true, v[k], &n)) return false;
+        if (n < (two ? 2 : 1)) return dec_fail(d, "a tex.grad gradient of %d elements", n);
+        packed[2 * k] = v[k][0];
+        packed[2 * k + 1] = two ? v[k][1] : SL_ZERO;
+    }
+    uint64_t bits = 0;
+    for (int i = 0; i < 4; i++) {
+        if (packed[i] >= 1u << 15) {
+            return dec_fail(d, "tex.grad in a function of more than 32767 registers is not "
+                               "supported by the mock's interpreter");
+        }
+        bits |= (uint64_t)packed[i] << (15 * i);
+    }
+    in->imm = -(int64_t)bits - 1;
+    return true;
+}
+
 static bool tex_like(dec *d, parts *p, pinst *in, bool gather) {
     static const char *const comp[] = {"r", "g", "b", "a"};
     in->imm = gather ? take_of(p, comp, 4) : 0;
     if (gather && in->imm < 0) return dec_fail(d, "tld4 without .r, .g, .b or .a");
     bool level = !gather && take(p, "level");
-    if (take(p, "grad") || take(p, "base")) {
-        return dec_fail(d, "tex.grad and tex.base are not supported by the mock's interpreter");
-    }
+    bool grad = !gather && !level && take(p, "grad");
+    if (take(p, "base")) return dec_fail(d, "tex.base is not supported by the mock's interpreter");
     int g = geometry(d, p, true);
     if (g < 0) return false;
+    if (grad && g != G_1D && g != G_2D && g != G_A1D && g != G_A2D) {
+        return dec_fail(d, "tex.grad of .3d, .cube or .acube is not supported by the mock's "
+                           "interpreter (it runs .1d, .2d, .a1d, .a2d)");
+    }
     if (gather && (g == G_1D || g == G_3D || g == G_A1D)) {
         return dec_fail(d, "tld4 of a geometry other than .2d, .a2d, .cube, .acube");
     }
@@ -216,6 +243,7 @@ static bool tex_like(dec *d, parts *p, pinst *in, bool gather) {
         if (!comma(d) || !element(d, true, &lod)) return false;
         in->imm = (int64_t)lod + 1;
     }
+    if (grad && !gradients(d, in, g == G_2D || g == G_A2D)) return false;
     return end(d);
 }
 

@@ -14,136 +14,8 @@
 
 #include "ptx_run.h"
 #include "ptx_tex.h"
+#include "ptx_texel.h"
 #include "ptx_val.h"
-
-/* A texel's four channels: as floats, or as integers (read as integers from an integer
- * format). */
-typedef struct texel {
-    float f[4];
-    int32_t i[4];
-} texel;
-
-static bool is_float_format(int f) { return f == CU_AD_FORMAT_HALF || f == CU_AD_FORMAT_FLOAT; }
-
-static bool reads_int(const mock_ptx_texture *t) {
-    return (t->flags & CU_TRSF_READ_AS_INTEGER) && !is_float_format(t->format);
-}
-
-/* Channel c of the element at p. */
-static void channel(const mock_ptx_texture *t, const unsigned char *p, int c, texel *out) {
-    bool norm = !(t->flags & CU_TRSF_READ_AS_INTEGER);
-    int32_t i = 0;
-    float f;
-    switch (t->format) {
-    case CU_AD_FORMAT_UNSIGNED_INT8:
-        i = p[c];
-        f = norm ? (float)i / 255.0f : (float)i;
-        /* sRGB: red, green and blue decoded to linear (IEC 61966-2-1), alpha as it is. */
-        if (norm && c < 3 && (t->flags & CU_TRSF_SRGB)) {
-            f = f <= 0.04045f ? f / 12.92f : powf((f + 0.055f) / 1.055f, 2.4f);
-        }
-        break;
-    case CU_AD_FORMAT_SIGNED_INT8:
-        i = (int8_t)p[c];
-        f = norm ? fmaxf((float)i / 127.0f, -1.0f) : (float)i;
-        break;
-    case CU_AD_FORMAT_UNSIGNED_INT16: {
-        uint16_t v;
-        memcpy(&v, p + 2 * c, 2);
-        i = v;
-        f = norm ? (float)i / 65535.0f : (float)i;
-        break;
-    }
-    case CU_AD_FORMAT_SIGNED_INT16: {
-        int16_t v;
-        memcpy(&v, p + 2 * c, 2);
-        i = v;
-        f = norm ? fmaxf((float)i / 32767.0f, -1.0f) : (float)i;
-        break;
-    }
-    case CU_AD_FORMAT_HALF: {
-        uint16_t v;
-        memcpy(&v, p + 2 * c, 2);
-        f = ptx__half_to_float(v);
-        memcpy(&i, &f, 4);
-        break;
-    }
-    case CU_AD_FORMAT_FLOAT:
-        memcpy(&f, p + 4 * c, 4);
-        memcpy(&i, &f, 4);
-        break;
-    default: /* 32-bit integers: never normalized */
-        memcpy(&i, p + 4 * c, 4);
-        f = t->format == CU_AD_FORMAT_SIGNED_INT32 ? (float)i : (float)(uint32_t)i;
-        break;
-    }
-    out->f[c] = f;
-    out->i[c] = i;
-}
-
-/* The element at (x, y, z) of layer `layer`, or the border colour (x < 0). */
-static texel fetch(const mock_ptx_texture *t, long x, long y, long z, uint32_t layer) {
-    texel v = {{0, 0, 0, 1}, {0, 0, 0, 1}};
-    if (x < 0) {
-        for (int c = 0; c < 4; c++) {
-            v.f[c] = t->border[c];
-            v.i[c] = (int32_t)t->border[c];
-        }
-        return v;
-    }
-    const unsigned char *p = t->data + (size_t)layer * t->slice + (size_t)z * t->slice +
-                             (size_t)y * t->pitch + (size_t)x * t->elem;
-    for (int c = 0; c < t->channels; c++) channel(t, p, c, &v);
-    return v;
-}
-
-/* A texel index of extent n under address mode `mode`: -1 for the border. */
-static long address(long i, long n, int mode, bool normalized) {
-    if (!normalized && (mode == CU_TR_ADDRESS_MODE_WRAP || mode == CU_TR_ADDRESS_MODE_MIRROR)) {
-        mode = CU_TR_ADDRESS_MODE_CLAMP;
-    }
-    switch (mode) {
-    case CU_TR_ADDRESS_MODE_WRAP: return ((i % n) + n) % n;
-    case CU_TR_ADDRESS_MODE_MIRROR: {
-        long m = ((i % (2 * n)) + 2 * n) % (2 * n);
-        return m >= n ? 2 * n - 1 - m : m;
-    }
-    case CU_TR_ADDRESS_MODE_BORDER: return i < 0 || i >= n ? -1 : i;
-    default: return i < 0 ? 0 : i >= n ? n - 1 : i;
-    }
-}
-
-/* floor(v) as an index, saturated far outside any extent (NaN reads index 0). */
-static long index_of(float v) {
-    if (!(v > -1e9f)) return v != v ? 0 : -1000000000L;
-    if (v > 1e9f) return 1000000000L;
-    return (long)floorf(v);
-}
-
-/* Per dimension: the two texel indexes (after the address mode) and the second's weight. */
-typedef struct axis {
-    long i[2];
-    float a;
-} axis;
-
-static axis axis_of(const mock_ptx_texture *t, int k, uint64_t raw, bool integer, bool linear) {
-    long n = k == 0 ? t->width : k == 1 ? t->height : t->depth;
-    bool norm = (t->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0 && !integer;
-    int mode = t->address[k];
-    axis a = {{0, 0}, 0};
-    float u = norm ? f32(raw) * (float)n : f32(raw);
-    if (integer || !linear) {
-        a.i[0] = a.i[1] = address(integer ? (long)(int32_t)raw : index_of(u), n, mode, norm);
-        return a;
-    }
-    float xb = u - 0.5f;
-    long i = index_of(xb);
-    float frac = xb - floorf(xb);
-    a.a = roundf(frac * 256.0f) / 256.0f; /* 9-bit fixed point, 8 fraction bits */
-    a.i[0] = address(i, n, mode, norm);
-    a.i[1] = address(i + 1, n, mode, norm);
-    return a;
-}
 
 /* The coordinates of the lane: layer (when layered) and x, y, z. */
 static void coords(const pinst *in, const uint64_t *col, uint32_t *layer, uint64_t c[3]) {
@@ -158,51 +30,24 @@ static void coords(const pinst *in, const uint64_t *col, uint32_t *layer, uint64
 
 static int dims_of(int g) { return g == G_1D || g == G_A1D ? 1 : g == G_3D ? 3 : 2; }
 
-/* A cube map's direction (x, y, z) as a face and normalized coordinates on it, as the
- * programming guide's table of cubemap fetches has them (the major axis; ties go to x, then
- * y). The face is a layer: layer * 6 + face of a cube map array. */
-static void cube(uint64_t c[3], uint32_t *layer, bool array) {
-    float x = f32(c[0]), y = f32(c[1]), z = f32(c[2]), m, s, t;
-    int face;
-    if (fabsf(x) >= fabsf(y) && fabsf(x) >= fabsf(z)) {
-        face = x >= 0 ? 0 : 1;
-        m = fabsf(x);
-        s = x >= 0 ? -z : z;
-        t = -y;
-    } else if (fabsf(y) >= fabsf(z)) {
-        face = y >= 0 ? 2 : 3;
-        m = fabsf(y);
-        s = x;
-        t = y >= 0 ? z : -z;
-    } else {
-        face = z >= 0 ? 4 : 5;
-        m = fabsf(z);
-        s = z >= 0 ? x : -x;
-        t = -y;
-    }
-    c[0] = b32((s / m + 1.0f) * 0.5f);
-    c[1] = b32((t / m + 1.0f) * 0.5f);
-    *layer = (array ? *layer * 6u : 0u) + (uint32_t)face;
-}
-
 /* tex and tld4 for one lane into r[4]: floats, or integers when the texture reads integers. */
 static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t c[3],
                      uint32_t layer, texel *r) {
     if (t->layers != 0 && layer >= t->layers) layer = t->layers - 1;
     if (t->layers == 0) layer = 0;
     bool integer = in->rnd == T_S32;
-    bool linear = t->filter == CU_TR_FILTER_MODE_LINEAR && !reads_int(t);
+    bool linear = t->filter == CU_TR_FILTER_MODE_LINEAR && !ptx__tex_reads_int(t);
     if (in->sub == TX_TLD4) linear = true;
     int dims = dims_of(in->space);
     axis ax[3] = {{{0, 0}, 0}, {{0, 0}, 0}, {{0, 0}, 0}};
-    for (int k = 0; k < dims; k++) ax[k] = axis_of(t, k, c[k], integer, linear && !integer);
+    for (int k = 0; k < dims; k++) ax[k] = ptx__tex_axis(t, k, c[k], integer, linear && !integer);
     if (in->sub == TX_TLD4) {
         /* PTX ISA 9.7.10.4: the four texels of the bilinear footprint, component imm, as
          * {(i, j + 1), (i + 1, j + 1), (i + 1, j), (i, j)}. */
         static const int pick[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
         for (int e = 0; e < 4; e++) {
             long x = ax[0].i[pick[e][0]], y = ax[1].i[pick[e][1]];
-            texel v = fetch(t, x < 0 || y < 0 ? -1 : x, y, 0, layer);
+            texel v = ptx__texel(t, x < 0 || y < 0 ? -1 : x, y, 0, layer);
             r->f[e] = v.f[in->imm];
             r->i[e] = v.i[in->imm];
         }
@@ -210,7 +55,7 @@ static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t 
     }
     if (!linear) {
         long x = ax[0].i[0], y = ax[1].i[0], z = ax[2].i[0];
-        *r = fetch(t, x < 0 || y < 0 || z < 0 ? -1 : x, y, z, layer);
+        *r = ptx__texel(t, x < 0 || y < 0 || z < 0 ? -1 : x, y, z, layer);
         return;
     }
     float sum[4] = {0, 0, 0, 0};
@@ -226,7 +71,7 @@ static void filtered(const mock_ptx_texture *t, const pinst *in, const uint64_t 
             border |= at[dd] < 0;
         }
         if (w == 0.0f) continue;
-        texel v = fetch(t, border ? -1 : at[0], at[1], at[2], layer);
+        texel v = ptx__texel(t, border ? -1 : at[0], at[1], at[2], layer);
         for (int e = 0; e < 4; e++) sum[e] += w * v.f[e];
     }
     for (int e = 0; e < 4; e++) {
@@ -246,6 +91,19 @@ static void at_level(mock_ptx_texture *v, const mock_ptx_texture *t, unsigned i)
     v->slice = t->level[i].slice;
 }
 
+/* tex.grad's level of detail (the programming guide's tex2DGrad: from the gradients): the
+ * isotropic one, log2 of the longer of dPdx and dPdy measured in texels of level 0 (normalized
+ * coordinates scaled by the size), as OpenGL's specification defines the scale factor. */
+static float grad_lod(const mock_ptx_texture *tx, uint64_t slots, const uint64_t *col) {
+    float g[4];
+    for (int i = 0; i < 4; i++) g[i] = f32(LANE_REG(col, (uint32_t)(slots >> (15 * i)) & 0x7fffu));
+    bool norm = (tx->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
+    float sx = norm ? (float)tx->width : 1.0f, sy = norm ? (float)tx->height : 1.0f;
+    float x = hypotf(g[0] * sx, g[1] * sy), y = hypotf(g[2] * sx, g[3] * sy);
+    float rho = fmaxf(x, y);
+    return rho > 0.0f ? log2f(rho) : -INFINITY;
+}
+
 static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *col, texel *r) {
     uint32_t layer;
     uint64_t c[3];
@@ -253,17 +111,27 @@ static void sample(const mock_ptx_texture *tx, const pinst *in, const uint64_t *
     mock_ptx_texture view = *tx;
     if (in->space == G_CUBE || in->space == G_ACUBE) {
         /* A face is read with normalized coordinates, clamped at its edges. */
-        cube(c, &layer, in->space == G_ACUBE);
+        ptx__tex_cube(c, &layer, in->space == G_ACUBE);
         view.flags |= CU_TRSF_NORMALIZED_COORDINATES;
         view.address[0] = view.address[1] = CU_TR_ADDRESS_MODE_CLAMP;
     }
-    if (in->sub != TX_TEX || in->imm <= 0 || tx->levels < 2) {
+    bool seam = (in->space == G_CUBE || in->space == G_ACUBE) && in->sub == TX_TEX &&
+                (tx->flags & CU_TRSF_SEAMLESS_CUBEMAP) && tx->filter == CU_TR_FILTER_MODE_LINEAR &&
+                !ptx__tex_reads_int(tx) && in->rnd == T_F32 && tx->width == tx->height;
+    if (seam && (in->imm == 0 || tx->levels < 2)) {
+        ptx__tex_seamless(&view, c, layer, r);
+        return;
+    }
+    if (in->sub != TX_TEX || in->imm == 0 || tx->levels < 2) {
         filtered(&view, in, c, layer, r);
         return;
     }
     /* tex.level: the level of detail plus the bias, within the clamps and the levels; the
-     * nearest level, or the two around it mixed with an 8-bit weight. */
-    float lod = f32(LANE_REG(col, (uint32_t)(in->imm - 1))) + tx->lod_bias;
+     * nearest level, or the two around it mixed with an 8-bit weight. tex.grad: the level of
+     * detail from the gradients. */
+    float lod = (in->imm > 0 ? f32(LANE_REG(col, (uint32_t)(in->imm - 1)))
+                             : grad_lod(tx, (uint64_t)(-(in->imm + 1)), col)) +
+                tx->lod_bias;
     lod = fminf(fmaxf(lod, tx->min_lod), tx->max_lod);
     lod = fminf(fmaxf(lod, 0.0f), (float)(tx->levels - 1));
     mock_ptx_texture lv;
@@ -376,8 +244,8 @@ int ptx__tex(pblock *b, pthr *th, const pinst *in, uint64_t *col) {
     texel r;
     sample(&t, in, col, &r);
     bool as_float = in->type2 == T_F32;
-    bool ints = reads_int(&t) && in->sub == TX_TEX;
-    if (in->sub == TX_TLD4) ints = reads_int(&t);
+    bool ints = ptx__tex_reads_int(&t) && in->sub == TX_TEX;
+    if (in->sub == TX_TLD4) ints = ptx__tex_reads_int(&t);
     for (int e = 0; e < 4; e++) {
         uint64_t v = as_float ? (ints ? b32((float)r.i[e]) : b32(r.f[e]))
                               : (ints ? (uint32_t)r.i[e] : (uint32_t)b32(r.f[e]));

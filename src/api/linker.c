@@ -9,6 +9,7 @@
 #include "api/jit.h"
 #include "api/program.h"
 #include "cushim_nvjitlink_table.h"
+#include "loader/attach.h"
 #include "loader/dso.h"
 #include "loader/loader.h"
 
@@ -67,6 +68,13 @@ static CUresult jitlink_failed(cushim_linker *l, nvJitLinkResult r, const char *
     /* nvJitLink answers an undefined symbol with NVJITLINK_ERROR_INTERNAL and says so in its
      * log: a failure it explains is the input's. */
     if (code == CUDA_ERROR_UNKNOWN && log[0] != '\0') code = CUDA_ERROR_INVALID_IMAGE;
+    /* cushim's own keeping for the mock driver ran out of memory (loader/attach.h). */
+    if (cushim__attach_oom_take()) {
+        return cushim__fail(CUDA_ERROR_OUT_OF_MEMORY,
+                            "%s: %s failed: out of memory while keeping the link's inputs for "
+                            "the mock driver's PTX",
+                            fn, call);
+    }
     return cushim__fail(code, "%s: %s failed with %s%s%s", fn, call,
                         cushim__nvjitlink_error_name((int)r), log[0] ? ": " : "", log);
 }

@@ -69,6 +69,16 @@ static bool safe_to_open(cushim__library *lib, const char *path) {
     return ok;
 }
 
+/* A forwarding library (forward/: cushim under NVIDIA's libnvrtc.so.13) is found first by its
+ * soname when it is first on LD_LIBRARY_PATH: its entries are cushim's own trampolines, so
+ * taking it would call back into this loader. True when the marker lies in this object. */
+static const char in_this_object;
+static bool is_cushim_itself(void *marker) {
+    Dl_info theirs, ours;
+    return dladdr(marker, &theirs) != 0 && dladdr(&in_this_object, &ours) != 0 &&
+           theirs.dli_fbase == ours.dli_fbase;
+}
+
 /* Opens one candidate. Returns true when it was the library (whatever its state), which ends
  * the search; false, with the reason noted, to go on to the next candidate. */
 static bool try_candidate(cushim__library *lib, const char *path) {
@@ -85,6 +95,11 @@ static bool try_candidate(cushim__library *lib, const char *path) {
         cushim__library_note(lib, "%s (opened, but it exports no %s: not a %s); ", path,
                              lib->marker, lib->noun);
         lib->saw_non_library = true;
+        dlclose(h);
+        return false;
+    }
+    if (is_cushim_itself(marker)) {
+        cushim__library_note(lib, "%s (cushim itself, a forwarding library: skipped); ", path);
         dlclose(h);
         return false;
     }

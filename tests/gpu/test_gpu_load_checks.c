@@ -76,12 +76,49 @@ static void test_link_of_ptx_runs(void **state) {
     t->cuModuleUnload(m);
 }
 
+/* The same link as mock_link's test_own_names_stay_apart: two inputs' names without .visible
+ * stay apart on the driver (ka 7, kb 200). */
+static void test_link_keeps_own_names_apart(void **state) {
+    (void)state;
+    const cushim_driver_table *t = cushim_driver();
+    const char *const inputs[] = {ptx_own_a, ptx_own_b, ptx_lib};
+    CUlinkState l;
+    assert_ok(t->cuLinkCreate(0, NULL, NULL, &l));
+    for (int i = 0; i < 3; i++) {
+        assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)inputs[i], strlen(inputs[i]) + 1,
+                                   "in", 0, NULL, NULL));
+    }
+    void *image;
+    size_t size;
+    assert_ok(t->cuLinkComplete(l, &image, &size));
+    CUmodule m;
+    CUdeviceptr d;
+    assert_ok(t->cuModuleLoadData(&m, image));
+    assert_ok(t->cuLinkDestroy(l));
+    assert_ok(t->cuMemAlloc(&d, 4));
+    const char *const kernels[] = {"ka", "kb"};
+    const uint32_t want[] = {7, 200};
+    for (int i = 0; i < 2; i++) {
+        CUfunction f;
+        assert_ok(t->cuModuleGetFunction(&f, m, kernels[i]));
+        void *params[] = {&d};
+        assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+        uint32_t v = 0;
+        assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
+        assert_int_equal(v, want[i]);
+    }
+    t->cuMemFree(d);
+    t->cuModuleUnload(m);
+}
+
 int main(void) {
     gpu_require();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_loads_the_mock_refuses, gpu_ctx_setup,
                                         gpu_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_link_of_ptx_runs, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_link_keeps_own_names_apart, gpu_ctx_setup,
+                                        gpu_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

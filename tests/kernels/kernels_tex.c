@@ -2,8 +2,8 @@
  * Programming Guide's appendix "Texture Fetching": point sampling exact, linear filtering within
  * the 1/256 of its 8-bit weights, for every address mode with normalized coordinates and for
  * clamp and border without; an integer fetch from linear memory; a gather; a layered fetch; a
- * surface read and written; a cube map; mipmap levels. The same program runs on the mock and on a
- * GPU, so that the reference, the mock and the hardware are compared. */
+ * surface read and written; a cube map, seamless too; mipmap levels. The same program runs on the
+ * mock and on a GPU, so that the reference, the mock and the hardware are compared. */
 #include <math.h>
 
 #include "kernel_util.h"
@@ -210,21 +210,27 @@ static void fetch_gather_surface(void) {
 
 /* A cube map read along random directions (none within 1/1000 of a tie between two axes),
  * point sampled: the face and texel the programming guide's cube map table gives. */
-static void cube_map(void) {
-    enum { S = 8 };
-    static float faces[6][S][S];
-    for (int f = 0; f < 6; f++)
-        for (int y = 0; y < S; y++)
-            for (int x = 0; x < S; x++) faces[f][y][x] = (float)(100 * f + 10 * y + x);
-    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = S,
-                                 .Height = S,
+/* A cube map of float faces side x side, filled from faces[6][side][side]. */
+static CUarray cube_array(void *faces, size_t side) {
+    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = side,
+                                 .Height = side,
                                  .Depth = 6,
                                  .Format = CU_AD_FORMAT_FLOAT,
                                  .NumChannels = 1,
                                  .Flags = CUDA_ARRAY3D_CUBEMAP};
     CUarray a;
     assert_ok(DRV->cuArray3DCreate(&a, &d));
-    array_copy(a, faces, sizeof faces[0][0], S, 6, true);
+    array_copy(a, faces, side * sizeof(float), side, 6, true);
+    return a;
+}
+
+static void cube_map(void) {
+    enum { S = 8 };
+    static float faces[6][S][S];
+    for (int f = 0; f < 6; f++)
+        for (int y = 0; y < S; y++)
+            for (int x = 0; x < S; x++) faces[f][y][x] = (float)(100 * f + 10 * y + x);
+    CUarray a = cube_array(faces, S);
     CUtexObject t = make_texture(a, CU_TR_ADDRESS_MODE_CLAMP, false, true);
     static float dir[4 * N], out[N];
     uint32_t seed = 11;
@@ -267,8 +273,59 @@ static void cube_map(void) {
     assert_ok(DRV->cuArrayDestroy(a));
 }
 
-/* tex2DLod on a mipmapped array whose level i holds i + 1: the nearest level (mipmap filter
- * point), or the two around the level of detail mixed within 1/256 (linear). */
+/* Linear filtering with CU_TRSF_SEAMLESS_CUBEMAP on a cube map whose face f holds f + 1: on
+ * each of the 12 edges (0.3 along it) the footprint is half on each face, the mean of the two
+ * (within 1/256); the value at the corner (1, 1, 1), where faces meet three at a time, is only
+ * printed (the mock takes the mean of the three corner texels). */
+static void seamless_cube(void) {
+    enum { S = 8 };
+    static float faces[6][S][S];
+    for (int f = 0; f < 6; f++)
+        for (int k = 0; k < S * S; k++) faces[f][k / S][k % S] = (float)(f + 1);
+    CUarray a = cube_array(faces, S);
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    r.res.array.hArray = a;
+    CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_LINEAR,
+                            .flags = CU_TRSF_SEAMLESS_CUBEMAP | CU_TRSF_NORMALIZED_COORDINATES};
+    CUtexObject t;
+    assert_ok(DRV->cuTexObjectCreate(&t, &r, &td, NULL));
+    enum { EDGES = 12 };
+    static float dir[4 * (EDGES + 1)], out[EDGES + 1], want[EDGES];
+    int n = 0;
+    for (int free = 0; free < 3; free++) { /* the axis along the edge */
+        for (int sa = 0; sa < 2; sa++)
+            for (int sb = 0; sb < 2; sb++) {
+                int a0 = (free + 1) % 3, b0 = (free + 2) % 3;
+                float v[3];
+                v[free] = 0.3f;
+                v[a0] = sa ? -1.0f : 1.0f;
+                v[b0] = sb ? -1.0f : 1.0f;
+                for (int k = 0; k < 3; k++) dir[4 * n + k] = v[k];
+                /* face of axis k and sign: 2k (+) or 2k + 1 (-), holding that + 1 */
+                want[n] = ((float)(2 * a0 + sa + 1) + (float)(2 * b0 + sb + 1)) / 2.0f;
+                n++;
+            }
+    }
+    dir[4 * EDGES] = dir[4 * EDGES + 1] = dir[4 * EDGES + 2] = 1.0f;
+    CUdeviceptr dd = dev_copy(dir, sizeof dir), dout = dev_zeroed(sizeof out);
+    int count = EDGES + 1;
+    void *params[] = {&t, &dd, &dout, &count};
+    kernel_run(kernel_get("texture", "k_cube"), CUSHIM_DIM3(1), CUSHIM_DIM3(64), 0, params);
+    dev_take(out, dout, sizeof out);
+    mismatch mm = {"seamless cube edges", 0};
+    for (int i = 0; i < EDGES; i++) mismatch_f32(&mm, (size_t)i, out[i], want[i], 1.0 / 256);
+    printf("# seamless cube corner (1, 1, 1): %g (the mean of +x, +y, +z is 3)\n",
+           (double)out[EDGES]);
+    assert_int_equal(mm.wrong, 0);
+    assert_ok(DRV->cuMemFree(dd));
+    assert_ok(DRV->cuTexObjectDestroy(t));
+    assert_ok(DRV->cuArrayDestroy(a));
+}
+
+/* tex2DLod, and tex2DGrad with gradients of 2^lod texels, on a mipmapped array whose level i
+ * holds i + 1: the nearest level (mipmap filter point), or the two around the level of detail
+ * mixed within 1/256 (linear; 2/256 by gradients, whose level of detail the hardware computes
+ * to 8 fractional bits itself). */
 static void mipmap_levels(void) {
     CUDA_ARRAY3D_DESCRIPTOR d = {
         .Width = 16, .Height = 16, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
@@ -282,9 +339,13 @@ static void mipmap_levels(void) {
         for (size_t k = 0; k < side * side; k++) v[k] = (float)(i + 1);
         array_copy(l, v, side * sizeof(float), side, 1, true);
     }
-    static float lod[N], out[N];
-    for (int i = 0; i < N; i++) lod[i] = -1.0f + 6.0f * (float)i / N;
-    for (int linear = 0; linear < 2; linear++) {
+    static float lod[N], grad[N], out[N];
+    for (int i = 0; i < N; i++) {
+        lod[i] = -1.0f + 6.0f * (float)i / N;
+        grad[i] = exp2f(lod[i]) / 16.0f; /* normalized: 16 texels of level 0 are 1 */
+    }
+    for (int run = 0; run < 4; run++) {
+        int linear = run & 1, by_grad = run >> 1;
         CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
         r.res.mipmap.hMipmappedArray = m;
         CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
@@ -294,18 +355,21 @@ static void mipmap_levels(void) {
                                .flags = CU_TRSF_NORMALIZED_COORDINATES};
         CUtexObject o;
         assert_ok(DRV->cuTexObjectCreate(&o, &r, &t, NULL));
-        CUdeviceptr dl = dev_copy(lod, sizeof lod), dout = dev_zeroed(sizeof out);
+        CUdeviceptr dl = dev_copy(by_grad ? grad : lod, sizeof lod), dout = dev_zeroed(sizeof out);
         int n = N;
         void *params[] = {&o, &dl, &dout, &n};
-        kernel_run(kernel_get("texture", "k_lod"), CUSHIM_DIM3(N / 64), CUSHIM_DIM3(64), 0, params);
+        kernel_run(kernel_get("texture", by_grad ? "k_grad" : "k_lod"), CUSHIM_DIM3(N / 64),
+                   CUSHIM_DIM3(64), 0, params);
         dev_take(out, dout, sizeof out);
-        mismatch mm = {linear ? "lod linear" : "lod point", 0};
+        static const char *const names[] = {"lod point", "lod linear", "grad point", "grad linear"};
+        mismatch mm = {names[run], 0};
         for (int i = 0; i < N; i++) {
             float l = fminf(fmaxf(lod[i], 0.0f), 4.0f);
             float want = linear ? l + 1.0f : floorf(l + 0.5f) + 1.0f;
             /* Point: a level of detail within 1/256 of a half may round either way. */
-            bool edge = !linear && fabsf(l - floorf(l) - 0.5f) < 1.0f / 256;
-            if (!edge) mismatch_f32(&mm, (size_t)i, out[i], want, linear ? 1.0 / 256 : 0);
+            bool edge = !linear && fabsf(l - floorf(l) - 0.5f) < (by_grad ? 2.0f : 1.0f) / 256;
+            double tol = linear ? (by_grad ? 2.0 : 1.0) / 256 : 0;
+            if (!edge) mismatch_f32(&mm, (size_t)i, out[i], want, tol);
         }
         assert_int_equal(mm.wrong, 0);
         assert_ok(DRV->cuMemFree(dl));
@@ -319,5 +383,6 @@ void kernel_texture(void **state) {
     sampling();
     fetch_gather_surface();
     cube_map();
+    seamless_cube();
     mipmap_levels();
 }

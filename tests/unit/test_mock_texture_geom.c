@@ -1,7 +1,7 @@
 /* The mock's texture objects over linear and pitched memory, layered, 3D, cube map and
  * mipmapped arrays, and surface objects, with the PTX that reads them: PTX ISA 9.7.10.3 "tex"
- * (.1d .a2d .3d .acube, tex.level), 9.7.10.4 "tld4", 9.7.10.5 "txq", 9.7.11.1 "suld", 9.7.11.2
- * "sust", 9.7.11.4 "suq", and the programming guide's cube map table. */
+ * (.1d .a2d .3d .acube, tex.level, tex.grad), 9.7.10.4 "tld4", 9.7.10.5 "txq", 9.7.11.1
+ * "suld", 9.7.11.2 "sust", 9.7.11.4 "suq", and the programming guide's cube map table. */
 #include "mock_texture_util.h"
 
 static void test_linear_memory_pitched_layered_and_3d(void **state) {
@@ -153,11 +153,8 @@ static void test_cube_maps(void **state) {
     assert_ok(D->cuArrayDestroy(a));
 }
 
-/* tex.level on a mipmapped array whose level i holds i + 1 everywhere: the nearest level, or
- * (mipmap filter linear) the two around the level of detail mixed; the bias and the clamps
- * applied first. */
-static void test_mipmap_levels(void **state) {
-    (void)state;
+/* An 8 x 8 float mipmapped array of 4 levels whose level i holds i + 1 everywhere. */
+static CUmipmappedArray levels_8x8(void) {
     CUDA_ARRAY3D_DESCRIPTOR d = {
         .Width = 8, .Height = 8, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
     CUmipmappedArray m;
@@ -169,6 +166,78 @@ static void test_mipmap_levels(void **state) {
         for (int k = 0; k < 64; k++) v[k] = (float)(i + 1);
         array_whole(l, v, true);
     }
+    return m;
+}
+
+/* A texture of m (normalized coordinates, point filtering within a level). */
+static CUtexObject levels_texture(CUmipmappedArray m, CUfilter_mode mip, float bias, float lo,
+                                  float hi) {
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
+    r.res.mipmap.hMipmappedArray = m;
+    CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
+                           .mipmapFilterMode = mip,
+                           .mipmapLevelBias = bias,
+                           .minMipmapLevelClamp = lo,
+                           .maxMipmapLevelClamp = hi,
+                           .flags = CU_TRSF_NORMALIZED_COORDINATES};
+    CUtexObject o;
+    assert_ok(D->cuTexObjectCreate(&o, &r, &t, NULL));
+    return o;
+}
+
+/* Linear filtering of a cube map with CU_TRSF_SEAMLESS_CUBEMAP: a footprint past a face's edge
+ * takes the texels of the face across it (at a corner, the mean of the three faces' texels);
+ * without the flag the face is clamped. Face f holds f + 1 everywhere. */
+static void test_seamless_cube(void **state) {
+    (void)state;
+    enum { S = 4 };
+    float faces[6][S][S];
+    for (int f = 0; f < 6; f++)
+        for (int k = 0; k < S * S; k++) faces[f][k / S][k % S] = (float)(f + 1);
+    CUDA_ARRAY3D_DESCRIPTOR d = {.Width = S,
+                                 .Height = S,
+                                 .Depth = 6,
+                                 .Format = CU_AD_FORMAT_FLOAT,
+                                 .NumChannels = 1,
+                                 .Flags = CUDA_ARRAY3D_CUBEMAP};
+    CUarray a;
+    assert_ok(D->cuArray3DCreate(&a, &d));
+    array_whole(a, faces, true);
+    static const struct {
+        float x, y, z, seamless, clamped;
+    } c[] = {
+        {1, 0.1f, 1, 3.0f, 1.0f},      /* the edge of +x (1) and +z (5): half of each */
+        {1, 1, 1, 3.0f, 1.0f},         /* the corner of +x, +y, +z: (1 + 3 + 5 + mean) / 4 */
+        {1, 0.1f, 0.2f, 1.0f, 1.0f},   /* inside +x */
+        {-0.1f, -1, 0.1f, 4.0f, 4.0f}, /* inside -y */
+    };
+    for (int seam = 0; seam < 2; seam++) {
+        unsigned long long t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_LINEAR,
+                                       seam ? CU_TRSF_SEAMLESS_CUBEMAP : 0);
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            cin[0].f = c[i].x;
+            cin[1].f = c[i].y;
+            cin[2].f = c[i].z;
+            assert_ok(run_inst("tex.cube.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9, "
+                               "%r10, %r10}];",
+                               t, cin, cout, 1));
+            float want = seam ? c[i].seamless : c[i].clamped;
+            if (fabsf(cout[0].f - want) > 1e-5f) {
+                fail_msg("%s case %zu: %g, not %g", seam ? "seamless" : "clamped", i, cout[0].f,
+                         want);
+            }
+        }
+        assert_ok(D->cuTexObjectDestroy(t));
+    }
+    assert_ok(D->cuArrayDestroy(a));
+}
+
+/* tex.level on a mipmapped array whose level i holds i + 1 everywhere: the nearest level, or
+ * (mipmap filter linear) the two around the level of detail mixed; the bias and the clamps
+ * applied first. */
+static void test_mipmap_levels(void **state) {
+    (void)state;
+    CUmipmappedArray m = levels_8x8();
     static const struct {
         CUfilter_mode mip;
         float bias, lo, hi, lod, want;
@@ -184,16 +253,7 @@ static void test_mipmap_levels(void **state) {
         {CU_TR_FILTER_MODE_LINEAR, 0, 1, 3, -4.0f, 2.0f}, /* the min clamp */
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
-        r.res.mipmap.hMipmappedArray = m;
-        CUDA_TEXTURE_DESC t = {.filterMode = CU_TR_FILTER_MODE_POINT,
-                               .mipmapFilterMode = c[i].mip,
-                               .mipmapLevelBias = c[i].bias,
-                               .minMipmapLevelClamp = c[i].lo,
-                               .maxMipmapLevelClamp = c[i].hi,
-                               .flags = CU_TRSF_NORMALIZED_COORDINATES};
-        CUtexObject o;
-        assert_ok(D->cuTexObjectCreate(&o, &r, &t, NULL));
+        CUtexObject o = levels_texture(m, c[i].mip, c[i].bias, c[i].lo, c[i].hi);
         cin[0].f = 0.3f;
         cin[1].f = 0.6f;
         cin[2].f = c[i].lod;
@@ -204,6 +264,53 @@ static void test_mipmap_levels(void **state) {
         assert_ok(D->cuTexObjectDestroy(o));
     }
     assert_ok(D->cuMipmappedArrayDestroy(m));
+}
+
+/* tex.grad (PTX ISA 9.7.10.3): the level of detail is log2 of the longer gradient in texels of
+ * level 0 (dPdx = (%r10, 0), dPdy = (0, %r11) in normalized coordinates on 8 x 8), then as
+ * tex.level; a .3d gradient is refused with a sentence at launch. */
+static void test_gradients(void **state) {
+    (void)state;
+    CUmipmappedArray m = levels_8x8();
+    static const struct {
+        CUfilter_mode mip;
+        float dx, dy, want;
+    } c[] = {
+        {CU_TR_FILTER_MODE_POINT, 0.125f, 0.0f, 1.0f},       /* one texel: level 0 */
+        {CU_TR_FILTER_MODE_POINT, 0.25f, 0.125f, 2.0f},      /* two: level 1 */
+        {CU_TR_FILTER_MODE_POINT, 0.125f, 0.5f, 3.0f},       /* dPdy's four: level 2 */
+        {CU_TR_FILTER_MODE_POINT, 0.0f, 0.0f, 1.0f},         /* none: level 0 */
+        {CU_TR_FILTER_MODE_POINT, 4.0f, 0.0f, 4.0f},         /* beyond the last level */
+        {CU_TR_FILTER_MODE_LINEAR, 0.35355339f, 0.0f, 2.5f}, /* 2^1.5 texels */
+    };
+    const char *grad = "tex.grad.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9}], "
+                       "{%r10, 0f00000000}, {0f00000000, %r11};";
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        CUtexObject o = levels_texture(m, c[i].mip, 0, 0, 3);
+        cin[0].f = 0.3f;
+        cin[1].f = 0.6f;
+        cin[2].f = c[i].dx;
+        cin[3].f = c[i].dy;
+        assert_ok(run_inst(grad, o, cin, cout, 1));
+        if (cout[0].f != c[i].want) fail_msg("case %zu: %g, not %g", i, cout[0].f, c[i].want);
+        assert_ok(D->cuTexObjectDestroy(o));
+    }
+    assert_ok(D->cuMipmappedArrayDestroy(m));
+    /* Without mipmaps the gradients change nothing: level 0 of the plain array. */
+    CUarray a = float_array();
+    unsigned long long t = texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT,
+                                   CU_TRSF_NORMALIZED_COORDINATES);
+    cin[0].f = 2.5f / TW;
+    cin[1].f = 1.5f / TH;
+    cin[2].f = cin[3].f = 3.0f;
+    assert_ok(run_inst(grad, t, cin, cout, 1));
+    assert_true(cout[0].f == tdata[1][2]);
+    assert_cu(CUDA_ERROR_NOT_SUPPORTED,
+              run_inst("tex.grad.3d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%r8, %r9, %r10, "
+                       "%r10}], {%r11, %r11, %r11, %r11}, {%r11, %r11, %r11, %r11};",
+                       t, cin, cout, 1));
+    assert_ok(D->cuTexObjectDestroy(t));
+    assert_ok(D->cuArrayDestroy(a));
 }
 
 static void test_gather_and_queries(void **state) {
@@ -297,7 +404,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_linear_memory_pitched_layered_and_3d, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cube_maps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seamless_cube, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mipmap_levels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gradients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gather_and_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_surface_loads_and_stores, setup, teardown),
     };

@@ -1,5 +1,6 @@
 // Texture and surface objects: a 2D fetch at given coordinates (every channel), an integer
-// fetch, a gather, a surface read, changed and written back, a cube map and mipmap levels.
+// fetch, a gather, a surface read, changed and written back, a cube map and mipmap levels (by
+// level of detail, and by gradients).
 extern "C" __global__ void k_tex2d(cudaTextureObject_t t, const float2 *xy, float4 *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex2D<float4>(t, xy[i].x, xy[i].y);
@@ -31,4 +32,13 @@ extern "C" __global__ void k_cube(cudaTextureObject_t t, const float4 *dir, floa
 extern "C" __global__ void k_lod(cudaTextureObject_t t, const float *lod, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex2DLod<float>(t, 0.3f, 0.6f, lod[i]);
+}
+
+// tex2DGrad: the gradient g along x for even i, along y for odd i (the other one zero).
+extern "C" __global__ void k_grad(cudaTextureObject_t t, const float *g, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float2 dx = make_float2(i & 1 ? 0.0f : g[i], 0.0f), dy = make_float2(0.0f, i & 1 ? g[i] : 0.0f);
+        out[i] = tex2DGrad<float>(t, 0.3f, 0.6f, dx, dy);
+    }
 }

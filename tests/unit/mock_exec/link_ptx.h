@@ -25,4 +25,21 @@ static const char ptx_user[] = LINK_PTX_HEAD
     "ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd2, %rd1; st.global.u32 [%rd2], %r4;\n"
     "ret;\n}\n";
 
+/* Two inputs that each define their own `seed` and `pick` without .visible (internal linkage,
+ * PTX ISA "Linking Directives"): a link keeps them apart. Kernel ka (the first input) writes
+ * pick(), 7; kb (the second) writes pick() + seed, 100 + 100. */
+#define LINK_PTX_OWN(kernel, value, extra)                                                         \
+    LINK_PTX_HEAD                                                                                  \
+    ".global .align 4 .u32 seed = " #value ";\n"                                                   \
+    ".func (.param .b32 r) pick()\n{\n.reg .b32 %r<2>;\n"                                          \
+    "ld.global.u32 %r1, [seed]; st.param.b32 [r], %r1;\nret;\n}\n"                                 \
+    ".visible .entry " kernel "(.param .u64 out)\n{\n"                                             \
+    ".reg .b32 %r<5>; .reg .b64 %rd<3>;\n"                                                         \
+    "{\n.param .b32 r0;\ncall.uni (r0), pick, ();\nld.param.b32 %r1, [r0];\n}\n" extra             \
+    "ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd2, %rd1;\n"                                   \
+    "st.global.u32 [%rd2], %r1;\nret;\n}\n"
+static const char ptx_own_a[] = LINK_PTX_OWN("ka", 7, "");
+static const char ptx_own_b[] =
+    LINK_PTX_OWN("kb", 100, "ld.global.u32 %r2, [seed]; add.s32 %r1, %r1, %r2;\n");
+
 #endif

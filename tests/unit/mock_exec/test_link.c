@@ -2,7 +2,8 @@
  * joined so that one input's .extern .func and .extern .global resolve to another's
  * definitions; the image cuLinkComplete returns loads with cuModuleLoadData and its kernel runs.
  * libcudadevrt.a is taken; what the mock cannot link (LTO IR, host objects) is
- * CUDA_ERROR_NOT_SUPPORTED; misuse has the driver's codes. */
+ * CUDA_ERROR_NOT_SUPPORTED; misuse has the driver's codes; two inputs' names without .visible
+ * stay apart. */
 #define _GNU_SOURCE
 #include <unistd.h>
 
@@ -84,6 +85,47 @@ static void test_fatbin_and_file_inputs(void **state) {
     free(f.p);
 }
 
+/* Each input's names without .visible are its own (PTX ISA "Linking Directives"): the driver
+ * keeps two inputs' `seed` and `pick` apart, and so does the mock. */
+static void test_own_names_stay_apart(void **state) {
+    (void)state;
+    CUlinkState l;
+    assert_ok(t->cuLinkCreate(0, NULL, NULL, &l));
+    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_own_a, sizeof ptx_own_a, "a", 0,
+                               NULL, NULL));
+    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_own_b, sizeof ptx_own_b, "b", 0,
+                               NULL, NULL));
+    /* A visible definition of the same name in a third input keeps its name too. */
+    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_lib, sizeof ptx_lib, "lib", 0, NULL,
+                               NULL));
+    void *image;
+    size_t size;
+    assert_ok(t->cuLinkComplete(l, &image, &size));
+    CUmodule m;
+    CUfunction fa, fb;
+    CUdeviceptr d;
+    assert_ok(t->cuModuleLoadData(&m, image));
+    assert_ok(t->cuModuleGetFunction(&fa, m, "ka"));
+    assert_ok(t->cuModuleGetFunction(&fb, m, "kb"));
+    assert_ok(t->cuMemAlloc(&d, 4));
+    void *params[] = {&d};
+    uint32_t v = 0;
+    assert_ok(t->cuLaunchKernel(fa, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
+    assert_int_equal(v, 7);
+    assert_ok(t->cuLaunchKernel(fb, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
+    assert_int_equal(v, 200);
+    /* ptx_lib's visible twice and bias are not renamed. */
+    CUdeviceptr bias;
+    size_t bytes;
+    assert_ok(t->cuModuleGetGlobal(&bias, &bytes, m, "bias"));
+    assert_int_equal(bytes, 4);
+    assert_ok(t->cuMemFree(d));
+    assert_ok(t->cuModuleUnload(m));
+    assert_ok(t->cuLinkDestroy(l));
+}
+
 static void test_what_cannot_be_linked(void **state) {
     (void)state;
     CUlinkState l;
@@ -111,6 +153,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ptx_inputs_link_and_run, exec_setup, exec_teardown),
         cmocka_unit_test_setup_teardown(test_fatbin_and_file_inputs, exec_setup, exec_teardown),
+        cmocka_unit_test_setup_teardown(test_own_names_stay_apart, exec_setup, exec_teardown),
         cmocka_unit_test_setup_teardown(test_what_cannot_be_linked, exec_setup, exec_teardown),
     };
     return cmocka_run_group_tests_name("mock_link", tests, NULL, NULL);

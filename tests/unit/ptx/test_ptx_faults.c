@@ -76,8 +76,8 @@ static const char unsupported_ptx[] =
     HEAD ".visible .entry k(.param .u64 t)\n{\n"
          ".reg .f32 %f<5>; .reg .b64 %rd1;\n"
          "ld.param.u64 %rd1, [t];\n"
-         "tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%f1, %f2}, "
-         "{%f3, %f4};\n"
+         "tex.grad.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}], "
+         "{%f1, %f2, %f3, %f4}, {%f1, %f2, %f3, %f4};\n"
          "ret;\n}\n";
 
 static void test_unsupported_instruction_is_refused_with_its_line(void **state) {
@@ -88,8 +88,8 @@ static void test_unsupported_instruction_is_refused_with_its_line(void **state) 
     assert_non_null(k);
     assert_false(mock__ptx_prepare(k, err, sizeof err));
     assert_has(err, "PTX line 8");
-    assert_has(err, "instruction 'tex.grad.2d.v4.f32.f32'");
-    assert_has(err, "tex.grad and tex.base are not supported");
+    assert_has(err, "instruction 'tex.grad.3d.v4.f32.f32'");
+    assert_has(err, "tex.grad of .3d, .cube or .acube is not supported");
     uint64_t t = 0;
     void *p[] = {&t};
     mock_ptx_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .params = p, .check = check};

@@ -119,9 +119,10 @@ static void test_refused_forms(void **state) {
     static const struct {
         const char *body, *says;
     } c[] = {
-        {"tex.grad.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1, %f2}], {%f1, %f2}, {%f1, "
-         "%f2};",
-         "tex.grad and tex.base"},
+        {"tex.grad.cube.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1, %f2, %f2, %f2}], {%f1, "
+         "%f2, %f2, %f2}, {%f1, %f2, %f2, %f2};",
+         "tex.grad of .3d, .cube or .acube"},
+        {"tex.base.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1, %f2}];", "tex.base"},
         {"tex.2dms.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5, %r6, %r7, %r8}];", "multisample"},
         {"tex.2d.v2.f16x2.f32 {%r1, %r2}, [%rd1, {%f1, %f2}];", ".v4"},
         {"tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd1, %rd2, {%f1, %f2}];", "unified mode"},
