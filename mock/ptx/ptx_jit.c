@@ -77,6 +77,15 @@ void ptx__jit_ran(const mock_ptx_func *kc, uint64_t steps) {
         __atomic_fetch_add(&k->jit_steps, steps, __ATOMIC_RELAXED);
 }
 
+/* Compiled warp-instructions: counted per host thread, added to the process's count now and
+ * then (host threads do not contend for it on every turn). */
+static uint64_t jit_count;
+static _Thread_local uint64_t jit_pending;
+
+uint64_t mock__ptx_jit_instructions(void) {
+    return __atomic_load_n(&jit_count, __ATOMIC_RELAXED) + jit_pending;
+}
+
 int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
     const pjit *j = b->run->jit;
     uint64_t n = 0;
@@ -91,6 +100,10 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                                  .pc = p->pc};
             int s = j->fn(&c);
             b->steps += (c.n - n) * 32;
+            if ((jit_pending += c.n - n) >= 4096) {
+                __atomic_fetch_add(&jit_count, jit_pending, __ATOMIC_RELAXED);
+                jit_pending = 0;
+            }
             n = c.n;
             p->pc = c.pc;
             if (s == PJIT_YIELD) return TS_YIELD;
