@@ -265,8 +265,70 @@ static const char prelude[] =
     "static inline uint64_t ld_u64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }\n"
     "#define GUARD(g, neg) (((g) & 1) != (neg))\n";
 
+/* Which registers a later instruction may read before writing them, at each instruction (live
+ * on entry), so that a run stores only those: the interpreter, handed back at any later point,
+ * reads its registers from the block, and an instruction the tier does not take counts as
+ * reading every one. words 64-bit words a set; NULL (everything live) when too large. */
+static uint64_t *liveness(const mock_ptx_func *k, const uint8_t *kinds, size_t words) {
+    size_t nc = k->ncode;
+    if (words == 0 || (nc + 1) > (64u << 20) / 8 / words) return NULL;
+    uint64_t *in = calloc((nc + 1) * words, 8), *out = calloc(words, 8);
+    if (in == NULL || out == NULL) {
+        free(in);
+        free(out);
+        return NULL;
+    }
+    memset(in + nc * words, 0xff, words * 8); /* past the end: everything */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t j = nc; j-- > 0;) {
+            const pinst *c = &k->code[j];
+            uint64_t *li = in + j * words;
+            if (kinds[j] == K_NO) {
+                if (li[0] != ~0ull) {
+                    memset(li, 0xff, words * 8);
+                    changed = true;
+                }
+                continue;
+            }
+            bool uncond_bra = kinds[j] == K_BRA && c->guard == SL_TRUE;
+            size_t t = kinds[j] == K_BRA && (size_t)c->imm < nc ? (size_t)c->imm : nc;
+            for (size_t q = 0; q < words; q++) {
+                uint64_t o = uncond_bra ? 0 : in[(j + 1) * words + q];
+                if (kinds[j] == K_BRA) o |= in[t * words + q];
+                out[q] = o;
+            }
+            uint32_t r[8], w[2];
+            int nr = 0, nw = 0;
+            if (kinds[j] == K_LANE) {
+                nr = lane_reads(c, r);
+                nw = lane_writes(c, w);
+            } else if (kinds[j] == K_MEM) {
+                if (c->guard != SL_TRUE) r[nr++] = c->guard;
+                r[nr++] = c->s[0];
+                if (c->op / T_COUNT == O_ST)
+                    r[nr++] = c->d[0];
+                else
+                    w[nw++] = c->d[0];
+            } else if (c->guard != SL_TRUE) {
+                r[nr++] = c->guard;
+            }
+            if (c->guard == SL_TRUE) {
+                for (int q = 0; q < nw; q++) out[w[q] / 64] &= ~(1ull << (w[q] % 64));
+            }
+            for (int q = 0; q < nr; q++) out[r[q] / 64] |= 1ull << (r[q] % 64);
+            if (memcmp(out, li, words * 8) != 0) {
+                memcpy(li, out, words * 8);
+                changed = true;
+            }
+        }
+    }
+    free(out);
+    return in;
+}
+
 /* A run of lane-wise instructions [i, e) as one loop over the lanes. */
-static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e) {
+static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e, const uint64_t *live) {
     const pinst *code = k->code;
     /* Locals for the slots the run touches: loaded first where it reads them before writing
      * them (or writes them under a guard), stored at the end where it writes them. */
@@ -316,7 +378,9 @@ static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e) {
             put(s, " v%u = t; }\n", w[0]);
     }
     for (size_t q = 0; q < ns; q++) {
-        if (flag[slots[q]] & 2) put(s, "    R[%uu * 32 + l] = v%u;\n", slots[q], slots[q]);
+        bool needed = live == NULL || (live[slots[q] / 64] >> (slots[q] % 64) & 1);
+        if ((flag[slots[q]] & 2) && needed)
+            put(s, "    R[%uu * 32 + l] = v%u;\n", slots[q], slots[q]);
     }
     put(s, "  }\n");
     free(slots);
@@ -417,6 +481,8 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         if (kinds[j] == K_BRA && (size_t)code[j].imm < nc) leader[code[j].imm] = 1;
         if (kinds[j] == K_BRA || kinds[j] == K_NO) leader[j + 1] = 1;
     }
+    size_t words = ((size_t)k->nslots + 63) / 64;
+    uint64_t *live = liveness(k, kinds, words);
     put(&s, "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s", nc,
         prelude);
     put(&s, "int pjit_run(struct pjit_ctx *c) {\n  uint64_t *restrict R = c->R;\n");
@@ -447,7 +513,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         } else {
             size_t e = j + 1;
             while (e < nc && kinds[e] == K_LANE && !leader[e]) e++;
-            emit_run(&s, k, j, e);
+            emit_run(&s, k, j, e, live != NULL ? live + e * words : NULL);
             j = e;
         }
     }
@@ -457,6 +523,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         nc, nc);
     free(kinds);
     free(leader);
+    free(live);
     if (s.bad) {
         free(s.p);
         return NULL;
