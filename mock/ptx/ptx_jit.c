@@ -107,6 +107,14 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
             n = c.n;
             p->pc = c.pc;
             if (s == PJIT_YIELD) return TS_YIELD;
+            if (s == PJIT_EXIT) { /* as ptx_exec.c's exit of a whole path */
+                pthr *lanes = b->t + w->first;
+                for (unsigned l = 0; l < 32; l++) lanes[l].state = TS_EXIT;
+                b->exited += 32;
+                w->live = 0;
+                p->mask = 0;
+                return TS_EXIT;
+            }
         }
         int st = ptx__exec_from(b, w, p, budget, n, j->entry, &n);
         if (st != TS_RUN) return st;

@@ -54,7 +54,7 @@ static void put(sbuf *s, const char *fmt, ...) {
 }
 
 /* What the tier does with an instruction. */
-enum { K_NO, K_LANE, K_MEM, K_BRA };
+enum { K_NO, K_LANE, K_MEM, K_BRA, K_EXIT };
 
 static bool plain_word(int ty) {
     return ty == T_U32 || ty == T_S32 || ty == T_F32 || ty == T_U64 || ty == T_S64 || ty == T_F64;
@@ -245,6 +245,7 @@ static int kind(const pinst *in, const mock_ptx_func *k) {
     char e[256];
     int op = in->op / T_COUNT, ty = in->op % T_COUNT;
     if (op == O_BRA) return K_BRA;
+    if (op == O_EXIT || op == O_RET) return K_EXIT; /* compiled code runs at the kernel's depth */
     if ((op == O_LD || op == O_ST) && in->space == S_GLOBAL && in->vec == 1 && plain_word(ty))
         return K_MEM;
     return lane_expr(in, k, e, sizeof e) ? K_LANE : K_NO;
@@ -263,7 +264,31 @@ static const char prelude[] =
     "static inline uint64_t ld_s32(const void *p) { int32_t v; memcpy(&v, p, 4); return "
     "(uint64_t)(int64_t)v; }\n"
     "static inline uint64_t ld_u64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }\n"
-    "#define GUARD(g, neg) (((g) & 1) != (neg))\n";
+    "#define GUARD(g, neg) (((g) & 1) != (neg))\n"
+    /* A guard's lanes as a mask, as ptx_exec.c's guard_mask. */
+    "#if defined(__SSE2__)\n#include <emmintrin.h>\n"
+    "static inline uint32_t gmask(const uint64_t *g) { uint32_t m = 0;\n"
+    "  for (unsigned l = 0; l < 32; l += 2) { __m128i v = _mm_slli_epi64(_mm_loadu_si128((const "
+    "__m128i *)(g + l)), 63);\n"
+    "    m |= (uint32_t)_mm_movemask_pd(_mm_castsi128_pd(v)) << l; }\n  return m; }\n"
+    "#else\n"
+    "static inline uint32_t gmask(const uint64_t *g) { uint32_t m = 0;\n"
+    "  for (unsigned l = 0; l < 32; l++) m |= (uint32_t)(g[l] & 1) << l;\n  return m; }\n"
+    "#endif\n"
+    /* A whole warp's addresses x[l] + imm (kept to 32 bits where keep says): nonzero when one
+     * lies outside [base, base + lim] or is not a multiple of alm + 1; *cons nonzero when they
+     * are not a0, a0 + sz, ... In vectors of four, which the compiler keeps to vector
+     * instructions. */
+    "typedef uint64_t u4 __attribute__((vector_size(32)));\n"
+    "static inline uint64_t addr_check(const uint64_t *x, uint64_t imm, uint64_t keep, uint64_t "
+    "base, uint64_t lim, uint64_t alm, uint64_t a0, uint64_t sz, uint64_t *cons) {\n"
+    "  u4 bad = {0, 0, 0, 0}, nc = {0, 0, 0, 0}, want = {a0, a0 + sz, a0 + 2 * sz, a0 + 3 * sz};\n"
+    "  u4 I = {imm, imm, imm, imm}, K = {keep, keep, keep, keep}, B = {base, base, base, base};\n"
+    "  u4 L = {lim, lim, lim, lim}, A = {alm, alm, alm, alm}, S = {4 * sz, 4 * sz, 4 * sz, 4 * "
+    "sz};\n"
+    "  for (unsigned l = 0; l < 32; l += 4) { u4 v; memcpy(&v, x + l, sizeof v); v = (v + I) & K;\n"
+    "    bad |= (u4)((v - B) > L) | (v & A); nc |= v ^ want; want += S; }\n"
+    "  *cons = nc[0] | nc[1] | nc[2] | nc[3];\n  return bad[0] | bad[1] | bad[2] | bad[3]; }\n";
 
 /* Which registers a later instruction may read before writing them, at each instruction (live
  * on entry), so that a run stores only those: the interpreter, handed back at any later point,
@@ -284,6 +309,19 @@ static uint64_t *liveness(const mock_ptx_func *k, const uint8_t *kinds, size_t w
         for (size_t j = nc; j-- > 0;) {
             const pinst *c = &k->code[j];
             uint64_t *li = in + j * words;
+            int op = c->op / T_COUNT;
+            if (op == O_EXIT || op == O_RET) {
+                /* The kernel's end (compiled code runs at its depth only): the lanes that
+                 * leave read nothing; those a guard keeps go on. */
+                for (size_t q = 0; q < words; q++)
+                    out[q] = c->guard != SL_TRUE ? in[(j + 1) * words + q] : 0;
+                if (c->guard != SL_TRUE) out[c->guard / 64] |= 1ull << (c->guard % 64);
+                if (memcmp(out, li, words * 8) != 0) {
+                    memcpy(li, out, words * 8);
+                    changed = true;
+                }
+                continue;
+            }
             if (kinds[j] == K_NO) {
                 if (li[0] != ~0ull) {
                     memset(li, 0xff, words * 8);
@@ -389,10 +427,7 @@ static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e, const 
 
 /* The lanes' guard as a mask in gm. */
 static void emit_guard(sbuf *s, const pinst *in) {
-    put(s,
-        "  gm = 0;\n  for (unsigned l = 0; l < 32; l++) gm |= (uint32_t)(R[%uu * 32 + l] & 1) << "
-        "l;\n",
-        in->guard);
+    put(s, "  gm = gmask(R + %uu * 32);\n", in->guard);
     if (in->gneg) put(s, "  gm = ~gm;\n");
 }
 
@@ -413,11 +448,11 @@ static void emit_mem(sbuf *s, const pinst *in, size_t j) {
         in->s[0], in->d[0]);
     put(s, "    uint64_t a0 = %s(x[0] + %lluull);\n    unsigned k = 0;\n", tr, imm);
     put(s, "    while (k < 3 && a0 - lo[k] >= hi[k] - lo[k]) k++;\n");
-    put(s, "    uint64_t base = lo[k], span = hi[k] - lo[k], bad = span < %u, cons = 0;\n", nb);
-    put(s, "    for (unsigned l = 0; l < 32; l++) {\n      uint64_t a = %s(x[l] + %lluull);\n", tr,
-        imm);
-    put(s, "      bad |= (uint64_t)(a - base > span - %u) | (a & %u);\n", nb, nb - 1);
-    put(s, "      cons |= a ^ (a0 + (uint64_t)l * %u);\n    }\n", nb);
+    put(s, "    uint64_t base = lo[k], span = hi[k] - lo[k], cons;\n");
+    put(s,
+        "    uint64_t bad = span < %u || addr_check(x, %lluull, %s, base, span - %u, %u, a0, %u, "
+        "&cons);\n",
+        nb, imm, a32 ? "0xffffffffull" : "~0ull", nb, nb - 1, nb);
     put(s, "    if (bad) { c->pc = %zu; goto bail; }\n", j);
     const char *rd = nb == 8 ? "ld_u64" : ty == T_S32 ? "ld_s32" : "ld_u32";
     if (ld) {
@@ -479,7 +514,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     for (size_t j = 0; j < nc; j++) {
         kinds[j] = (uint8_t)kind(&code[j], k);
         if (kinds[j] == K_BRA && (size_t)code[j].imm < nc) leader[code[j].imm] = 1;
-        if (kinds[j] == K_BRA || kinds[j] == K_NO) leader[j + 1] = 1;
+        if (kinds[j] == K_BRA || kinds[j] == K_NO || kinds[j] == K_EXIT) leader[j + 1] = 1;
     }
     size_t words = ((size_t)k->nslots + 63) / 64;
     uint64_t *live = liveness(k, kinds, words);
@@ -510,6 +545,17 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         } else if (kinds[j] == K_MEM) {
             emit_mem(&s, &code[j], j);
             j++;
+        } else if (kinds[j] == K_EXIT) {
+            /* The whole warp leaves (ptx_jit.c marks its lanes); none of it goes on past. */
+            if (code[j].guard != SL_TRUE) {
+                emit_guard(&s, &code[j]);
+                put(&s, "  if (gm != 0 && gm != 0xffffffffu) { c->pc = %zu; goto bail; }\n", j);
+                put(&s, "  if (gm == 0xffffffffu) { n++; c->pc = %zu; goto leave; }\n  n++;\n",
+                    j + 1);
+            } else {
+                put(&s, "  n++; c->pc = %zu; goto leave;\n", j + 1);
+            }
+            j++;
         } else {
             size_t e = j + 1;
             while (e < nc && kinds[e] == K_LANE && !leader[e]) e++;
@@ -519,7 +565,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     }
     put(&s,
         "L%zu:\n  c->pc = %zu;\nbail:\n  c->n = n;\n  return 0;\nyield:\n  c->n = n;\n  "
-        "return 1;\n}\n",
+        "return 1;\nleave:\n  c->n = n;\n  return 2;\n}\n",
         nc, nc);
     free(kinds);
     free(leader);

@@ -24,8 +24,8 @@ struct pjit_ctx {
 #define PJIT_STR(x) PJIT_STR_(x)
 #define PJIT_CTX_FIELDS_TEXT PJIT_STR(PJIT_CTX_FIELDS)
 /* What compiled code returns: the interpreter runs the instruction at pc; the path yields with
- * its next instruction at pc (a backward branch after its budget). */
-enum { PJIT_BAIL, PJIT_YIELD };
+ * its next instruction at pc (a backward branch after its budget); its lanes exit. */
+enum { PJIT_BAIL, PJIT_YIELD, PJIT_EXIT };
 typedef int (*pjit_fn)(struct pjit_ctx *c);
 
 /* A kernel's compiled code. */
