@@ -95,6 +95,8 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                                  .params = b->run->params,
                                  .lo = b->w->lo,
                                  .hi = b->w->hi,
+                                 .smem = b->smem,
+                                 .smem_size = b->smem_size,
                                  .n = n,
                                  .budget = budget,
                                  .pc = p->pc};

@@ -246,7 +246,8 @@ static int kind(const pinst *in, const mock_ptx_func *k) {
     int op = in->op / T_COUNT, ty = in->op % T_COUNT;
     if (op == O_BRA) return K_BRA;
     if (op == O_EXIT || op == O_RET) return K_EXIT; /* compiled code runs at the kernel's depth */
-    if ((op == O_LD || op == O_ST) && in->space == S_GLOBAL && in->vec == 1 && plain_word(ty))
+    if ((op == O_LD || op == O_ST) && (in->space == S_GLOBAL || in->space == S_SHARED) &&
+        in->vec == 1 && plain_word(ty))
         return K_MEM;
     return lane_expr(in, k, e, sizeof e) ? K_LANE : K_NO;
 }
@@ -435,9 +436,13 @@ static void emit_guard(sbuf *s, const pinst *in) {
 static void emit_mem(sbuf *s, const pinst *in, size_t j) {
     int ty = in->op % T_COUNT;
     bool ld = in->op / T_COUNT == O_LD, a32 = (in->flags & F_ADDR32) != 0;
+    bool shared = in->space == S_SHARED;
     unsigned nb = (unsigned)bits_of(ty) / 8;
     unsigned long long imm = (unsigned long long)in->imm;
     const char *tr = a32 ? "(uint32_t)" : "";
+    /* Where an address a points: in the block's shared memory (offsets from 0), or the host's
+     * own address for global memory. */
+    const char *at = shared ? "(sm + " : "((unsigned char *)(uintptr_t)";
     if (in->guard != SL_TRUE) {
         emit_guard(s, in);
         put(s,
@@ -446,9 +451,13 @@ static void emit_mem(sbuf *s, const pinst *in, size_t j) {
     }
     put(s, "  {\n    const uint64_t *x = R + %uu * 32;\n    uint64_t *d = R + %uu * 32;\n",
         in->s[0], in->d[0]);
-    put(s, "    uint64_t a0 = %s(x[0] + %lluull);\n    unsigned k = 0;\n", tr, imm);
-    put(s, "    while (k < 3 && a0 - lo[k] >= hi[k] - lo[k]) k++;\n");
-    put(s, "    uint64_t base = lo[k], span = hi[k] - lo[k], cons;\n");
+    put(s, "    uint64_t a0 = %s(x[0] + %lluull), cons;\n", tr, imm);
+    if (shared) {
+        put(s, "    unsigned char *sm = c->smem;\n    uint64_t base = 0, span = c->smem_size;\n");
+    } else {
+        put(s, "    unsigned k = 0;\n    while (k < 3 && a0 - lo[k] >= hi[k] - lo[k]) k++;\n");
+        put(s, "    uint64_t base = lo[k], span = hi[k] - lo[k];\n");
+    }
     put(s,
         "    uint64_t bad = span < %u || addr_check(x, %lluull, %s, base, span - %u, %u, a0, %u, "
         "&cons);\n",
@@ -457,26 +466,25 @@ static void emit_mem(sbuf *s, const pinst *in, size_t j) {
     const char *rd = nb == 8 ? "ld_u64" : ty == T_S32 ? "ld_s32" : "ld_u32";
     if (ld) {
         put(s,
-            "    if (cons == 0) { const unsigned char *q = (const unsigned char *)(uintptr_t)a0;\n"
+            "    if (cons == 0) { const unsigned char *q = %sa0);\n"
             "      for (unsigned l = 0; l < 32; l++) d[l] = %s(q + l * %u); }\n",
-            rd, nb);
+            at, rd, nb);
         put(s,
             "    else { uint64_t t[32];\n"
-            "      for (unsigned l = 0; l < 32; l++) t[l] = %s((const void *)(uintptr_t)%s(x[l] + "
-            "%lluull));\n      memcpy(d, t, sizeof t); }\n",
-            rd, tr, imm);
+            "      for (unsigned l = 0; l < 32; l++) t[l] = %s(%s%s(x[l] + %lluull)));\n"
+            "      memcpy(d, t, sizeof t); }\n",
+            rd, at, tr, imm);
     } else {
         const char *wt = nb == 8 ? "uint64_t" : "uint32_t";
         put(s,
-            "    if (cons == 0) { unsigned char *q = (unsigned char *)(uintptr_t)a0;\n"
+            "    if (cons == 0) { unsigned char *q = %sa0);\n"
             "      for (unsigned l = 0; l < 32; l++) { %s v = (%s)d[l]; memcpy(q + l * %u, &v, "
-            "%u); "
-            "} }\n",
-            wt, wt, nb, nb);
+            "%u); } }\n",
+            at, wt, wt, nb, nb);
         put(s,
-            "    else for (unsigned l = 0; l < 32; l++) { %s v = (%s)d[l]; memcpy((void "
-            "*)(uintptr_t)%s(x[l] + %lluull), &v, %u); }\n",
-            wt, wt, tr, imm, nb);
+            "    else for (unsigned l = 0; l < 32; l++) { %s v = (%s)d[l]; memcpy(%s%s(x[l] + "
+            "%lluull)), &v, %u); }\n",
+            wt, wt, at, tr, imm, nb);
     }
     put(s, "  }\n");
     if (in->guard != SL_TRUE) put(s, "skip%zu:\n", j);

@@ -13,6 +13,8 @@
     const unsigned char *params;                                                                   \
     uintptr_t *lo;                                                                                 \
     uintptr_t *hi;                                                                                 \
+    unsigned char *smem;                                                                           \
+    uint64_t smem_size;                                                                            \
     uint64_t n;                                                                                    \
     uint64_t budget;                                                                               \
     uint32_t pc;                                                                                   \

@@ -110,6 +110,38 @@ static void test_out_of_bounds_same_fault(void **state) {
     dev_free_all();
 }
 
+/* Shared memory through a barrier: each lane reads what the mirror lane wrote; with `step` 8
+ * (bytes apart) lanes past 31 fall outside the 256 bytes. */
+static const char shared_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out, .param .u32 step)\n{\n"
+         ".reg .b32 %r<12>; .reg .b64 %rd<4>;\n.shared .align 4 .b8 sh[256];\n"
+         "ld.param.u64 %rd1, [out]; ld.param.u32 %r9, [step]; mov.u32 %r1, %tid.x;\n"
+         "mul.lo.u32 %r2, %r1, %r9; mov.u32 %r3, sh; add.u32 %r4, %r3, %r2;\n"
+         "mul.lo.u32 %r5, %r1, 7;\n"
+         "st.shared.u32 [%r4], %r5;\n" /* line 11 */
+         "bar.sync 0;\n"
+         "mov.u32 %r10, 63; sub.u32 %r6, %r10, %r1; shl.b32 %r6, %r6, 2; add.u32 %r6, %r3, %r6;\n"
+         "ld.shared.u32 %r7, [%r6];\n"
+         "mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+         "st.global.u32 [%rd3], %r7;\n"
+         "ret;\n}\n";
+
+static void test_shared_memory_agrees(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(4 * 64 * 4);
+    uint32_t step = 4;
+    void *p[] = {&out, &step};
+    assert_true(
+        same_both_ways(shared_ptx, 4, 64, p, (unsigned char *)out, 4 * 64 * 4, CUDA_SUCCESS) > 0);
+    for (uint32_t i = 0; i < 64; i++) assert_int_equal(out[i], (63 - i) * 7);
+    step = 8;
+    assert_true(same_both_ways(shared_ptx, 1, 64, p, (unsigned char *)out, 64 * 4,
+                               CUDA_ERROR_ILLEGAL_ADDRESS) > 0);
+    assert_has(err, "thread (32,0,0), PTX line 11");
+    assert_has(err, "past the block's 256 bytes of shared memory");
+    dev_free_all();
+}
+
 static const char spin_ptx[] = HEAD ".visible .entry k()\n{\n"
                                     ".reg .b32 %r<2>;\n"
                                     "mov.u32 %r1, 0;\n"
@@ -226,6 +258,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alu_families_agree),
         cmocka_unit_test(test_out_of_bounds_same_fault),
+        cmocka_unit_test(test_shared_memory_agrees),
         cmocka_unit_test(test_spin_fails_within_bounds),
         cmocka_unit_test(test_kernel_the_tier_cannot_take_runs),
         cmocka_unit_test(test_no_compiler_interprets),
