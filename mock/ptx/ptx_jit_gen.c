@@ -367,7 +367,8 @@ static uint64_t *liveness(const mock_ptx_func *k, const uint8_t *kinds, size_t w
 }
 
 /* A run of lane-wise instructions [i, e) as one loop over the lanes. */
-static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e, const uint64_t *live) {
+static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e, const uint64_t *live,
+                     const uint8_t *konst) {
     const pinst *code = k->code;
     /* Locals for the slots the run touches: loaded first where it reads them before writing
      * them (or writes them under a guard), stored at the end where it writes them. */
@@ -397,7 +398,10 @@ static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e, const 
     }
     put(s, "  n += %zu;\n#pragma GCC ivdep\n  for (unsigned l = 0; l < 32; l++) {\n", e - i);
     for (size_t q = 0; q < ns; q++) {
-        if (flag[slots[q]] & 1)
+        if ((flag[slots[q]] & 1) && konst[slots[q]])
+            put(s, "    const uint64_t v%u = 0x%llxull;\n", slots[q],
+                (unsigned long long)k->init[slots[q]]);
+        else if (flag[slots[q]] & 1)
             put(s, "    uint64_t v%u = R[%uu * 32 + l];\n", slots[q], slots[q]);
         else
             put(s, "    uint64_t v%u;\n", slots[q]);
@@ -524,6 +528,25 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         if (kinds[j] == K_BRA && (size_t)code[j].imm < nc) leader[code[j].imm] = 1;
         if (kinds[j] == K_BRA || kinds[j] == K_NO || kinds[j] == K_EXIT) leader[j + 1] = 1;
     }
+    /* Slots that hold the same value in every lane for the whole launch: the decoder's
+     * constants (from const_start), where no instruction may write them (none names them as
+     * a destination, and none the tier leaves to the interpreter names them at all). Their
+     * values are literals in the code. */
+    uint8_t *konst = calloc((size_t)k->nslots + 1, 1);
+    if (konst == NULL) {
+        free(kinds);
+        free(leader);
+        return NULL;
+    }
+    for (uint32_t q = k->const_start; q < k->nslots; q++) konst[q] = 1;
+    for (size_t j = 0; j < nc; j++) {
+        const pinst *c = &code[j];
+        for (int q = 0; q < 4; q++) {
+            if (c->d[q] < k->nslots) konst[c->d[q]] = 0;
+            if (kinds[j] == K_NO && c->s[q] < k->nslots) konst[c->s[q]] = 0;
+        }
+        if (kinds[j] == K_NO && c->guard < k->nslots) konst[c->guard] = 0;
+    }
     size_t words = ((size_t)k->nslots + 63) / 64;
     uint64_t *live = liveness(k, kinds, words);
     put(&s, "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s", nc,
@@ -567,7 +590,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         } else {
             size_t e = j + 1;
             while (e < nc && kinds[e] == K_LANE && !leader[e]) e++;
-            emit_run(&s, k, j, e, live != NULL ? live + e * words : NULL);
+            emit_run(&s, k, j, e, live != NULL ? live + e * words : NULL, konst);
             j = e;
         }
     }
@@ -578,6 +601,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     free(kinds);
     free(leader);
     free(live);
+    free(konst);
     if (s.bad) {
         free(s.p);
         return NULL;
