@@ -4,6 +4,7 @@
  * loops, a partial warp, an access out of bounds, a spin, a kernel the tier cannot take, a
  * missing compiler and a damaged cache. */
 #include <dirent.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -233,6 +234,53 @@ static void test_damaged_cache_is_rebuilt(void **state) {
     dev_free_all();
 }
 
+/* Two host threads launch (and so compile) at once, into the same cache: each gets the
+ * interpreter's results. */
+typedef struct racer {
+    unsigned char *out;
+    CUresult r;
+    char err[sizeof err];
+} racer;
+
+static void *race(void *arg) {
+    racer *c = arg;
+    uint32_t n = 5;
+    void *p[] = {&c->out, &n};
+    mock_ptx_module *m = NULL;
+    c->r = mock__ptx_parse(&m, alu_ptx, strlen(alu_ptx), c->err, sizeof c->err);
+    if (c->r != CUDA_SUCCESS) return NULL;
+    mock_ptx_launch l = {.grid = {2, 1, 1},
+                         .block = {64, 1, 1},
+                         .params = p,
+                         .host_threads = 1,
+                         .sm_count = 132,
+                         .check = check};
+    c->r = mock__ptx_run(mock__ptx_kernel(m, "k"), &l, c->err, sizeof c->err);
+    mock__ptx_free(m);
+    return NULL;
+}
+
+static void test_two_threads_compile_at_once(void **state) {
+    (void)state;
+    size_t bytes = 2 * 64 * 48;
+    unsigned char *want = dev_alloc(bytes);
+    racer c[2] = {{.out = dev_alloc(bytes)}, {.out = dev_alloc(bytes)}};
+    setenv("CUSHIM_MOCK_JIT", "off", 1);
+    racer w = {.out = want};
+    race(&w);
+    assert_int_equal(w.r, CUDA_SUCCESS);
+    setenv("CUSHIM_MOCK_JIT", "on", 1);
+    setenv("CUSHIM_MOCK_JIT_CACHE", cache, 1);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, race, &c[i]), 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        if (c[i].r != CUDA_SUCCESS) fail_msg("%s", c[i].err);
+        assert_memory_equal(c[i].out, want, bytes);
+    }
+    dev_free_all();
+}
+
 static int remove_cache(void **state) {
     (void)state;
     DIR *d = opendir(cache);
@@ -263,6 +311,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_the_tier_cannot_take_runs),
         cmocka_unit_test(test_no_compiler_interprets),
         cmocka_unit_test(test_damaged_cache_is_rebuilt),
+        cmocka_unit_test(test_two_threads_compile_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, remove_cache);
 }
