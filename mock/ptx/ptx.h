@@ -143,6 +143,8 @@ bool mock__ptx_heap_in_use(mock_ptx_heap *h);
 
 /* Thread-instructions the interpreter ran in this process, every launch summed. */
 uint64_t mock__ptx_instructions(void);
+/* Warp-instructions the compiling tier (CUSHIM_MOCK_JIT) ran as compiled code, process-wide. */
+uint64_t mock__ptx_jit_instructions(void);
 
 /* The storage of all the module's .global and .const variables, one block. */
 void mock__ptx_storage(const mock_ptx_module *m, void **ptr, size_t *size);

@@ -542,19 +542,24 @@ static inline __attribute__((always_inline)) bool arrive(pblock *b, pwarp *w, co
     return still == 0;
 }
 
+/* n0: warp-instructions the path ran before in this turn (the compiling tier's); stop: where a
+ * whole path at the kernel's depth returns TS_RUN after at least one instruction (the compiling
+ * tier's entry points; NULL for none); *ran: the turn's count when it returns. */
 static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath *p,
-                                                      uint64_t budget) {
+                                                      uint64_t budget, uint64_t n0,
+                                                      const uint8_t *stop, uint64_t *ran) {
     prun *r = b->run;
     const unsigned char *params = r->params;
     pthr *lanes = b->t + w->first;
     uint64_t *R = w->regs[p->depth];
     const pinst *code = p->frames[p->depth].f->code;
     uint32_t pc = p->pc, mask = p->mask;
-    uint64_t n = 0, steps = 0, pop = lanes_in(mask);
+    uint64_t n = n0, steps = 0, pop = lanes_in(mask);
     int st = TS_RUN;
     /* CUSHIM_MOCK_CHECK: read once here, so that a memory instruction tests a register. */
     const bool checking = r->checks != 0;
     for (;;) {
+        if (stop != NULL && stop[pc] && n > n0 && mask == FULL && p->depth == 0) goto out;
         const pinst *in = &code[pc++];
         n++;
         steps += pop;
@@ -952,23 +957,36 @@ out:
     p->pc = pc;
     p->mask = mask;
     b->steps += steps;
+    if (ran != NULL) *ran = n;
     return st;
 }
 
 /* The loop built twice on x86-64: for the baseline and for CPUs with AVX2, FMA and POPCNT (four
  * lanes of the 64-bit register file per operation, fma.rn in one instruction), chosen once by the
- * CPU's features. */
+ * CPU's features; each also with the compiling tier's stops (ptx_jit.c). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("avx2,fma,popcnt"))) static int exec_avx2(pblock *b, pwarp *w, ppath *p,
                                                                 uint64_t budget) {
-    return exec(b, w, p, budget);
+    return exec(b, w, p, budget, 0, NULL, NULL);
 }
 
 static int exec_base(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
-    return exec(b, w, p, budget);
+    return exec(b, w, p, budget, 0, NULL, NULL);
 }
 
-int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+__attribute__((target("avx2,fma,popcnt"))) static int exec_avx2_from(pblock *b, pwarp *w, ppath *p,
+                                                                     uint64_t budget, uint64_t n0,
+                                                                     const uint8_t *stop,
+                                                                     uint64_t *ran) {
+    return exec(b, w, p, budget, n0, stop, ran);
+}
+
+static int exec_base_from(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0,
+                          const uint8_t *stop, uint64_t *ran) {
+    return exec(b, w, p, budget, n0, stop, ran);
+}
+
+static bool has_avx2(void) {
     static int avx2; /* 0 unknown, 1 no, 2 yes */
     int v = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
     if (v == 0) {
@@ -979,8 +997,25 @@ int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                 : 1;
         __atomic_store_n(&avx2, v, __ATOMIC_RELAXED);
     }
-    return v == 2 ? exec_avx2(b, w, p, budget) : exec_base(b, w, p, budget);
+    return v == 2;
+}
+
+int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+    return has_avx2() ? exec_avx2(b, w, p, budget) : exec_base(b, w, p, budget);
+}
+
+int ptx__exec_from(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0, const uint8_t *stop,
+                   uint64_t *ran) {
+    return has_avx2() ? exec_avx2_from(b, w, p, budget, n0, stop, ran)
+                      : exec_base_from(b, w, p, budget, n0, stop, ran);
 }
 #else
-int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) { return exec(b, w, p, budget); }
+int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+    return exec(b, w, p, budget, 0, NULL, NULL);
+}
+
+int ptx__exec_from(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0, const uint8_t *stop,
+                   uint64_t *ran) {
+    return exec(b, w, p, budget, n0, stop, ran);
+}
 #endif

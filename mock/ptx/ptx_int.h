@@ -273,6 +273,12 @@ typedef struct mock_ptx_func {
     size_t smem_static;  /* the module's static shared memory when it was decoded, its own
                           * .shared included, */
     size_t smem_dyn_off; /* and where its dynamic shared memory starts */
+    /* The compiling tier's (ptx_jit.c), atomically: its state, its code once that is ready, and
+     * the thread-instructions its launches ran. */
+    int jit_state;
+    struct pjit *jit;
+    void (*jit_free)(struct pjit *j); /* set with jit: how the module's end frees it */
+    uint64_t jit_steps;
 } mock_ptx_func;
 
 typedef struct pvar {

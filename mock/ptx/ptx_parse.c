@@ -501,6 +501,7 @@ void mock__ptx_free(mock_ptx_module *m) {
         free(f->code);
         free(f->init);
         free(f->calls);
+        if (f->jit_free != NULL) f->jit_free(f->jit);
     }
     for (size_t i = 0; i < m->nvars; i++) free(m->vars[i].name);
     free(m->funcs);

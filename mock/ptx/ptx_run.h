@@ -129,11 +129,17 @@ struct prun {
     pthread_mutex_t out_lock;
     unsigned checks;            /* the launch's MOCK_PTX_CHECK_* bits, 0 when off */
     struct pcheck_run *chk_run; /* what the checks reported in this launch (ptx_check.c) */
+    struct pjit *jit;           /* the kernel's compiled code (ptx_jit.c), NULL to interpret */
 };
 
 /* Runs path p of warp w until its lanes wait, exit, split, fault, or have run about `budget`
  * warp-instructions. */
 int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget);
+/* ptx__exec for the compiling tier (ptx_jit.c): counting from n0 warp-instructions already run in
+ * the turn, and returning TS_RUN at an instruction where stop[pc] is set once it has run one
+ * (a whole path at the kernel's depth); *ran gets the turn's count. */
+int ptx__exec_from(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0, const uint8_t *stop,
+                   uint64_t *ran);
 /* Records the launch's fault (the first one wins) and returns TS_FAULT. */
 int ptx__fault(pblock *b, const pthr *t, const pinst *in, CUresult code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

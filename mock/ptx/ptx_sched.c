@@ -10,6 +10,7 @@
 
 #include "ptx_check.h"
 #include "ptx_coll.h"
+#include "ptx_jit.h"
 #include "ptx_pool.h"
 #include "ptx_run.h"
 
@@ -356,6 +357,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     pthread_mutex_init(&r.out_lock, NULL);
+    r.jit = ptx__jit_for(k, &r);
     if (l->cooperative) {
         pworker w = {.run = &r};
         cooperative(&r, &w);
@@ -367,6 +369,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     free(r.params);
     free(r.order);
     __atomic_fetch_add(&total_steps, r.steps, __ATOMIC_RELAXED);
+    ptx__jit_ran(k, r.steps);
     if (l->out != NULL)
         fflush(l->out);
     else

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ptx_coll.h"
+#include "ptx_jit.h"
 
 static bool path_init(ppath *p, int depth) {
     if (p->capframes < depth + 1) {
@@ -141,7 +142,8 @@ bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
         ran = true;
         w->last = i;
         uint32_t live = w->live;
-        int s = ptx__exec(b, w, &w->paths[i], budget);
+        int s = b->run->jit != NULL ? ptx__jit_exec(b, w, &w->paths[i], budget)
+                                    : ptx__exec(b, w, &w->paths[i], budget);
         if (s == TS_FAULT) return true;
         if (s == TS_SPLIT && !path_split(w, i, 0, 0, false)) {
             ptx__fault(b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a warp");

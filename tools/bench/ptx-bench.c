@@ -17,7 +17,12 @@
  * With --checks (after --quick, if both) each kernel runs with each of CUSHIM_MOCK_CHECK's
  * checks in turn, set through the mock's control API in the same process, unchecked rows
  * interleaved with the checked ones (off, memcheck, racecheck, initcheck, synccheck, all, off),
- * and a last column gives each row's CPU time a launch over the mean of the two unchecked rows. */
+ * and a last column gives each row's CPU time a launch over the mean of the two unchecked rows.
+ *
+ * Each kernel has two rows: the interpreter alone (CUSHIM_MOCK_JIT=off) and with the compiling
+ * tier (`+jit`, CUSHIM_MOCK_JIT=on: compiled at the launch that warms up, outside the timing),
+ * one after the other in the same process. --checks rows run the interpreter only (the checks
+ * take no compiled code), so their ratios are over the unchecked interpreter, tier off. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,7 +137,7 @@ static double measure(cushim_context *ctx, workload *w, double seconds, const ch
         cushim_module_function(&f, m, w->entry) != CUDA_SUCCESS ||
         cushim_launch(f, &cfg, w->params) != CUDA_SUCCESS ||
         cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
-        printf("%-8s %7s failed: %s\n", w->name, threads, cushim_last_error());
+        printf("%-10s %7s failed: %s\n", w->name, threads, cushim_last_error());
         cushim_module_release(m);
         return 0;
     }
@@ -153,7 +158,7 @@ static double measure(cushim_context *ctx, workload *w, double seconds, const ch
         count ? (double)(count() - before) : w->per_thread * threads_per_launch * launches;
     double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
     double native = w->native != NULL ? native_time(w->native, h, seconds) : 0;
-    printf("%-8s %7s %9u %12.3f %14.0f", w->name, threads, launches, elapsed / launches * 1e3,
+    printf("%-10s %7s %9u %12.3f %14.0f", w->name, threads, launches, elapsed / launches * 1e3,
            insns / launches);
     if (insns > 0) {
         printf(" %12.1f %14.1f", insns / elapsed * 1e-6, insns / cpu * 1e-6);
@@ -194,8 +199,10 @@ static void checked_rows(cushim_context *ctx, workload *w, double seconds, const
     }
     api.set_check(NULL, 0, false);
     double off = (cpu[0] + cpu[NROWS - 1]) / 2;
-    printf("%-8s check ratios (CPU a launch over unchecked; the two unchecked rows %.3f):", w->name,
-           cpu[0] > 0 ? cpu[NROWS - 1] / cpu[0] : 0);
+    printf(
+        "%-8s check ratios (CPU a launch over the unchecked interpreter, compiling tier off; the "
+        "two unchecked rows %.3f):",
+        w->name, cpu[0] > 0 ? cpu[NROWS - 1] / cpu[0] : 0);
     for (int i = 1; i + 1 < NROWS; i++)
         printf(" %s %.2f", rows[i].name, off > 0 ? cpu[i] / off : 0);
     printf("\n");
@@ -253,10 +260,19 @@ static void run_all(bool quick, bool checks) {
          native_reduce},
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
-        if (checks)
+        if (checks) {
+            setenv("CUSHIM_MOCK_JIT", "off", 1);
             checked_rows(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
-        else
-            measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+            continue;
+        }
+        char name[32];
+        workload jit = w[i];
+        snprintf(name, sizeof name, "%s+jit", w[i].name);
+        jit.name = name;
+        setenv("CUSHIM_MOCK_JIT", "off", 1);
+        measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+        setenv("CUSHIM_MOCK_JIT", "on", 1);
+        measure(ctx, &jit, quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
     }
     free(h.x);
     free(h.y);
@@ -291,7 +307,7 @@ int main(int argc, char **argv) {
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
         char cores[16];
         snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-        printf("%-8s %7s %9s %12s %14s %12s %14s %10s %9s\n", "kernel", "threads", "launches",
+        printf("%-10s %7s %9s %12s %14s %12s %14s %10s %9s\n", "kernel", "threads", "launches",
                "ms/launch", "insns/launch", "M insns/s", "M insns/cpu-s", "native ms", "x native");
         int r = run_child("1", argv);
         return r != 0 ? r : run_child(cores, argv);

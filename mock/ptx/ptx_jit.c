@@ -1,0 +1,132 @@
+/* The compiling tier: whether a launch runs compiled code (CUSHIM_MOCK_JIT), compiling a kernel
+ * once, and a path's turn passed between compiled code and the interpreter. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dlfcn.h>
+
+#include "ptx_jit.h"
+
+/* CUSHIM_MOCK_JIT=auto compiles a kernel once its launches have run this many
+ * thread-instructions (about a fifth of a second interpreted, several times a compile's cost). */
+#define AUTO_STEPS (1ull << 28)
+
+enum { J_NONE, J_BUSY, J_READY, J_FAILED };
+enum { MODE_OFF, MODE_AUTO, MODE_ON };
+
+static int mode(void) {
+    const char *e = getenv("CUSHIM_MOCK_JIT");
+    if (e == NULL || *e == 0 || strcmp(e, "auto") == 0) return MODE_AUTO;
+    if (strcmp(e, "on") == 0 || strcmp(e, "1") == 0) return MODE_ON;
+    return MODE_OFF;
+}
+
+/* A line on stderr where CUSHIM_LOG asks for info (the mock's log level). */
+static void say(const mock_ptx_func *k, const char *why) {
+    const char *e = getenv("CUSHIM_LOG");
+    if (e != NULL && (strcmp(e, "info") == 0 || strcmp(e, "debug") == 0))
+        fprintf(stderr, "cushim mock: kernel %s runs interpreted: %s\n", k->name, why);
+}
+
+static pjit *compile(const mock_ptx_func *k) {
+    pjit *j = calloc(1, sizeof *j);
+    uint8_t *entry = calloc(k->ncode + 1, 1);
+    char *src = j != NULL && entry != NULL ? ptx__jit_source(k, entry) : NULL;
+    char why[256] = "out of memory";
+    if (src != NULL) {
+        j->fn = ptx__jit_build(src, &j->dl, why, sizeof why);
+        free(src);
+    }
+    if (j == NULL || j->fn == NULL) {
+        say(k, why);
+        free(entry);
+        free(j);
+        return NULL;
+    }
+    j->entry = entry;
+    j->ncode = k->ncode;
+    return j;
+}
+
+pjit *ptx__jit_for(const mock_ptx_func *kc, const prun *r) {
+    /* The checks and the random schedule run the interpreter only. */
+    if (r->checks != 0 || r->seed != 0) return NULL;
+    mock_ptx_func *k = (mock_ptx_func *)kc; /* only its jit fields, atomically */
+    int st = __atomic_load_n(&k->jit_state, __ATOMIC_ACQUIRE);
+    if (st == J_READY) return mode() == MODE_OFF ? NULL : k->jit;
+    if (st != J_NONE) return NULL;
+    int m = mode();
+    if (m == MODE_OFF) return NULL;
+    if (m == MODE_AUTO && __atomic_load_n(&k->jit_steps, __ATOMIC_RELAXED) < AUTO_STEPS)
+        return NULL;
+    /* One thread compiles; launches on others meanwhile interpret. */
+    int none = J_NONE;
+    if (!__atomic_compare_exchange_n(&k->jit_state, &none, J_BUSY, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return NULL;
+    pjit *j = compile(k);
+    k->jit = j;
+    k->jit_free = ptx__jit_free;
+    __atomic_store_n(&k->jit_state, j != NULL ? J_READY : J_FAILED, __ATOMIC_RELEASE);
+    return j;
+}
+
+void ptx__jit_ran(const mock_ptx_func *kc, uint64_t steps) {
+    mock_ptx_func *k = (mock_ptx_func *)kc;
+    if (__atomic_load_n(&k->jit_steps, __ATOMIC_RELAXED) < AUTO_STEPS)
+        __atomic_fetch_add(&k->jit_steps, steps, __ATOMIC_RELAXED);
+}
+
+/* Compiled warp-instructions: counted per host thread, added to the process's count now and
+ * then (host threads do not contend for it on every turn). */
+static uint64_t jit_count;
+static _Thread_local uint64_t jit_pending;
+
+uint64_t mock__ptx_jit_instructions(void) {
+    return __atomic_load_n(&jit_count, __ATOMIC_RELAXED) + jit_pending;
+}
+
+int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+    const pjit *j = b->run->jit;
+    uint64_t n = 0;
+    for (;;) {
+        if (p->mask == 0xffffffffu && p->depth == 0 && j->entry[p->pc]) {
+            struct pjit_ctx c = {.R = w->regs[0],
+                                 .params = b->run->params,
+                                 .lo = b->w->lo,
+                                 .hi = b->w->hi,
+                                 .smem = b->smem,
+                                 .smem_size = b->smem_size,
+                                 .n = n,
+                                 .budget = budget,
+                                 .pc = p->pc};
+            int s = j->fn(&c);
+            b->steps += (c.n - n) * 32;
+            if ((jit_pending += c.n - n) >= 4096) {
+                __atomic_fetch_add(&jit_count, jit_pending, __ATOMIC_RELAXED);
+                jit_pending = 0;
+            }
+            n = c.n;
+            p->pc = c.pc;
+            if (s == PJIT_YIELD) return TS_YIELD;
+            if (s == PJIT_EXIT) { /* as ptx_exec.c's exit of a whole path */
+                pthr *lanes = b->t + w->first;
+#pragma GCC unroll 32
+                for (unsigned l = 0; l < 32; l++) lanes[l].state = TS_EXIT;
+                b->exited += 32;
+                w->live = 0;
+                p->mask = 0;
+                return TS_EXIT;
+            }
+        }
+        int st = ptx__exec_from(b, w, p, budget, n, j->entry, &n);
+        if (st != TS_RUN) return st;
+    }
+}
+
+void ptx__jit_free(pjit *j) {
+    if (j == NULL) return;
+    if (j->dl != NULL) dlclose(j->dl);
+    free(j->entry);
+    free(j);
+}

@@ -1,0 +1,48 @@
+/* Internal to the compiling tier (ptx_jit.c, ptx_jit_gen.c, ptx_jit_cc.c; ptx_jit.h says what it
+ * does): what compiled code is given and returns, and the two steps of making it. */
+#ifndef CUSHIM_MOCK_PTX_JIT_INT_H
+#define CUSHIM_MOCK_PTX_JIT_INT_H
+
+#include "ptx_int.h"
+
+/* What compiled code is given: the text of this macro is also the structure's definition in the
+ * generated C (ptx_jit_gen.c pastes it), so that the two agree. n: warp-instructions the path ran
+ * in this turn (in and out); pc: where it starts, and where it stopped. */
+#define PJIT_CTX_FIELDS                                                                            \
+    uint64_t *R;                                                                                   \
+    const unsigned char *params;                                                                   \
+    uintptr_t *lo;                                                                                 \
+    uintptr_t *hi;                                                                                 \
+    unsigned char *smem;                                                                           \
+    uint64_t smem_size;                                                                            \
+    uint64_t n;                                                                                    \
+    uint64_t budget;                                                                               \
+    uint32_t pc;                                                                                   \
+    uint32_t pad;
+struct pjit_ctx {
+    PJIT_CTX_FIELDS
+};
+#define PJIT_STR_(x) #x
+#define PJIT_STR(x) PJIT_STR_(x)
+#define PJIT_CTX_FIELDS_TEXT PJIT_STR(PJIT_CTX_FIELDS)
+/* What compiled code returns: the interpreter runs the instruction at pc; the path yields with
+ * its next instruction at pc (a backward branch after its budget); its lanes exit. */
+enum { PJIT_BAIL, PJIT_YIELD, PJIT_EXIT };
+typedef int (*pjit_fn)(struct pjit_ctx *c);
+
+/* A kernel's compiled code. */
+typedef struct pjit {
+    void *dl;
+    pjit_fn fn;
+    uint8_t *entry; /* per instruction: 1 where compiled code may start */
+    size_t ncode;
+} pjit;
+
+/* The C source for kernel k (ptx_jit_gen.c): malloc'd text, and in `entry` (ncode bytes, given)
+ * the instructions it may start at; NULL when out of memory. */
+char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry);
+/* Compiles src (ptx_jit_cc.c), from the disk cache when it holds it: its function, and *dl the
+ * library to close; NULL with a sentence in why when it cannot. */
+pjit_fn ptx__jit_build(const char *src, void **dl, char *why, size_t whylen);
+
+#endif

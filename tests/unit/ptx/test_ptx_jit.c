@@ -1,0 +1,317 @@
+/* The compiling tier (CUSHIM_MOCK_JIT): each kernel runs with the tier off and on, and the two
+ * runs must agree bit for bit, in their results, their codes and their fault sentences, while
+ * the tier's count shows that compiled code ran. Integer and floating-point families, guards,
+ * loops, a partial warp, an access out of bounds, a spin, a kernel the tier cannot take, a
+ * missing compiler and a damaged cache. */
+#include <dirent.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ptx_util.h"
+
+static char cache[256];
+
+static const char alu_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+         ".reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<12>; .reg .f32 %f<8>;\n"
+         ".reg .f64 %fd<4>;\n"
+         "ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [n];\n"
+         "mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x;\n"
+         "mad.lo.s32 %r5, %r3, %r4, %r2;\n"
+         "mul.wide.u32 %rd2, %r5, 48; add.s64 %rd3, %rd1, %rd2;\n"
+         "mov.u32 %r6, 0; mov.u32 %r7, 0;\n"
+         "$LOOP:\n"
+         "mul.lo.u32 %r8, %r5, 0x9E3779B1; xor.b32 %r8, %r8, %r7;\n"
+         "shl.b32 %r9, %r8, 3; shr.u32 %r10, %r8, 5; shr.s32 %r11, %r8, 7;\n"
+         "add.s32 %r6, %r6, %r9; sub.s32 %r6, %r6, %r10; xor.b32 %r6, %r6, %r11;\n"
+         "min.s32 %r12, %r6, %r8; max.u32 %r13, %r6, %r8; and.b32 %r12, %r12, %r13;\n"
+         "or.b32 %r6, %r6, %r12;\n"
+         "setp.lt.u32 %p1, %r8, %r6;\n"
+         "@%p1 add.s32 %r6, %r6, 1;\n"
+         "@!%p1 neg.s32 %r6, %r6;\n"
+         "selp.b32 %r14, %r8, %r6, %p1; add.s32 %r6, %r6, %r14;\n"
+         "add.s32 %r7, %r7, 1; setp.lt.s32 %p2, %r7, %r1;\n"
+         "@%p2 bra $LOOP;\n"
+         "st.global.u32 [%rd3], %r6;\n"
+         "cvt.u64.u32 %rd4, %r6; cvt.s64.s32 %rd5, %r6;\n"
+         "mul.lo.s64 %rd6, %rd4, %rd5; mad.lo.s64 %rd6, %rd6, %rd4, %rd5; shl.b64 %rd7, %rd6, 3;\n"
+         "st.global.u64 [%rd3+8], %rd7;\n"
+         "cvt.rn.f32.s32 %f1, %r6;\n"
+         "mul.f32 %f2, %f1, 0f3DCCCCCD; add.f32 %f3, %f2, 0f3F800000;\n"
+         "fma.rn.f32 %f4, %f3, %f2, %f1; sub.f32 %f5, %f4, %f3;\n"
+         "st.global.f32 [%rd3+16], %f5;\n"
+         "cvt.f64.f32 %fd1, %f5;\n"
+         "fma.rn.f64 %fd2, %fd1, %fd1, %fd1; mul.f64 %fd3, %fd2, %fd1; add.f64 %fd3, %fd3, %fd2;\n"
+         "st.global.f64 [%rd3+24], %fd3;\n"
+         "setp.gt.f32 %p3, %f5, %f4; selp.u32 %r15, 1, 2, %p3;\n"
+         "st.global.u32 [%rd3+32], %r15;\n"
+         "@%p3 st.global.u32 [%rd3+36], %r2;\n"
+         "ret;\n}\n";
+
+/* Runs text's kernel k with the tier `mode`; *jit: the compiled warp-instructions it ran. */
+static CUresult run_mode(const char *mode, const char *text, unsigned grid, unsigned block,
+                         void **params, uint64_t *jit) {
+    setenv("CUSHIM_MOCK_JIT", mode, 1);
+    uint64_t before = mock__ptx_jit_instructions();
+    CUresult r = run(text, "k", grid, block, params);
+    *jit = mock__ptx_jit_instructions() - before;
+    return r;
+}
+
+/* The kernel off and on: the same code, sentence and bytes of out; how much ran compiled. */
+static uint64_t same_both_ways(const char *text, unsigned grid, unsigned block, void **params,
+                               unsigned char *out, size_t bytes, CUresult want) {
+    unsigned char *first = malloc(bytes);
+    char first_err[sizeof err];
+    uint64_t jit = 0;
+    assert_non_null(first);
+    memset(out, 0, bytes);
+    if (run_mode("off", text, grid, block, params, &jit) != want) fail_msg("%s", err);
+    assert_int_equal(jit, 0);
+    memcpy(first, out, bytes);
+    snprintf(first_err, sizeof first_err, "%s", err);
+    memset(out, 0, bytes);
+    err[0] = 0;
+    assert_int_equal(run_mode("on", text, grid, block, params, &jit), want);
+    assert_memory_equal(first, out, bytes);
+    if (want != CUDA_SUCCESS) assert_string_equal(first_err, err);
+    free(first);
+    return jit;
+}
+
+static void test_alu_families_agree(void **state) {
+    (void)state;
+    size_t bytes = 4 * 64 * 48;
+    unsigned char *out = dev_alloc(bytes);
+    uint32_t n = 7;
+    void *p[] = {&out, &n};
+    assert_true(same_both_ways(alu_ptx, 4, 64, p, out, bytes, CUDA_SUCCESS) > 0);
+    /* A partial warp (the second of 48 threads) runs interpreted, the first compiled. */
+    assert_true(same_both_ways(alu_ptx, 3, 48, p, out, bytes, CUDA_SUCCESS) > 0);
+    dev_free_all();
+}
+
+static const char oob_ptx[] = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+                                   ".reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+                                   "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+                                   "mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+                                   "add.s32 %r2, %r1, 1;\n"
+                                   "st.global.u32 [%rd3], %r2;\n" /* line 10 */
+                                   "ret;\n}\n";
+
+static void test_out_of_bounds_same_fault(void **state) {
+    (void)state;
+    unsigned char *out = dev_alloc(10 * 4);
+    void *p[] = {&out};
+    assert_true(same_both_ways(oob_ptx, 1, 32, p, out, 40, CUDA_ERROR_ILLEGAL_ADDRESS) > 0);
+    assert_has(err, "thread (10,0,0)");
+    assert_has(err, "PTX line 10");
+    assert_has(err, "past the end of the 40-byte allocation");
+    dev_free_all();
+}
+
+/* Shared memory through a barrier: each lane reads what the mirror lane wrote; with `step` 8
+ * (bytes apart) lanes past 31 fall outside the 256 bytes. */
+static const char shared_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out, .param .u32 step)\n{\n"
+         ".reg .b32 %r<12>; .reg .b64 %rd<4>;\n.shared .align 4 .b8 sh[256];\n"
+         "ld.param.u64 %rd1, [out]; ld.param.u32 %r9, [step]; mov.u32 %r1, %tid.x;\n"
+         "mul.lo.u32 %r2, %r1, %r9; mov.u32 %r3, sh; add.u32 %r4, %r3, %r2;\n"
+         "mul.lo.u32 %r5, %r1, 7;\n"
+         "st.shared.u32 [%r4], %r5;\n" /* line 11 */
+         "bar.sync 0;\n"
+         "mov.u32 %r10, 63; sub.u32 %r6, %r10, %r1; shl.b32 %r6, %r6, 2; add.u32 %r6, %r3, %r6;\n"
+         "ld.shared.u32 %r7, [%r6];\n"
+         "mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+         "st.global.u32 [%rd3], %r7;\n"
+         "ret;\n}\n";
+
+static void test_shared_memory_agrees(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(4 * 64 * 4);
+    uint32_t step = 4;
+    void *p[] = {&out, &step};
+    assert_true(
+        same_both_ways(shared_ptx, 4, 64, p, (unsigned char *)out, 4 * 64 * 4, CUDA_SUCCESS) > 0);
+    for (uint32_t i = 0; i < 64; i++) assert_int_equal(out[i], (63 - i) * 7);
+    step = 8;
+    assert_true(same_both_ways(shared_ptx, 1, 64, p, (unsigned char *)out, 64 * 4,
+                               CUDA_ERROR_ILLEGAL_ADDRESS) > 0);
+    assert_has(err, "thread (32,0,0), PTX line 11");
+    assert_has(err, "past the block's 256 bytes of shared memory");
+    dev_free_all();
+}
+
+static const char spin_ptx[] = HEAD ".visible .entry k()\n{\n"
+                                    ".reg .b32 %r<2>;\n"
+                                    "mov.u32 %r1, 0;\n"
+                                    "$L: add.s32 %r1, %r1, 1; bra $L;\n"
+                                    "}\n";
+
+static void test_spin_fails_within_bounds(void **state) {
+    (void)state;
+    unsigned char dummy;
+    setenv("CUSHIM_MOCK_PTX_STEPS", "1000000", 1);
+    assert_true(same_both_ways(spin_ptx, 2, 64, NULL, &dummy, 1, CUDA_ERROR_LAUNCH_TIMEOUT) > 0);
+    assert_has(err, "more than 1000000 instructions");
+    unsetenv("CUSHIM_MOCK_PTX_STEPS");
+    /* The wall-clock bound holds too: compiled code hands back at its backward branch. */
+    setenv("CUSHIM_MOCK_TIMEOUT_S", "0.5", 1);
+    setenv("CUSHIM_MOCK_JIT", "on", 1);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(run(spin_ptx, "k", 1, 1024, NULL), CUDA_ERROR_LAUNCH_TIMEOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true(t1.tv_sec - t0.tv_sec < 10);
+    assert_has(err, "longer than 0.5 s");
+    unsetenv("CUSHIM_MOCK_TIMEOUT_S");
+}
+
+/* div and a call: outside the tier's list, run by the interpreter between compiled runs. */
+static const char other_ptx[] =
+    HEAD ".func (.param .b32 func_retval0) twice(.param .b32 a)\n{\n"
+         ".reg .b32 %r<3>; ld.param.u32 %r1, [a]; add.s32 %r2, %r1, %r1;\n"
+         "st.param.b32 [func_retval0+0], %r2; ret;\n}\n"
+         ".visible .entry k(.param .u64 out)\n{\n"
+         ".reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
+         "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+         "mov.u32 %r7, 1000; add.u32 %r2, %r1, 3; div.u32 %r3, %r7, %r2; mul.lo.u32 %r4, %r3, 3;\n"
+         "{ .param .b32 param0; st.param.b32 [param0+0], %r4; .param .b32 retval0;\n"
+         "call.uni (retval0), twice, (param0);\n"
+         "ld.param.b32 %r5, [retval0+0];\n}\n"
+         "add.u32 %r6, %r5, %r1;\n"
+         "mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+         "st.global.u32 [%rd3], %r6;\n"
+         "ret;\n}\n";
+
+static void test_kernel_the_tier_cannot_take_runs(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(64 * 4);
+    void *p[] = {&out};
+    assert_true(same_both_ways(other_ptx, 1, 64, p, (unsigned char *)out, 64 * 4, CUDA_SUCCESS) >
+                0);
+    for (uint32_t i = 0; i < 64; i++) assert_int_equal(out[i], 1000 / (i + 3) * 6 + i);
+    dev_free_all();
+}
+
+static void test_no_compiler_interprets(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(64 * 4);
+    void *p[] = {&out};
+    setenv("CUSHIM_MOCK_JIT_CC", "/nonexistent/cc", 1);
+    assert_int_equal(
+        same_both_ways(other_ptx, 1, 64, p, (unsigned char *)out, 64 * 4, CUDA_SUCCESS), 0);
+    assert_int_equal(out[5], 1000 / 8 * 6 + 5);
+    unsetenv("CUSHIM_MOCK_JIT_CC");
+    dev_free_all();
+}
+
+static void test_damaged_cache_is_rebuilt(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(64 * 4);
+    void *p[] = {&out};
+    assert_true(same_both_ways(other_ptx, 1, 64, p, (unsigned char *)out, 64 * 4, CUDA_SUCCESS) >
+                0);
+    /* Every cached library overwritten with junk: the next launch builds its own again. */
+    DIR *d = opendir(cache);
+    assert_non_null(d);
+    int damaged = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strstr(e->d_name, ".so") == NULL) continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", cache, e->d_name);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("not a library", f);
+        fclose(f);
+        damaged++;
+    }
+    closedir(d);
+    assert_true(damaged > 0);
+    assert_true(same_both_ways(other_ptx, 1, 64, p, (unsigned char *)out, 64 * 4, CUDA_SUCCESS) >
+                0);
+    dev_free_all();
+}
+
+/* Two host threads launch (and so compile) at once, into the same cache: each gets the
+ * interpreter's results. */
+typedef struct racer {
+    unsigned char *out;
+    CUresult r;
+    char err[sizeof err];
+} racer;
+
+static void *race(void *arg) {
+    racer *c = arg;
+    uint32_t n = 5;
+    void *p[] = {&c->out, &n};
+    mock_ptx_module *m = NULL;
+    c->r = mock__ptx_parse(&m, alu_ptx, strlen(alu_ptx), c->err, sizeof c->err);
+    if (c->r != CUDA_SUCCESS) return NULL;
+    mock_ptx_launch l = {.grid = {2, 1, 1},
+                         .block = {64, 1, 1},
+                         .params = p,
+                         .host_threads = 1,
+                         .sm_count = 132,
+                         .check = check};
+    c->r = mock__ptx_run(mock__ptx_kernel(m, "k"), &l, c->err, sizeof c->err);
+    mock__ptx_free(m);
+    return NULL;
+}
+
+static void test_two_threads_compile_at_once(void **state) {
+    (void)state;
+    size_t bytes = 2 * 64 * 48;
+    unsigned char *want = dev_alloc(bytes);
+    racer c[2] = {{.out = dev_alloc(bytes)}, {.out = dev_alloc(bytes)}};
+    setenv("CUSHIM_MOCK_JIT", "off", 1);
+    racer w = {.out = want};
+    race(&w);
+    assert_int_equal(w.r, CUDA_SUCCESS);
+    setenv("CUSHIM_MOCK_JIT", "on", 1);
+    setenv("CUSHIM_MOCK_JIT_CACHE", cache, 1);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, race, &c[i]), 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        if (c[i].r != CUDA_SUCCESS) fail_msg("%s", c[i].err);
+        assert_memory_equal(c[i].out, want, bytes);
+    }
+    dev_free_all();
+}
+
+static int remove_cache(void **state) {
+    (void)state;
+    DIR *d = opendir(cache);
+    if (d != NULL) {
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", cache, e->d_name);
+            if (e->d_name[0] != '.') unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(cache);
+    return 0;
+}
+
+int main(void) {
+    /* One host thread (the tier's count is kept per thread), a private cache. */
+    setenv("CUSHIM_MOCK_THREADS", "1", 1);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(cache, sizeof cache, "%s/cushim-jit-test-XXXXXX", tmp != NULL ? tmp : "/tmp");
+    if (mkdtemp(cache) == NULL) return 1;
+    setenv("CUSHIM_MOCK_JIT_CACHE", cache, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alu_families_agree),
+        cmocka_unit_test(test_out_of_bounds_same_fault),
+        cmocka_unit_test(test_shared_memory_agrees),
+        cmocka_unit_test(test_spin_fails_within_bounds),
+        cmocka_unit_test(test_kernel_the_tier_cannot_take_runs),
+        cmocka_unit_test(test_no_compiler_interprets),
+        cmocka_unit_test(test_damaged_cache_is_rebuilt),
+        cmocka_unit_test(test_two_threads_compile_at_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, remove_cache);
+}
