@@ -38,6 +38,20 @@ typedef struct pjit {
     size_t ncode;
 } pjit;
 
+/* What the tier does with an instruction (ptx_jit_expr.c). */
+enum { K_NO, K_LANE, K_MEM, K_BRA, K_EXIT };
+/* One of K_*: what the tier does with instruction in of kernel k. */
+int ptx__jit_kind(const pinst *in, const mock_ptx_func *k);
+/* The lane-wise expression of in over the run's locals v<slot>, in e (n bytes); false when the
+ * tier does not compile it. */
+bool ptx__jit_lane_expr(const pinst *in, const mock_ptx_func *k, char *e, size_t n);
+/* The slots a lane-wise instruction reads (up to 4) into r and writes (up to 2) into w. */
+int ptx__jit_lane_reads(const pinst *in, uint32_t *r);
+int ptx__jit_lane_writes(const pinst *in, uint32_t *w);
+
+/* The helpers every compiled file starts with (ptx_jit_expr.c). */
+extern const char ptx__jit_prelude[];
+
 /* The C source for kernel k (ptx_jit_gen.c): malloc'd text, and in `entry` (ncode bytes, given)
  * the instructions it may start at; NULL when out of memory. */
 char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry);
