@@ -22,7 +22,7 @@ static void test_properties_of_the_mock_h200(void **state) {
     assert_int_equal(p.maxThreadsDim[2], 64);
     assert_int_equal(p.maxGridSize[0], 2147483647);
     assert_int_equal(p.sharedMemPerBlock, 49152);
-    assert_int_equal(p.l2CacheSize, 52428800);
+    assert_int_equal(p.l2CacheSize, 62914560);
     assert_int_equal(p.maxThreadsPerMultiProcessor, 2048);
     assert_int_equal(p.totalGlobalMem, 141ull << 30);
     assert_int_equal(p.unifiedAddressing, 1);
