@@ -7,10 +7,11 @@
  * orders them on a GPU, whose warps run in any order. Threads of one warp are not compared (the
  * rules of independent thread scheduling are not checked). An atomic is no race, and marks the
  * bytes written. A store that leaves the bytes as they were races only at the strict level
- * (racecheck-strict), and its report says so. initcheck reports a load of shared bytes that no
- * thread of the block wrote since the block started, at the load (the mock zeroes shared memory,
- * a GPU leaves what was there). A kernel with cp.async or mbarrier copies writes shared memory
- * that the shadow does not see: initcheck of shared memory is off for it.
+ * (racecheck-strict), and its report says so. The shadow's write epoch also tells initcheck
+ * (ptx_check_taint.c) which shared bytes no thread of the block wrote since the block started
+ * (the mock zeroes shared memory, a GPU leaves what was there). A kernel with cp.async or
+ * mbarrier copies writes shared memory that the shadow does not see: initcheck of shared memory
+ * is off for it.
  *
  * Epochs go on growing across the blocks a host thread runs, so a block starts without clearing
  * its shadow: what an earlier block recorded is of an older epoch. */
@@ -22,6 +23,7 @@
 #include "ptx_check_src.h"
 #include "ptx_check_report.h"
 #include "ptx_check_table.h"
+#include "ptx_check_taint.h"
 #include "ptx_val.h"
 
 /* Whether any function of the kernel's module copies asynchronously into shared memory. */
@@ -61,7 +63,7 @@ bool ptx__check_block_alloc(pblock *b) {
         b->chk->sh = calloc(b->smem_size, sizeof *b->chk->sh);
         if (b->chk->sh == NULL) return false;
     }
-    return true;
+    return ptx__taint_alloc(b);
 }
 
 void ptx__check_block_start(pblock *b) {
@@ -72,10 +74,12 @@ void ptx__check_block_start(pblock *b) {
         c->epoch = 0;
     }
     c->base = ++c->epoch;
+    ptx__taint_start(b);
 }
 
 void ptx__check_block_free(pblock *b) {
     if (b->chk == NULL) return;
+    ptx__taint_free(b);
     ptx__table_free(&b->chk->global);
     free(b->chk->sh);
     free(b->chk);
@@ -169,16 +173,6 @@ static int touch(const access *x, pshadow *s, uint64_t addr) {
         s->wline = x->in->line;
         return TS_RUN;
     }
-    if (x->ld && x->shared && r->chk_run->shared_init && s->wep < c->base) {
-        int st =
-            ptx__check_report(x->b, x->t, x->in, 2, 0,
-                              "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
-                              "that no thread of the block has written",
-                              x->nb, (unsigned long long)addr, x->b->smem_size);
-        if (st != TS_RUN) return st;
-        s->wep = c->base; /* reported once */
-        s->wthr = PSH_ATOMIC;
-    }
     if (r->checks & MOCK_PTX_CHECK_RACE) {
         int st = race(x, s, addr);
         if (st != TS_RUN) return st;
@@ -199,34 +193,6 @@ static int touch(const access *x, pshadow *s, uint64_t addr) {
     return TS_RUN;
 }
 
-/* initcheck of a global access: a store or atomic marks its bytes written; a load of bytes of a
- * device allocation that nothing wrote (no copy, set or kernel store) is reported. */
-static int global_init(const access *x, uint64_t a) {
-    pcheck *c = x->b->chk;
-    const mock_ptx_launch *l = x->b->run->l;
-    if (a < c->ilo || a - c->ilo >= c->ihi - c->ilo) {
-        uintptr_t lo = 0, hi = 0;
-        unsigned char *map = l->init_map != NULL ? l->init_map(l->check_ctx, a, &lo, &hi) : NULL;
-        if (hi == 0) return TS_RUN; /* not an allocation (a module's variables) */
-        c->ilo = lo;                /* remembered with or without bits */
-        c->ihi = hi;
-        c->imap = map;
-    }
-    if (c->imap == NULL) return TS_RUN; /* an allocation whose bits are not kept */
-    size_t off = a - c->ilo, n = x->nb < c->ihi - a ? x->nb : c->ihi - a;
-    if (!x->ld || x->atomic) {
-        mock_ptx_bits_set(c->imap, off, n);
-        return TS_RUN;
-    }
-    if (mock_ptx_bits_all(c->imap, off, n)) return TS_RUN;
-    mock_ptx_bits_set(c->imap, off, n); /* reported once */
-    return ptx__check_report(
-        x->b, x->t, x->in, 2, 0,
-        "a %zu-byte read of global address 0x%llx, %zu bytes into the %zu-byte "
-        "allocation at 0x%llx, that nothing has written (no copy, set or store)",
-        x->nb, (unsigned long long)a, off, (size_t)(c->ihi - c->ilo), (unsigned long long)c->ilo);
-}
-
 /* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
  * within the block). Addresses the access itself would refuse are left to it. */
 static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, size_t sz) {
@@ -240,7 +206,8 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
         off = sp == S_SHARED ? a : a - smem;
         if (c->sh == NULL || off > b->smem_size || x->nb > b->smem_size - off) return TS_RUN;
     } else if (sp == S_GLOBAL || sp == S_GENERIC) {
-        if (!(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
+        /* Global memory: racecheck only (initcheck's is in ptx_check_taint.c). */
+        if (!(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
         if (sp == S_GENERIC && (a - (uintptr_t)x->t->local < b->run->local_size ||
                                 a - (uintptr_t)b->run->params < b->run->param_bytes))
             return TS_RUN;
@@ -253,11 +220,6 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
     x->unchanged = !x->ld && !x->atomic && (b->run->checks & MOCK_PTX_CHECK_RACE) &&
                    same_bytes(x->in, R, l, q, sz);
-    if (!x->shared && (b->run->checks & MOCK_PTX_CHECK_INIT)) {
-        int st = global_init(x, a);
-        if (st != TS_RUN) return st;
-    }
-    if (!x->shared && !(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
     if (!x->shared) {
         /* Global memory: one record per access, keyed by its first byte (accesses of other
          * sizes or starts that overlap it are not compared: a race missed, never a false one). */

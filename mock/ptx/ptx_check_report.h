@@ -10,11 +10,13 @@
 #define SEEN_CAP 64
 
 typedef struct pcheck {
-    pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
-    ptable global;        /* global bytes the block touched (racecheck) */
-    uintptr_t ilo, ihi;   /* initcheck: the allocation whose written bits were looked up last, */
-    unsigned char *imap;  /* and its bits */
-    uint32_t epoch, base; /* the current epoch, and the block's first */
+    pshadow *sh;            /* one per byte of the block's shared memory, NULL when not needed */
+    ptable global;          /* global bytes the block touched (racecheck) */
+    uintptr_t ilo, ihi;     /* initcheck: the allocation whose written bits were looked up last, */
+    unsigned char *imap;    /* and its bits */
+    uint32_t epoch, base;   /* the current epoch, and the block's first */
+    struct ptaint_warp *tw; /* initcheck: each warp's register taints (ptx_check_taint.c) */
+    uintptr_t unoted;       /* the allocation whose undefined store the block noted last */
 } pcheck;
 
 typedef struct pcheck_run {
