@@ -4,8 +4,12 @@
  * Shared memory has a shadow, a record per byte: the epoch (barriers the block completed, counted
  * from the block's first) and thread of the last write and of the last read. Two accesses of one
  * byte in one epoch by threads of different warps, one of them a write, are a race: nothing
- * orders them on a GPU, whose warps run in any order. Threads of one warp are not compared (the
- * rules of independent thread scheduling are not checked). An atomic is no race, and marks the
+ * orders them on a GPU, whose warps run in any order. Within a warp, independent thread
+ * scheduling lets the lanes of divergent code run in any order too: two accesses of one byte by
+ * lanes of one warp, one of them a write, race when the earlier one was made by a path that did
+ * not hold the later lane (different sides of a branch, different iterations of a loop the lanes
+ * left at different times) and no __syncwarp (bar.warp.sync) or barrier came between. Lanes that
+ * ran the access together, converged, are not compared. An atomic is no race, and marks the
  * bytes written. A store that leaves the bytes as they were races only at the strict level
  * (racecheck-strict), and its report says so. The shadow's write epoch also tells initcheck
  * (ptx_check_taint.c) which shared bytes no thread of the block wrote since the block started
@@ -59,6 +63,9 @@ bool ptx__check_block_alloc(pblock *b) {
     if (r->checks == 0) return true;
     b->chk = calloc(1, sizeof *b->chk);
     if (b->chk == NULL) return false;
+    if ((r->checks & MOCK_PTX_CHECK_RACE) &&
+        (b->chk->wsync = calloc(b->nwarps, sizeof *b->chk->wsync)) == NULL)
+        return false;
     if ((r->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT)) && b->smem_size > 0) {
         b->chk->sh = calloc(b->smem_size, sizeof *b->chk->sh);
         if (b->chk->sh == NULL) return false;
@@ -74,6 +81,7 @@ void ptx__check_block_start(pblock *b) {
         c->epoch = 0;
     }
     c->base = ++c->epoch;
+    if (c->wsync != NULL) memset(c->wsync, 0, b->nwarps * sizeof *c->wsync);
     ptx__taint_start(b);
 }
 
@@ -81,6 +89,7 @@ void ptx__check_block_free(pblock *b) {
     if (b->chk == NULL) return;
     ptx__taint_free(b);
     ptx__table_free(&b->chk->global);
+    free(b->chk->wsync);
     free(b->chk->sh);
     free(b->chk);
     b->chk = NULL;
@@ -128,7 +137,24 @@ typedef struct access {
     const pinst *in;
     size_t nb;
     bool ld, atomic, unchanged, shared;
+    uint32_t path; /* the lanes of the accessing path */
 } access;
+
+void ptx__check_warp_synced(pblock *b, unsigned w) {
+    if (b->chk != NULL && b->chk->wsync != NULL) b->chk->wsync[w]++;
+}
+
+static const char warp_text[] =
+    " (lanes of one warp in divergent code, with no __syncwarp between them)";
+
+/* Whether an earlier access by thread `thr` of the same warp as x's, made by the path of lanes
+ * `mask` at the warp's __syncwarp count `sync`, is unordered with x under independent thread
+ * scheduling. */
+static bool warp_race(const access *x, uint16_t thr, uint32_t mask, uint32_t sync) {
+    const pcheck *c = x->b->chk;
+    return thr != x->t->linear && c->wsync != NULL && sync == c->wsync[x->t->warp] &&
+           !((mask >> x->t->lane) & 1);
+}
 
 static const char unchanged_text[] =
     "; the store leaves the bytes as they were, reported at the strict level only";
@@ -139,26 +165,34 @@ static int race(const access *x, const pshadow *s, uint64_t addr) {
     bool strict = (r->checks & MOCK_PTX_CHECK_RACE_STRICT) != 0;
     const char *space = x->shared ? "shared" : "global";
     char other[256];
-    if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp && (!x->unchanged || strict)) {
+    bool wwarp = s->wthr / 32 == warp;
+    if (s->wep == e && s->wthr != PSH_ATOMIC &&
+        (!wwarp || warp_race(x, s->wthr, s->wmask, s->wsync)) && (!x->unchanged || strict)) {
         thread_text(x->b, s->wthr, s->wline, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, s->wline,
             "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
-            "barrier between them (%s)%s",
+            "barrier between them (%s)%s%s",
             x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
-            x->ld ? "read after write" : "write after write", x->unchanged ? unchanged_text : "");
+            x->ld ? "read after write" : "write after write", wwarp ? warp_text : "",
+            x->unchanged ? unchanged_text : "");
     }
-    if (!x->ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY) &&
+    bool rwarp = s->rthr / 32 == warp && s->rthr2 == PSH_NOBODY;
+    if (!x->ld && s->rep == e &&
+        (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY ||
+         warp_race(x, s->rthr, s->rmask, s->rsync)) &&
         (!x->unchanged || strict)) {
-        /* The reader of another warp: the first, or the first of a second warp. */
-        bool first = s->rthr / 32 != warp;
+        /* The reader of another warp (the first, or the first of a second warp), or of this
+         * warp in divergent code. */
+        bool first = s->rthr / 32 != warp || rwarp;
         unsigned line = first ? s->rline : s->rline2;
         thread_text(x->b, first ? s->rthr : s->rthr2, line, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, line,
             "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
-            "barrier between them (write after read)%s",
-            x->nb, space, (unsigned long long)addr, other, x->unchanged ? unchanged_text : "");
+            "barrier between them (write after read)%s%s",
+            x->nb, space, (unsigned long long)addr, other, rwarp ? warp_text : "",
+            x->unchanged ? unchanged_text : "");
     }
     return TS_RUN;
 }
@@ -177,15 +211,20 @@ static int touch(const access *x, pshadow *s, uint64_t addr) {
         int st = race(x, s, addr);
         if (st != TS_RUN) return st;
     }
+    uint32_t sync = c->wsync != NULL ? c->wsync[x->t->warp] : 0;
     if (!x->ld) {
         s->wep = e;
         s->wthr = (uint16_t)me;
         s->wline = x->in->line;
+        s->wmask = x->path;
+        s->wsync = sync;
     } else if (s->rep != e) {
         s->rep = e;
         s->rthr = (uint16_t)me;
         s->rline = x->in->line;
         s->rthr2 = PSH_NOBODY;
+        s->rmask = x->path;
+        s->rsync = sync;
     } else if (s->rthr2 == PSH_NOBODY && s->rthr / 32 != x->t->warp) {
         s->rthr2 = (uint16_t)me;
         s->rline2 = x->in->line;
@@ -243,14 +282,14 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     return TS_RUN;
 }
 
-int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
-                   bool atomic) {
+int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint32_t path,
+                   const uint64_t *R, bool ld, bool atomic) {
     pcheck *c = b->chk;
     if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
     if (in->space != S_SHARED && in->space != S_GLOBAL && in->space != S_GENERIC) return TS_RUN;
     const uint64_t *x = R + ((size_t)in->s[0] << 5);
     size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8;
-    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false};
+    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false, path};
     for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint64_t a = x[l] + (uint64_t)in->imm;

@@ -16,6 +16,7 @@ typedef struct pcheck {
     unsigned char *imap;    /* and its bits */
     uint32_t epoch, base;   /* the current epoch, and the block's first */
     struct ptaint_warp *tw; /* initcheck: each warp's register taints (ptx_check_taint.c) */
+    uint32_t *wsync;        /* racecheck: each warp's bar.warp.sync count since the block began */
     uintptr_t unoted;       /* the allocation whose undefined store the block noted last */
 } pcheck;
 

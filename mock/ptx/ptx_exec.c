@@ -745,7 +745,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 int ty = in->op % T_COUNT, sp = in->space;
                 bool ld = in->op / T_COUNT == O_LD;
                 if (__builtin_expect(checking, 0) &&
-                    ptx__check_mem(b, lanes, in, m, R, ld, false) != TS_RUN) {
+                    ptx__check_mem(b, lanes, in, m, mask, R, ld, false) != TS_RUN) {
                     st = TS_FAULT;
                     goto out;
                 }
@@ -784,7 +784,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 int ty = in->op % T_COUNT;
                 size_t sz = (size_t)bits_of(ty) / 8;
                 if (__builtin_expect(checking, 0) &&
-                    ptx__check_mem(b, lanes, in, m, R, false, true) != TS_RUN) {
+                    ptx__check_mem(b, lanes, in, m, mask, R, false, true) != TS_RUN) {
                     st = TS_FAULT;
                     goto out;
                 }

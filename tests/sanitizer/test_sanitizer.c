@@ -135,6 +135,22 @@ static void test_global_memory_within_a_block(void **state) {
     assert_has(e, "(write after read)");
 }
 
+/* One warp whose even and odd lanes take different sides of a branch, one side writing what
+ * the other reads, with no __syncwarp between: only the rule within a warp sees it (the
+ * kernel's __syncwarp after the branch orders what follows). */
+static void test_divergent_lanes_of_one_warp_race(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("race_warp", 32, CUSHIM_MOCK_CHECK_RACECHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    /* Lane 0's store leaves s[0] as it was (0 * 3): lane 2's is the first that races. */
+    assert_has(e, "kernel race_warp, block (0,0,0), thread (2,0,0), PTX line");
+    assert_has(e, "racecheck: a 4-byte write of shared address 0x8 races with a read by thread "
+                  "(3,0,0) (warp 0), PTX line");
+    assert_has(e, "(lanes of one warp in divergent code, with no __syncwarp between them)");
+    assert_true(strstr(e, "race_warp.cu:12") != NULL && strstr(e, "race_warp.cu:14") != NULL);
+}
+
 static void test_store_of_the_same_value_only_at_the_strict_level(void **state) {
     (void)state;
     assert_ok(run_checked("race_same", 64, CUSHIM_MOCK_CHECK_RACECHECK));
@@ -384,6 +400,7 @@ int main(int argc, char **argv) {
         T(test_unchecked_the_same_launch_succeeds),
         T(test_write_after_read_names_both_accesses),
         T(test_global_memory_within_a_block),
+        T(test_divergent_lanes_of_one_warp_race),
         T(test_store_of_the_same_value_only_at_the_strict_level),
         T(test_barrier_reached_by_one_warp),
         T(test_named_barrier_with_two_counts),
