@@ -81,6 +81,7 @@ void ptx__check_block_start(pblock *b) {
         c->epoch = 0;
     }
     c->base = ++c->epoch;
+    c->sh_written = c->sh_undef = 0;
     if (c->wsync != NULL) memset(c->wsync, 0, b->nwarps * sizeof *c->wsync);
     ptx__taint_start(b);
 }
@@ -268,6 +269,9 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     /* The bytes of an access mostly have one history: then the first byte's outcome is every
      * byte's, and one is worked out and copied. */
     pshadow *sh = &c->sh[off];
+    if (!x->ld) { /* bytes written for the first time in the block (initcheck's fast case) */
+        for (size_t i = 0; i < x->nb; i++) c->sh_written += sh[i].wep < c->base;
+    }
     bool uniform = x->nb > 1;
     for (size_t i = 1; i < x->nb && uniform; i++) uniform = memcmp(&sh[i], sh, sizeof *sh) == 0;
     if (uniform) {

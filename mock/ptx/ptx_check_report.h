@@ -18,6 +18,8 @@ typedef struct pcheck {
     struct ptaint_warp *tw; /* initcheck: each warp's register taints (ptx_check_taint.c) */
     uint32_t *wsync;        /* racecheck: each warp's bar.warp.sync count since the block began */
     uintptr_t unoted;       /* the allocation whose undefined store the block noted last */
+    size_t sh_written;      /* shared bytes the block has stored to (the first time each) */
+    size_t sh_undef;        /* stores of undefined values to shared memory in the block */
 } pcheck;
 
 typedef struct pcheck_run {

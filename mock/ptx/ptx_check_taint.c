@@ -209,6 +209,7 @@ static void written(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_
     case 1:
         /* Its epoch is the racecheck's (ptx_check.c), written after this. */
         for (size_t i = 0; i < nb; i++) b->chk->sh[off + i].pad = undef;
+        b->chk->sh_undef += undef;
         break;
     case 2: {
         size_t bytes = (size_t)(b->chk->ihi - b->chk->ilo + 7) / 8;
@@ -292,7 +293,10 @@ static int memory(pblock *b, pwarp *w, ptaint *T, const pinst *in, uint32_t m, u
             vt[i] = taint_of(T, in->d[i], &vo[i]) | gt;
         }
     }
-    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+    /* Shared memory all written in the block, none of it undefined: a load of it is defined. */
+    bool all_defined = op == O_LD && in->space == S_SHARED && b->chk->sh != NULL &&
+                       b->chk->sh_written >= b->smem_size && b->chk->sh_undef == 0;
+    for (uint32_t mm = all_defined ? 0 : m; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         const pthr *t = &b->t[w->first + l];
         uint64_t a = x[l] + (uint64_t)in->imm;
@@ -333,26 +337,48 @@ static void shfl(ptaint *T, const pinst *in, uint32_t m, const uint64_t *R) {
     set(T, in->d[1], m, ops, origin);
 }
 
+/* The lanes of `mask` whose guard holds. */
+static uint32_t guarded(const pinst *in, uint32_t mask, const uint64_t *R) {
+    if (in->guard == SL_TRUE) return mask;
+    const uint64_t *g = R + ((size_t)in->guard << 5);
+    uint32_t gm = 0;
+    for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        gm |= (uint32_t)(g[l] & 1) << l;
+    }
+    return mask & (in->gneg ? ~gm : gm);
+}
+
+/* Whether an instruction of the generic kind (its destinations d[0] and d[1] take the union of
+ * its sources' taints) has nothing to do: no tainted source or guard, no tainted destination.
+ * The common case, answered without working out the guard. */
+static inline bool generic_clean(const ptaint *T, const pinst *in, uint32_t mask) {
+    uint32_t t = 0;
+    for (int i = 0; i < 4; i++) t |= slot_ok(in->s[i]) ? T[in->s[i]].lanes : 0;
+    for (int i = 0; i < 2; i++) t |= slot_ok(in->d[i]) ? T[in->d[i]].lanes : 0;
+    if (in->guard != SL_TRUE) t |= T[in->guard].lanes;
+    return (t & mask) == 0;
+}
+
 int ptx__taint_step(pblock *b, pwarp *w, const ppath *p, const pinst *in, uint32_t mask,
                     const uint64_t *R) {
-    ptaint *T = frame(b, w, p->depth);
+    const ptaint_warp *tw = &b->chk->tw[w->index];
+    ptaint *T = p->depth < tw->nframe ? tw->frame[p->depth] : frame(b, w, p->depth);
     if (T == NULL) return TS_RUN;
     int op = in->op / T_COUNT;
-    uint32_t m = mask;
+    bool generic = op < O_LD || op == O_VOTE || op == O_MATCH || op == O_REDUX || op == O_PACK ||
+                   op == O_COPYSIGN || op == O_TESTP || op == O_SAD || op == O_ADDC ||
+                   op == O_SUBC || op == O_SET || op == O_DP4A || op == O_MADC || op == O_HALF ||
+                   op == O_RND;
+    if (generic && generic_clean(T, in, mask)) return TS_RUN;
     unsigned origin = 0;
     uint32_t gt = 0;
     if (in->guard != SL_TRUE) {
-        const uint64_t *g = R + ((size_t)in->guard << 5);
-        uint32_t gm = 0;
-        for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
-            unsigned l = (unsigned)__builtin_ctz(mm);
-            gm |= (uint32_t)(g[l] & 1) << l;
-        }
-        m &= in->gneg ? ~gm : gm;
         gt = taint_of(T, in->guard, &origin) & mask;
         if (gt != 0 && (op == O_BRA || op == O_RET || op == O_EXIT || op == O_CALL))
             return report_use(b, w, in, gt, origin, true);
     }
+    uint32_t m = guarded(in, mask, R);
     if (m == 0) return TS_RUN;
     switch (op) {
     case O_LD:
