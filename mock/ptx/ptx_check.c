@@ -141,10 +141,6 @@ typedef struct access {
     uint32_t path; /* the lanes of the accessing path */
 } access;
 
-void ptx__check_warp_synced(pblock *b, unsigned w) {
-    if (b->chk != NULL && b->chk->wsync != NULL) b->chk->wsync[w]++;
-}
-
 static const char warp_text[] =
     " (lanes of one warp in divergent code, with no __syncwarp between them)";
 

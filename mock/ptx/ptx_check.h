@@ -21,6 +21,4 @@ void ptx__check_block_free(pblock *b);
  * the shadow read and updated. TS_RUN, or TS_FAULT after a report that fails the launch. */
 int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint32_t path,
                    const uint64_t *R, bool ld, bool atomic);
-/* bar.warp.sync completed by warp w: its lanes' earlier accesses are ordered with later ones. */
-void ptx__check_warp_synced(pblock *b, unsigned w);
 #endif

@@ -1,7 +1,6 @@
 /* synccheck: a barrier that completes with part of the block (the others exited without reaching
  * it), one barrier waited at with different thread counts, a warp collective whose mask names
  * lanes that exited; and each completed barrier starts a new epoch of racecheck's shadow. */
-#include "ptx_check.h"
 #include "ptx_check_sync.h"
 
 #include "ptx_check_report.h"
@@ -80,7 +79,8 @@ void ptx__check_bar(pblock *b, uint32_t ready, const unsigned *arrived, const un
 }
 
 void ptx__check_warp(pblock *b, unsigned w, const pinst *in, uint32_t part, uint32_t mask) {
-    if (in->op / T_COUNT == O_WARPSYNC) ptx__check_warp_synced(b, w);
+    /* bar.warp.sync: the warp's earlier accesses are ordered with later ones (racecheck). */
+    if (in->op / T_COUNT == O_WARPSYNC && b->chk->wsync != NULL) b->chk->wsync[w]++;
     if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
     unsigned first = w * 32, n = b->n - first < 32 ? b->n - first : 32;
     uint32_t exist = n == 32 ? 0xffffffffu : (1u << n) - 1, missing = mask & exist & ~part;
