@@ -83,8 +83,8 @@ typedef struct mock_ptx_launch {
 /* The checks a launch may ask for (ptx_check.c), and the kinds reports are counted by. */
 enum {
     MOCK_PTX_CHECK_MEM = 1,         /* memcheck: the faults of every launch, with a report */
-    MOCK_PTX_CHECK_RACE = 2,        /* racecheck: shared memory between warps, by barrier */
-    MOCK_PTX_CHECK_INIT = 4,        /* initcheck: shared memory read before any write */
+    MOCK_PTX_CHECK_RACE = 2,        /* racecheck: between warps by barrier, within a warp by path */
+    MOCK_PTX_CHECK_INIT = 4,        /* initcheck: values of memory nothing wrote, where used */
     MOCK_PTX_CHECK_SYNC = 8,        /* synccheck: barriers and warp collectives */
     MOCK_PTX_CHECK_RACE_STRICT = 16 /* racecheck also where a store leaves the bytes as they were */
 };
