@@ -116,6 +116,19 @@ bool mock__check_keeps_init(struct CUctx_st *ctx) {
     return (checks & CUSHIM_MOCK_CHECK_INITCHECK) != 0;
 }
 
+/* A bit of a written-bits map, and the same bit set or cleared. */
+static bool bit_of(const unsigned char *map, size_t i) {
+    return (__atomic_load_n(&map[i / 8], __ATOMIC_RELAXED) >> (i % 8)) & 1;
+}
+
+static void bit_put(unsigned char *map, size_t i, bool on) {
+    unsigned char bit = (unsigned char)(1u << (i % 8));
+    if (on)
+        __atomic_fetch_or(&map[i / 8], bit, __ATOMIC_RELAXED);
+    else if (bit_of(map, i))
+        __atomic_fetch_and(&map[i / 8], (unsigned char)~bit, __ATOMIC_RELAXED);
+}
+
 void mock__check_written(uintptr_t dst, size_t width, size_t height, size_t pitch) {
     uintptr_t lo, hi;
     unsigned char *map = mock__init_map(dst, &lo, &hi);
@@ -124,7 +137,43 @@ void mock__check_written(uintptr_t dst, size_t width, size_t height, size_t pitc
         if (row < lo || row >= hi) break;
         size_t n = width < hi - row ? width : hi - row;
         mock_ptx_bits_set(map, row - lo, n);
+        unsigned char *undef = map + (hi - lo + 7) / 8; /* a defined value now */
+        for (size_t i = 0; i < n; i++) bit_put(undef, row - lo + i, false);
     }
+}
+
+void mock__check_copied(const mock_mem_op *op) {
+    uintptr_t slo = 0, shi = 0, dlo = 0, dhi = 0, src = (uintptr_t)op->src;
+    const unsigned char *smap = mock__init_map(src, &slo, &shi);
+    if (smap == NULL) return;
+    const unsigned char *sundef = smap + (shi - slo + 7) / 8;
+    unsigned char *dmap = mock__init_map((uintptr_t)op->dst, &dlo, &dhi);
+    unsigned char *dundef = dmap != NULL ? dmap + (dhi - dlo + 7) / 8 : NULL;
+    size_t count = 0, first = 0;
+    for (size_t y = 0; y < op->height; y++) {
+        uintptr_t row = src + y * op->spitch, drow = (uintptr_t)op->dst + y * op->dpitch;
+        if (row < slo || row >= shi) break;
+        size_t n = op->width < shi - row ? op->width : shi - row;
+        for (size_t i = 0; i < n; i++) {
+            bool u = bit_of(sundef, row - slo + i);
+            if (u && count++ == 0) first = row - slo + i;
+            if (dundef != NULL && drow + i >= dlo && drow + i < dhi) {
+                bit_put(dundef, drow + i - dlo, u); /* undefined stays undefined */
+                if (u) bit_put(dmap, drow + i - dlo, false);
+            }
+        }
+    }
+    if (count == 0 || dmap != NULL) return;
+    char by[400];
+    if (!mock__ptx_undef_by(slo, by, sizeof by)) snprintf(by, sizeof by, "stored by a kernel");
+    mock__ptx_check_count(2);
+    fprintf(
+        stderr,
+        "cushim mock: initcheck: %s copies %zu bytes to the host (the first of them %zu bytes into "
+        "the %zu-byte allocation at 0x%llx) that hold a value read from memory that nothing "
+        "wrote, %s\n",
+        op->entry != NULL ? op->entry : "a copy", count, first, (size_t)(shi - slo),
+        (unsigned long long)slo, by);
 }
 
 bool mock__host_memory(uintptr_t p) {

@@ -166,6 +166,11 @@ void mock__check_leaks_at_exit(void);
 bool mock__check_keeps_init(struct CUctx_st *ctx);
 unsigned char *mock__init_map(uintptr_t p, uintptr_t *lo, uintptr_t *hi);
 void mock__check_written(uintptr_t dst, size_t width, size_t height, size_t pitch);
+/* After a copy: bytes of its source that a kernel stored undefined (initcheck) stay so in a
+ * device destination, and copied to the host are reported there, with the kernel that stored
+ * them. */
+struct mock_mem_op;
+void mock__check_copied(const struct mock_mem_op *op);
 /* Whether p lies in memory the process has mapped (/proc/self/maps): a host address. */
 bool mock__host_memory(uintptr_t p);
 /* The live range holding p (VMM reservations only where asked for), NULL for none. */

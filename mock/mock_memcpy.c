@@ -17,6 +17,7 @@ void mock__run_op(const mock_mem_op *op) {
             memmove(op->dst + y * op->dpitch, op->src + y * op->spitch, op->width);
         }
         mock__check_written((uintptr_t)op->dst, op->width, op->height, op->dpitch);
+        mock__check_copied(op);
         break;
     case MOCK_OP_SET:
         for (size_t y = 0; y < op->height; y++) {

@@ -41,7 +41,7 @@ CUresult mock__add_range(const mock_range *r) {
     *copy = *r;
     copy->init = NULL;
     if (r->kind == MOCK_MEM_DEVICE && mock__check_keeps_init(r->ctx))
-        copy->init = calloc((r->size + 7) / 8, 1); /* none: unchecked */
+        copy->init = calloc((r->size + 7) / 8, 2); /* written, stored undefined; none: unchecked */
     copy->id = next_buffer_id++;
     ranges[nranges++] = copy;
     live[r->kind]++;

@@ -74,8 +74,8 @@ typedef struct mock_ptx_launch {
     mock_ptx_heap *heap;         /* device malloc's; NULL: malloc returns NULL */
     unsigned checks;             /* MOCK_PTX_CHECK_* bits (CUSHIM_MOCK_CHECK), 0 for none */
     /* initcheck of global memory: the written bits of the allocation holding addr (bit i of byte
-     * i / 8: byte lo + i), NULL where none are kept; its bounds whenever addr lies in one (left
-     * as they were otherwise). May be NULL itself. */
+     * i / 8: byte lo + i; then as many bits of bytes stored undefined), NULL where none are kept;
+     * its bounds whenever addr lies in one (left as they were otherwise). May be NULL itself. */
     unsigned char *(*init_map)(void *ctx, uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
     bool check_report; /* a check that fires reports and the kernel goes on (mode report) */
 } mock_ptx_launch;
@@ -83,8 +83,8 @@ typedef struct mock_ptx_launch {
 /* The checks a launch may ask for (ptx_check.c), and the kinds reports are counted by. */
 enum {
     MOCK_PTX_CHECK_MEM = 1,         /* memcheck: the faults of every launch, with a report */
-    MOCK_PTX_CHECK_RACE = 2,        /* racecheck: shared memory between warps, by barrier */
-    MOCK_PTX_CHECK_INIT = 4,        /* initcheck: shared memory read before any write */
+    MOCK_PTX_CHECK_RACE = 2,        /* racecheck: between warps by barrier, within a warp by path */
+    MOCK_PTX_CHECK_INIT = 4,        /* initcheck: values of memory nothing wrote, where used */
     MOCK_PTX_CHECK_SYNC = 8,        /* synccheck: barriers and warp collectives */
     MOCK_PTX_CHECK_RACE_STRICT = 16 /* racecheck also where a store leaves the bytes as they were */
 };
@@ -107,6 +107,14 @@ static inline bool mock_ptx_bits_all(const unsigned char *map, size_t off, size_
 /* Reports of one kind (0 memcheck, 1 racecheck, 2 initcheck, 3 synccheck) the interpreter wrote
  * in this process. */
 unsigned long long mock__ptx_check_reports(int kind);
+/* A report of one kind written outside a kernel (a copy to the host of undefined bytes): counted
+ * with the interpreter's. */
+void mock__ptx_check_count(int kind);
+/* The kernel and line that last stored an undefined value into the allocation at lo (initcheck),
+ * in words: false when none did. The undefined bytes are marked in the second half of the
+ * allocation's written bits: (size + 7) / 8 bytes of written bits, then as many of bits set for
+ * bytes a kernel stored a value into that came from memory nothing wrote. */
+bool mock__ptx_undef_by(uintptr_t lo, char *buf, size_t len);
 
 /* Parses PTX text of `len` bytes. CUDA_ERROR_INVALID_PTX with a sentence in err for text the
  * interpreter cannot read, CUDA_ERROR_OUT_OF_MEMORY. */

@@ -4,13 +4,18 @@
  * Shared memory has a shadow, a record per byte: the epoch (barriers the block completed, counted
  * from the block's first) and thread of the last write and of the last read. Two accesses of one
  * byte in one epoch by threads of different warps, one of them a write, are a race: nothing
- * orders them on a GPU, whose warps run in any order. Threads of one warp are not compared (the
- * rules of independent thread scheduling are not checked). An atomic is no race, and marks the
+ * orders them on a GPU, whose warps run in any order. Within a warp, independent thread
+ * scheduling lets the lanes of divergent code run in any order too: two accesses of one byte by
+ * lanes of one warp, one of them a write, race when the earlier one was made by a path that did
+ * not hold the later lane (different sides of a branch, different iterations of a loop the lanes
+ * left at different times) and no __syncwarp (bar.warp.sync) or barrier came between. Lanes that
+ * ran the access together, converged, are not compared. An atomic is no race, and marks the
  * bytes written. A store that leaves the bytes as they were races only at the strict level
- * (racecheck-strict), and its report says so. initcheck reports a load of shared bytes that no
- * thread of the block wrote since the block started, at the load (the mock zeroes shared memory,
- * a GPU leaves what was there). A kernel with cp.async or mbarrier copies writes shared memory
- * that the shadow does not see: initcheck of shared memory is off for it.
+ * (racecheck-strict), and its report says so. The shadow's write epoch also tells initcheck
+ * (ptx_check_taint.c) which shared bytes no thread of the block wrote since the block started
+ * (the mock zeroes shared memory, a GPU leaves what was there). A kernel with cp.async or
+ * mbarrier copies writes shared memory that the shadow does not see: initcheck of shared memory
+ * is off for it.
  *
  * Epochs go on growing across the blocks a host thread runs, so a block starts without clearing
  * its shadow: what an earlier block recorded is of an older epoch. */
@@ -22,6 +27,7 @@
 #include "ptx_check_src.h"
 #include "ptx_check_report.h"
 #include "ptx_check_table.h"
+#include "ptx_check_taint.h"
 #include "ptx_val.h"
 
 /* Whether any function of the kernel's module copies asynchronously into shared memory. */
@@ -57,11 +63,14 @@ bool ptx__check_block_alloc(pblock *b) {
     if (r->checks == 0) return true;
     b->chk = calloc(1, sizeof *b->chk);
     if (b->chk == NULL) return false;
+    if ((r->checks & MOCK_PTX_CHECK_RACE) &&
+        (b->chk->wsync = calloc(b->nwarps, sizeof *b->chk->wsync)) == NULL)
+        return false;
     if ((r->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT)) && b->smem_size > 0) {
         b->chk->sh = calloc(b->smem_size, sizeof *b->chk->sh);
         if (b->chk->sh == NULL) return false;
     }
-    return true;
+    return ptx__taint_alloc(b);
 }
 
 void ptx__check_block_start(pblock *b) {
@@ -72,11 +81,16 @@ void ptx__check_block_start(pblock *b) {
         c->epoch = 0;
     }
     c->base = ++c->epoch;
+    c->sh_written = c->sh_undef = 0;
+    if (c->wsync != NULL) memset(c->wsync, 0, b->nwarps * sizeof *c->wsync);
+    ptx__taint_start(b);
 }
 
 void ptx__check_block_free(pblock *b) {
     if (b->chk == NULL) return;
+    ptx__taint_free(b);
     ptx__table_free(&b->chk->global);
+    free(b->chk->wsync);
     free(b->chk->sh);
     free(b->chk);
     b->chk = NULL;
@@ -124,7 +138,20 @@ typedef struct access {
     const pinst *in;
     size_t nb;
     bool ld, atomic, unchanged, shared;
+    uint32_t path; /* the lanes of the accessing path */
 } access;
+
+static const char warp_text[] =
+    " (lanes of one warp in divergent code, with no __syncwarp between them)";
+
+/* Whether an earlier access by thread `thr` of the same warp as x's, made by the path of lanes
+ * `mask` at the warp's __syncwarp count `sync`, is unordered with x under independent thread
+ * scheduling. */
+static bool warp_race(const access *x, uint16_t thr, uint32_t mask, uint32_t sync) {
+    const pcheck *c = x->b->chk;
+    return thr != x->t->linear && c->wsync != NULL && sync == c->wsync[x->t->warp] &&
+           !((mask >> x->t->lane) & 1);
+}
 
 static const char unchanged_text[] =
     "; the store leaves the bytes as they were, reported at the strict level only";
@@ -135,26 +162,34 @@ static int race(const access *x, const pshadow *s, uint64_t addr) {
     bool strict = (r->checks & MOCK_PTX_CHECK_RACE_STRICT) != 0;
     const char *space = x->shared ? "shared" : "global";
     char other[256];
-    if (s->wep == e && s->wthr != PSH_ATOMIC && s->wthr / 32 != warp && (!x->unchanged || strict)) {
+    bool wwarp = s->wthr / 32 == warp;
+    if (s->wep == e && s->wthr != PSH_ATOMIC &&
+        (!wwarp || warp_race(x, s->wthr, s->wmask, s->wsync)) && (!x->unchanged || strict)) {
         thread_text(x->b, s->wthr, s->wline, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, s->wline,
             "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
-            "barrier between them (%s)%s",
+            "barrier between them (%s)%s%s",
             x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
-            x->ld ? "read after write" : "write after write", x->unchanged ? unchanged_text : "");
+            x->ld ? "read after write" : "write after write", wwarp ? warp_text : "",
+            x->unchanged ? unchanged_text : "");
     }
-    if (!x->ld && s->rep == e && (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY) &&
+    bool rwarp = s->rthr / 32 == warp && s->rthr2 == PSH_NOBODY;
+    if (!x->ld && s->rep == e &&
+        (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY ||
+         warp_race(x, s->rthr, s->rmask, s->rsync)) &&
         (!x->unchanged || strict)) {
-        /* The reader of another warp: the first, or the first of a second warp. */
-        bool first = s->rthr / 32 != warp;
+        /* The reader of another warp (the first, or the first of a second warp), or of this
+         * warp in divergent code. */
+        bool first = s->rthr / 32 != warp || rwarp;
         unsigned line = first ? s->rline : s->rline2;
         thread_text(x->b, first ? s->rthr : s->rthr2, line, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, line,
             "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
-            "barrier between them (write after read)%s",
-            x->nb, space, (unsigned long long)addr, other, x->unchanged ? unchanged_text : "");
+            "barrier between them (write after read)%s%s",
+            x->nb, space, (unsigned long long)addr, other, rwarp ? warp_text : "",
+            x->unchanged ? unchanged_text : "");
     }
     return TS_RUN;
 }
@@ -169,62 +204,29 @@ static int touch(const access *x, pshadow *s, uint64_t addr) {
         s->wline = x->in->line;
         return TS_RUN;
     }
-    if (x->ld && x->shared && r->chk_run->shared_init && s->wep < c->base) {
-        int st =
-            ptx__check_report(x->b, x->t, x->in, 2, 0,
-                              "a %zu-byte read of shared address 0x%llx (of the block's %zu bytes) "
-                              "that no thread of the block has written",
-                              x->nb, (unsigned long long)addr, x->b->smem_size);
-        if (st != TS_RUN) return st;
-        s->wep = c->base; /* reported once */
-        s->wthr = PSH_ATOMIC;
-    }
     if (r->checks & MOCK_PTX_CHECK_RACE) {
         int st = race(x, s, addr);
         if (st != TS_RUN) return st;
     }
+    uint32_t sync = c->wsync != NULL ? c->wsync[x->t->warp] : 0;
     if (!x->ld) {
         s->wep = e;
         s->wthr = (uint16_t)me;
         s->wline = x->in->line;
+        s->wmask = x->path;
+        s->wsync = sync;
     } else if (s->rep != e) {
         s->rep = e;
         s->rthr = (uint16_t)me;
         s->rline = x->in->line;
         s->rthr2 = PSH_NOBODY;
+        s->rmask = x->path;
+        s->rsync = sync;
     } else if (s->rthr2 == PSH_NOBODY && s->rthr / 32 != x->t->warp) {
         s->rthr2 = (uint16_t)me;
         s->rline2 = x->in->line;
     }
     return TS_RUN;
-}
-
-/* initcheck of a global access: a store or atomic marks its bytes written; a load of bytes of a
- * device allocation that nothing wrote (no copy, set or kernel store) is reported. */
-static int global_init(const access *x, uint64_t a) {
-    pcheck *c = x->b->chk;
-    const mock_ptx_launch *l = x->b->run->l;
-    if (a < c->ilo || a - c->ilo >= c->ihi - c->ilo) {
-        uintptr_t lo = 0, hi = 0;
-        unsigned char *map = l->init_map != NULL ? l->init_map(l->check_ctx, a, &lo, &hi) : NULL;
-        if (hi == 0) return TS_RUN; /* not an allocation (a module's variables) */
-        c->ilo = lo;                /* remembered with or without bits */
-        c->ihi = hi;
-        c->imap = map;
-    }
-    if (c->imap == NULL) return TS_RUN; /* an allocation whose bits are not kept */
-    size_t off = a - c->ilo, n = x->nb < c->ihi - a ? x->nb : c->ihi - a;
-    if (!x->ld || x->atomic) {
-        mock_ptx_bits_set(c->imap, off, n);
-        return TS_RUN;
-    }
-    if (mock_ptx_bits_all(c->imap, off, n)) return TS_RUN;
-    mock_ptx_bits_set(c->imap, off, n); /* reported once */
-    return ptx__check_report(
-        x->b, x->t, x->in, 2, 0,
-        "a %zu-byte read of global address 0x%llx, %zu bytes into the %zu-byte "
-        "allocation at 0x%llx, that nothing has written (no copy, set or store)",
-        x->nb, (unsigned long long)a, off, (size_t)(c->ihi - c->ilo), (unsigned long long)c->ilo);
 }
 
 /* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
@@ -240,7 +242,8 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
         off = sp == S_SHARED ? a : a - smem;
         if (c->sh == NULL || off > b->smem_size || x->nb > b->smem_size - off) return TS_RUN;
     } else if (sp == S_GLOBAL || sp == S_GENERIC) {
-        if (!(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
+        /* Global memory: racecheck only (initcheck's is in ptx_check_taint.c). */
+        if (!(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
         if (sp == S_GENERIC && (a - (uintptr_t)x->t->local < b->run->local_size ||
                                 a - (uintptr_t)b->run->params < b->run->param_bytes))
             return TS_RUN;
@@ -253,11 +256,6 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
     x->unchanged = !x->ld && !x->atomic && (b->run->checks & MOCK_PTX_CHECK_RACE) &&
                    same_bytes(x->in, R, l, q, sz);
-    if (!x->shared && (b->run->checks & MOCK_PTX_CHECK_INIT)) {
-        int st = global_init(x, a);
-        if (st != TS_RUN) return st;
-    }
-    if (!x->shared && !(b->run->checks & MOCK_PTX_CHECK_RACE)) return TS_RUN;
     if (!x->shared) {
         /* Global memory: one record per access, keyed by its first byte (accesses of other
          * sizes or starts that overlap it are not compared: a race missed, never a false one). */
@@ -267,6 +265,9 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     /* The bytes of an access mostly have one history: then the first byte's outcome is every
      * byte's, and one is worked out and copied. */
     pshadow *sh = &c->sh[off];
+    if (!x->ld) { /* bytes written for the first time in the block (initcheck's fast case) */
+        for (size_t i = 0; i < x->nb; i++) c->sh_written += sh[i].wep < c->base;
+    }
     bool uniform = x->nb > 1;
     for (size_t i = 1; i < x->nb && uniform; i++) uniform = memcmp(&sh[i], sh, sizeof *sh) == 0;
     if (uniform) {
@@ -281,14 +282,14 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     return TS_RUN;
 }
 
-int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
-                   bool atomic) {
+int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint32_t path,
+                   const uint64_t *R, bool ld, bool atomic) {
     pcheck *c = b->chk;
     if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
     if (in->space != S_SHARED && in->space != S_GLOBAL && in->space != S_GENERIC) return TS_RUN;
     const uint64_t *x = R + ((size_t)in->s[0] << 5);
     size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8;
-    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false};
+    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false, path};
     for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint64_t a = x[l] + (uint64_t)in->imm;

@@ -17,8 +17,8 @@ void ptx__check_heap_new(pblock *b, uint64_t p, uint64_t n);
 void ptx__check_block_start(pblock *b);
 void ptx__check_block_free(pblock *b);
 
-/* Before a load or store (atomic: an atom or red) of the lanes of m: the shared-memory shadow
- * read and updated. TS_RUN, or TS_FAULT after a report that fails the launch. */
-int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, const uint64_t *R, bool ld,
-                   bool atomic);
+/* Before a load or store (atomic: an atom or red) of the lanes of m, of a path of lanes `path`:
+ * the shadow read and updated. TS_RUN, or TS_FAULT after a report that fails the launch. */
+int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint32_t path,
+                   const uint64_t *R, bool ld, bool atomic);
 #endif

@@ -12,6 +12,10 @@ unsigned long long mock__ptx_check_reports(int kind) {
     return kind >= 0 && kind < 4 ? __atomic_load_n(&reports[kind], __ATOMIC_RELAXED) : 0;
 }
 
+void mock__ptx_check_count(int kind) {
+    if (kind >= 0 && kind < 4) __atomic_fetch_add(&reports[kind], 1, __ATOMIC_RELAXED);
+}
+
 static const char *const kind_names[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
 
 /* A check fired: counted, then the launch fails (the first fault wins), or in report mode a

@@ -10,11 +10,16 @@
 #define SEEN_CAP 64
 
 typedef struct pcheck {
-    pshadow *sh;          /* one per byte of the block's shared memory, NULL when not needed */
-    ptable global;        /* global bytes the block touched (racecheck) */
-    uintptr_t ilo, ihi;   /* initcheck: the allocation whose written bits were looked up last, */
-    unsigned char *imap;  /* and its bits */
-    uint32_t epoch, base; /* the current epoch, and the block's first */
+    pshadow *sh;            /* one per byte of the block's shared memory, NULL when not needed */
+    ptable global;          /* global bytes the block touched (racecheck) */
+    uintptr_t ilo, ihi;     /* initcheck: the allocation whose written bits were looked up last, */
+    unsigned char *imap;    /* and its bits */
+    uint32_t epoch, base;   /* the current epoch, and the block's first */
+    struct ptaint_warp *tw; /* initcheck: each warp's register taints (ptx_check_taint.c) */
+    uint32_t *wsync;        /* racecheck: each warp's bar.warp.sync count since the block began */
+    uintptr_t unoted;       /* the allocation whose undefined store the block noted last */
+    size_t sh_written;      /* shared bytes the block has stored to (the first time each) */
+    size_t sh_undef;        /* stores of undefined values to shared memory in the block */
 } pcheck;
 
 typedef struct pcheck_run {

@@ -79,6 +79,8 @@ void ptx__check_bar(pblock *b, uint32_t ready, const unsigned *arrived, const un
 }
 
 void ptx__check_warp(pblock *b, unsigned w, const pinst *in, uint32_t part, uint32_t mask) {
+    /* bar.warp.sync: the warp's earlier accesses are ordered with later ones (racecheck). */
+    if (in->op / T_COUNT == O_WARPSYNC && b->chk->wsync != NULL) b->chk->wsync[w]++;
     if (!(b->run->checks & MOCK_PTX_CHECK_SYNC)) return;
     unsigned first = w * 32, n = b->n - first < 32 ? b->n - first : 32;
     uint32_t exist = n == 32 ? 0xffffffffu : (1u << n) - 1, missing = mask & exist & ~part;

@@ -12,11 +12,14 @@
 
 /* The last write and reads of a byte: epochs (barrier intervals, counted on from block to block;
  * 0: never), threads (linear index in the block), PTX lines. rthr2 is the first reader of the
- * epoch from a warp other than rthr's. */
+ * epoch from a warp other than rthr's. wmask and rmask: the lanes of the writer's (first
+ * reader's) path when it accessed, wsync and rsync its warp's __syncwarp count then (the rule
+ * within a warp). pad: initcheck's flag of a byte stored undefined. */
 typedef struct pshadow {
     uint32_t wep, rep;
     uint16_t wthr, rthr, rthr2, pad;
     uint32_t wline, rline, rline2;
+    uint32_t wmask, rmask, wsync, rsync;
 } pshadow;
 
 /* Global accesses of a block, by address: a direct-mapped table, made at its first use. */

@@ -18,6 +18,7 @@
 #endif
 
 #include "ptx_check.h"
+#include "ptx_check_taint.h"
 #include "ptx_coll.h"
 #include "ptx_run.h"
 #include "ptx_val.h"
@@ -558,11 +559,17 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
     int st = TS_RUN;
     /* CUSHIM_MOCK_CHECK: read once here, so that a memory instruction tests a register. */
     const bool checking = r->checks != 0;
+    const bool tainting = checking && (r->checks & MOCK_PTX_CHECK_INIT);
     for (;;) {
         if (stop != NULL && stop[pc] && n > n0 && mask == FULL && p->depth == 0) goto out;
         const pinst *in = &code[pc++];
         n++;
         steps += pop;
+        /* initcheck: definedness followed through every instruction (ptx_check_taint.c). */
+        if (__builtin_expect(tainting, 0) && ptx__taint_step(b, w, p, in, mask, R) != TS_RUN) {
+            st = TS_FAULT;
+            goto out;
+        }
         uint32_t m = mask;
         if (in->guard != SL_TRUE) {
             const uint64_t *g = R + ((size_t)in->guard << 5);
@@ -743,7 +750,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 int ty = in->op % T_COUNT, sp = in->space;
                 bool ld = in->op / T_COUNT == O_LD;
                 if (__builtin_expect(checking, 0) &&
-                    ptx__check_mem(b, lanes, in, m, R, ld, false) != TS_RUN) {
+                    ptx__check_mem(b, lanes, in, m, mask, R, ld, false) != TS_RUN) {
                     st = TS_FAULT;
                     goto out;
                 }
@@ -782,7 +789,7 @@ static inline __attribute__((always_inline)) int exec(pblock *b, pwarp *w, ppath
                 int ty = in->op % T_COUNT;
                 size_t sz = (size_t)bits_of(ty) / 8;
                 if (__builtin_expect(checking, 0) &&
-                    ptx__check_mem(b, lanes, in, m, R, false, true) != TS_RUN) {
+                    ptx__check_mem(b, lanes, in, m, mask, R, false, true) != TS_RUN) {
                     st = TS_FAULT;
                     goto out;
                 }

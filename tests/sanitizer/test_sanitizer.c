@@ -7,6 +7,8 @@
 
 #include "testutil.h"
 
+#include "stderr_of.h"
+
 static cushim_context *ctx;
 static const cushim_driver_table *t;
 static CUmodule mod;
@@ -133,6 +135,22 @@ static void test_global_memory_within_a_block(void **state) {
     assert_has(e, "(write after read)");
 }
 
+/* One warp whose even and odd lanes take different sides of a branch, one side writing what
+ * the other reads, with no __syncwarp between: only the rule within a warp sees it (the
+ * kernel's __syncwarp after the branch orders what follows). */
+static void test_divergent_lanes_of_one_warp_race(void **state) {
+    (void)state;
+    assert_int_equal(run_checked("race_warp", 32, CUSHIM_MOCK_CHECK_RACECHECK),
+                     CUDA_ERROR_LAUNCH_FAILED);
+    const char *e = mock.kernel_error();
+    /* Lane 0's store leaves s[0] as it was (0 * 3): lane 2's is the first that races. */
+    assert_has(e, "kernel race_warp, block (0,0,0), thread (2,0,0), PTX line");
+    assert_has(e, "racecheck: a 4-byte write of shared address 0x8 races with a read by thread "
+                  "(3,0,0) (warp 0), PTX line");
+    assert_has(e, "(lanes of one warp in divergent code, with no __syncwarp between them)");
+    assert_true(strstr(e, "race_warp.cu:12") != NULL && strstr(e, "race_warp.cu:14") != NULL);
+}
+
 static void test_store_of_the_same_value_only_at_the_strict_level(void **state) {
     (void)state;
     assert_ok(run_checked("race_same", 64, CUSHIM_MOCK_CHECK_RACECHECK));
@@ -171,33 +189,73 @@ static void test_shuffle_mask_names_exited_lanes(void **state) {
     assert_has(e, "sync_shfl.cu:5");
 }
 
-static void test_read_of_unwritten_shared_memory(void **state) {
+static void test_unwritten_shared_memory_used_as_an_index(void **state) {
     (void)state;
     assert_int_equal(run_checked("init_shared", 64, CUSHIM_MOCK_CHECK_INITCHECK),
                      CUDA_ERROR_LAUNCH_FAILED);
     const char *e = mock.kernel_error();
-    assert_has(e, "initcheck: a 4-byte read of shared address 0xfc");
+    assert_has(e, "initcheck: the address of a 4-byte read is a value loaded at PTX line");
+    assert_has(e, "(init_shared.cu:7) from memory that nothing wrote");
     assert_has(e, "thread (0,0,0)");
-    assert_has(e, "init_shared.cu:7");
+    assert_has(e, "(warp 0, init_shared.cu:7)");
 }
 
-static void test_read_of_unwritten_device_memory(void **state) {
+/* init_global stores in[t] + 1 for in[] half written: the launch succeeds (the values are only
+ * stored), and the copy of out[] to the host reports the bytes from the unwritten half, with the
+ * kernel and line that stored them. */
+static CUdeviceptr g_in, g_out;
+static void copy_out_back(void) {
+    int host[64];
+    assert_ok(t->cuMemcpyDtoH(host, g_out, sizeof host));
+}
+
+static void test_unwritten_device_memory_copied_back(void **state) {
     (void)state;
     /* The written bits are kept for allocations made while initcheck is chosen. */
     mock.set_check(cushim_context_raw(ctx), CUSHIM_MOCK_CHECK_INITCHECK, false);
     CUfunction fn = load("init_global");
-    CUdeviceptr in, out;
-    assert_ok(t->cuMemAlloc(&in, 64 * sizeof(int)));
-    assert_ok(t->cuMemAlloc(&out, 64 * sizeof(int)));
-    assert_ok(t->cuMemsetD32(in, 7, 32)); /* the first half written, the second not */
-    void *params[] = {&in, &out};
-    assert_int_equal(launch(fn, 64, params), CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
-    assert_has(e, "thread (32,0,0), PTX line");
-    assert_has(e, "(warp 1, init_global.cu:4): initcheck: a 4-byte read of global address 0x");
-    assert_has(e, "128 bytes into the 256-byte allocation at 0x");
-    t->cuMemFree(in);
-    t->cuMemFree(out);
+    assert_ok(t->cuMemAlloc(&g_in, 64 * sizeof(int)));
+    assert_ok(t->cuMemAlloc(&g_out, 64 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(g_in, 7, 32)); /* the first half written, the second not */
+    void *params[] = {&g_in, &g_out};
+    assert_ok(launch(fn, 64, params));
+    unsigned long long before = mock.check_reports(2);
+    const char *e = stderr_of(copy_out_back);
+    assert_int_equal(mock.check_reports(2), before + 1);
+    assert_has(e, "cushim mock: initcheck: cuMemcpyDtoH copies 128 bytes to the host (the first "
+                  "of them 128 bytes into the 256-byte allocation at 0x");
+    assert_has(e, "that hold a value read from memory that nothing wrote, stored by kernel "
+                  "init_global, block (0,0,0), thread (32,0,0), PTX line");
+    assert_has(e, "(warp 1, init_global.cu:4), a value loaded at PTX line");
+    /* Written again from the host, the bytes are defined: no report. */
+    assert_ok(t->cuMemsetD32(g_out, 0, 64));
+    e = stderr_of(copy_out_back);
+    assert_int_equal(mock.check_reports(2), before + 1);
+    assert_null(strstr(e, "initcheck"));
+    t->cuMemFree(g_in);
+    t->cuMemFree(g_out);
+}
+
+/* A value read from unwritten memory and not used (selp picks the other operand) is no error. */
+static void test_unwritten_value_not_used_is_no_error(void **state) {
+    (void)state;
+    mock.set_check(cushim_context_raw(ctx), CUSHIM_MOCK_CHECK_INITCHECK, false);
+    CUfunction fn = load("init_ignored");
+    assert_ok(t->cuMemAlloc(&g_in, 64 * sizeof(int)));
+    assert_ok(t->cuMemAlloc(&g_out, 64 * sizeof(int)));
+    assert_ok(t->cuMemsetD32(g_in, 7, 32));
+    void *params[] = {&g_in, &g_out};
+    unsigned long long before = mock.check_reports(2);
+    assert_ok(launch(fn, 64, params));
+    const char *e = stderr_of(copy_out_back);
+    assert_null(strstr(e, "initcheck"));
+    assert_int_equal(mock.check_reports(2), before);
+    int host[64];
+    assert_ok(t->cuMemcpyDtoH(host, g_out, sizeof host));
+    assert_int_equal(host[0], 7);
+    assert_int_equal(host[63], -1);
+    t->cuMemFree(g_in);
+    t->cuMemFree(g_out);
 }
 
 static void test_out_of_bounds_names_the_source_line(void **state) {
@@ -342,12 +400,14 @@ int main(int argc, char **argv) {
         T(test_unchecked_the_same_launch_succeeds),
         T(test_write_after_read_names_both_accesses),
         T(test_global_memory_within_a_block),
+        T(test_divergent_lanes_of_one_warp_race),
         T(test_store_of_the_same_value_only_at_the_strict_level),
         T(test_barrier_reached_by_one_warp),
         T(test_named_barrier_with_two_counts),
         T(test_shuffle_mask_names_exited_lanes),
-        T(test_read_of_unwritten_shared_memory),
-        T(test_read_of_unwritten_device_memory),
+        T(test_unwritten_shared_memory_used_as_an_index),
+        T(test_unwritten_device_memory_copied_back),
+        T(test_unwritten_value_not_used_is_no_error),
         T(test_out_of_bounds_names_the_source_line),
         T(test_use_after_free),
         T(test_host_pointer_as_device_pointer),
