@@ -77,11 +77,16 @@ static CUresult run_checked(const char *name, unsigned threads, unsigned checks)
     return r;
 }
 
+/* Runs kernel `name` as run_checked does, asserts that a check failed its launch, and returns
+ * the report. */
+static const char *failed_report(const char *name, unsigned threads, unsigned checks) {
+    assert_int_equal(run_checked(name, threads, checks), CUDA_ERROR_LAUNCH_FAILED);
+    return mock.kernel_error();
+}
+
 static void test_missing_barrier_in_reduction_is_a_race(void **state) {
     (void)state;
-    assert_int_equal(run_checked("race_reduce", 256, CUSHIM_MOCK_CHECK_RACECHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("race_reduce", 256, CUSHIM_MOCK_CHECK_RACECHECK);
     assert_has(e, "racecheck: ");
     assert_has(e, "kernel race_reduce, block (0,0,0), thread (32,0,0), PTX line");
     assert_has(e, "(warp 1, race_reduce.cu:9): racecheck: a 4-byte write of shared address 0x80");
@@ -113,8 +118,7 @@ static void test_unchecked_the_same_launch_succeeds(void **state) {
 
 static void test_write_after_read_names_both_accesses(void **state) {
     (void)state;
-    assert_int_equal(run_checked("race_war", 128, CUSHIM_MOCK_CHECK_ALL), CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("race_war", 128, CUSHIM_MOCK_CHECK_ALL);
     assert_has(e, "racecheck: a 4-byte write of shared address 0x80");
     assert_has(e, "thread (32,0,0), PTX line");
     assert_has(e, "(warp 1, race_war.cu:9)");
@@ -125,9 +129,7 @@ static void test_write_after_read_names_both_accesses(void **state) {
 
 static void test_global_memory_within_a_block(void **state) {
     (void)state;
-    assert_int_equal(run_checked("race_global", 64, CUSHIM_MOCK_CHECK_RACECHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("race_global", 64, CUSHIM_MOCK_CHECK_RACECHECK);
     assert_has(e, "thread (32,0,0), PTX line");
     assert_has(e, "(warp 1, race_global.cu:5): racecheck: a 4-byte write of global address 0x");
     assert_has(e, "a read by thread (0,0,0) (warp 0)");
@@ -140,9 +142,7 @@ static void test_global_memory_within_a_block(void **state) {
  * kernel's __syncwarp after the branch orders what follows). */
 static void test_divergent_lanes_of_one_warp_race(void **state) {
     (void)state;
-    assert_int_equal(run_checked("race_warp", 32, CUSHIM_MOCK_CHECK_RACECHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("race_warp", 32, CUSHIM_MOCK_CHECK_RACECHECK);
     /* Lane 0's store leaves s[0] as it was (0 * 3): lane 2's is the first that races. */
     assert_has(e, "kernel race_warp, block (0,0,0), thread (2,0,0), PTX line");
     assert_has(e, "racecheck: a 4-byte write of shared address 0x8 races with a read by thread "
@@ -154,9 +154,7 @@ static void test_divergent_lanes_of_one_warp_race(void **state) {
 static void test_store_of_the_same_value_only_at_the_strict_level(void **state) {
     (void)state;
     assert_ok(run_checked("race_same", 64, CUSHIM_MOCK_CHECK_RACECHECK));
-    assert_int_equal(run_checked("race_same", 64, CUSHIM_MOCK_CHECK_RACECHECK_STRICT),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("race_same", 64, CUSHIM_MOCK_CHECK_RACECHECK_STRICT);
     assert_has(e, "race_same.cu:5");
     assert_has(e, "write after write");
     assert_has(e, "reported at the strict level only");
@@ -164,36 +162,28 @@ static void test_store_of_the_same_value_only_at_the_strict_level(void **state) 
 
 static void test_barrier_reached_by_one_warp(void **state) {
     (void)state;
-    assert_int_equal(run_checked("sync_partial", 256, CUSHIM_MOCK_CHECK_SYNCCHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("sync_partial", 256, CUSHIM_MOCK_CHECK_SYNCCHECK);
     assert_has(e, "synccheck: barrier 0 completes with 32 of the block's 256 threads");
     assert_has(e, "sync_partial.cu:7");
 }
 
 static void test_named_barrier_with_two_counts(void **state) {
     (void)state;
-    assert_int_equal(run_checked("sync_count", 128, CUSHIM_MOCK_CHECK_SYNCCHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("sync_count", 128, CUSHIM_MOCK_CHECK_SYNCCHECK);
     assert_has(e, "synccheck: barrier 1 is waited at with different thread counts (64 and 128");
     assert_has(e, "sync_count.cu:8");
 }
 
 static void test_shuffle_mask_names_exited_lanes(void **state) {
     (void)state;
-    assert_int_equal(run_checked("sync_shfl", 32, CUSHIM_MOCK_CHECK_SYNCCHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("sync_shfl", 32, CUSHIM_MOCK_CHECK_SYNCCHECK);
     assert_has(e, "synccheck: shfl.sync with mask 0xffffffff names lanes 0xffff0000");
     assert_has(e, "sync_shfl.cu:5");
 }
 
 static void test_unwritten_shared_memory_used_as_an_index(void **state) {
     (void)state;
-    assert_int_equal(run_checked("init_shared", 64, CUSHIM_MOCK_CHECK_INITCHECK),
-                     CUDA_ERROR_LAUNCH_FAILED);
-    const char *e = mock.kernel_error();
+    const char *e = failed_report("init_shared", 64, CUSHIM_MOCK_CHECK_INITCHECK);
     assert_has(e, "initcheck: the address of a 4-byte read is a value loaded at PTX line");
     assert_has(e, "(init_shared.cu:7) from memory that nothing wrote");
     assert_has(e, "thread (0,0,0)");
