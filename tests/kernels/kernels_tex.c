@@ -20,11 +20,11 @@ static const float border[4] = {-3.0f, -4.0f, -5.0f, -6.0f};
 static float at(long x, long y, int c) { return x < 0 || y < 0 ? border[c] : img[y][x][c]; }
 
 static float ref(float u, float v, int c, CUaddress_mode m, bool norm, bool linear) {
-    float x = norm ? u * W : u, y = norm ? v * H : v;
     if (!linear) {
-        return at(tex_address((long)floorf(x), W, m, norm),
-                  tex_address((long)floorf(y), H, m, norm), c);
+        return at(tex_address(tex_point_index(u, W, norm), W, m, norm),
+                  tex_address(tex_point_index(v, H, norm), H, m, norm), c);
     }
+    float x = norm ? u * W : u, y = norm ? v * H : v;
     x -= 0.5f;
     y -= 0.5f;
     long i = (long)floorf(x), j = (long)floorf(y);
@@ -68,16 +68,15 @@ static CUtexObject make_texture(CUarray a, CUaddress_mode m, bool linear, bool n
     return o;
 }
 
-/* N coordinates over and around the texture, a quarter of them on texel edges when they are
- * not normalized. Normalized, an edge k / W is not exact in a float, and which texel the
- * hardware takes for it is not documented (the H200 took the other one than the guide's formula
- * for 56 of 64 such points): there those points lie a quarter texel past the edge. */
+/* N coordinates over and around the texture, a quarter of them on texel edges in x. Normalized,
+ * such an edge is the float nearest k / W, which point sampling on the H200 puts on the side
+ * tex_point_index says (the guide's formula in float takes the other texel for most of them). */
 static void coordinates(float *xy, bool norm) {
     uint32_t seed = 3;
     for (int i = 0; i < N; i++) {
         float x = rng_float(&seed, -1.5f * W, 2.5f * W), y = rng_float(&seed, -1.5f * H, 2.5f * H);
         if (i % 4 == 0) {
-            x = floorf(x) + (norm ? 0.25f : 0.0f);
+            x = floorf(x);
             y = floorf(y) + 0.5f;
         }
         xy[2 * i] = norm ? x / W : x;

@@ -113,9 +113,8 @@ __attribute__((unused)) static float ref_texel(long x, long y) {
 }
 
 __attribute__((unused)) static float ref_point(float u, float v, CUaddress_mode m, bool norm) {
-    float x = norm ? u * TW : u, y = norm ? v * TH : v;
-    return ref_texel(tex_address((long)floorf(x), TW, m, norm),
-                     tex_address((long)floorf(y), TH, m, norm));
+    return ref_texel(tex_address(tex_point_index(u, TW, norm), TW, m, norm),
+                     tex_address(tex_point_index(v, TH, norm), TH, m, norm));
 }
 
 /* Bilinear, with the weights rounded to 1/256 (quantized) or exact. */
