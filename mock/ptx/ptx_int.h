@@ -299,6 +299,13 @@ struct mock_ptx_module {
     size_t storage_bytes;
     size_t smem_static;
     size_t smem_dyn_off;
+    /* Module-scope `.global .texref` and `.surfref` names (in the order declared: a reference's
+     * index is what tex and suld name it by, MOCK_PTX_REF_TAG | index). */
+    struct pref {
+        char *name;
+        bool surface;
+    } * refs;
+    size_t nrefs, caprefs;
     /* Held while a body is decoded: decoding a kernel's own .shared moves the two above, and
      * two threads may prepare kernels of one module at once. */
     pthread_mutex_t lock;
