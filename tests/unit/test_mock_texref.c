@@ -131,11 +131,12 @@ static void test_linear_memory_tex_1d(void **state) {
     CUdeviceptr got;
     assert_ok(D->cuTexRefGetAddress(&got, t));
     assert_true(got == d);
-    /* Elements of two floats: element i is {3i, 3i + 1.5}; past the end, clamped. */
-    for (int i = 0; i < N; i++) cin[4 * i].i = i - 2;
-    assert_ok(launch(40));
-    for (int i = 0; i < 40; i++) {
-        int e = i - 2 < 0 ? 0 : i - 2 > 31 ? 31 : i - 2;
+    /* Elements of two floats: element i is {3i, 3i + 1.5} (out of range untested here: the
+     * gpu suite's gpu_texref prints what the hardware reads there). */
+    for (int i = 0; i < N; i++) cin[4 * i].i = i;
+    assert_ok(launch(32));
+    for (int i = 0; i < 32; i++) {
+        int e = i;
         assert_float_equal(cout[4 * i].f, host[2 * e], 0);
         assert_float_equal(cout[4 * i + 1].f, host[2 * e + 1], 0);
         assert_float_equal(cout[4 * i + 2].f, 0.0f, 0);
