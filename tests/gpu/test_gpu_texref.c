@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "array_copy.h"
 #include "gpu_util.h"
 #include "tex_address.h"
 
@@ -71,21 +72,8 @@ static float ref(float u, float v, CUaddress_mode m, bool linear, bool exact_wei
 
 /* A whole 2D array from host memory (to_array) or back. */
 static void copy2d(CUarray a, void *host, size_t row, size_t rows, bool to_array) {
-    CUDA_MEMCPY2D c = {.WidthInBytes = row, .Height = rows};
-    if (to_array) {
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = host;
-        c.srcPitch = row;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = a;
-    } else {
-        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.srcArray = a;
-        c.dstMemoryType = CU_MEMORYTYPE_HOST;
-        c.dstHost = host;
-        c.dstPitch = row;
-    }
-    assert_ok(DRV->cuMemcpy2D(&c));
+    CUDA_MEMCPY3D c = array_copy_desc(a, host, row, rows, 1, to_array);
+    assert_ok(DRV->cuMemcpy3D(&c));
 }
 
 static void test_a_2d_array_through_a_texref(void **state) {
