@@ -520,6 +520,11 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
         if (m->storage == NULL) ok = fail(&p, "out of memory");
     }
     for (size_t i = 0; ok && i < p.ninits; i++) ok = initialiser(&p, &p.inits[i]);
+    for (size_t i = 0; ok && i < m->nfuncs; i++) {
+        const mock_ptx_func *f = &m->funcs[i];
+        if (f->body != NULL)
+            ok = ptx__tex_names(m, f->body, f->body_len, f->body_line, err, errlen);
+    }
     free(p.inits);
     /* Dynamic shared memory starts after the static, 16-aligned. */
     size_t end = m->smem_static;

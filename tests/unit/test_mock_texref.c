@@ -258,18 +258,23 @@ static void test_refusals(void **state) {
 
 static void test_names_in_ptx(void **state) {
     (void)state;
-    /* A name that is no reference, and a surfref where tex wants a texref: the kernel cannot
-     * run (the launch says why); an initialised texref and a samplerref, which the driver
-     * loads, load and are named by the launch's refusal; a name declared twice is refused. */
-    load("tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [nothing, {%r8, %r9}];");
-    assert_cu(CUDA_ERROR_NOT_SUPPORTED, launch(1));
-    assert_has(mock.kernel_error(), "'nothing' is neither a register nor a .texref");
-    D->cuModuleUnload(mod);
+    /* A name that is no reference is refused at load (CUDA_ERROR_INVALID_PTX), as is a name
+     * declared twice; a surfref where tex wants a texref fails the launch with a sentence; an
+     * initialised texref and a samplerref (the independent mode, which the driver loads) load. */
+    char text[2048];
+    snprintf(text, sizeof text, ref_fmt,
+             "L1: @%p1 tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [nothing, {%r8, %r9}];");
+    CUmodule m;
+    assert_cu(CUDA_ERROR_INVALID_PTX, D->cuModuleLoadData(&m, text));
+    /* A register without '%' is one. */
+    snprintf(text, sizeof text, ref_fmt,
+             ".reg .b64 obj; mov.b64 obj, 0; @%p1 suq.width.b32 %r4, [obj];");
+    assert_ok(D->cuModuleLoadData(&m, text));
+    assert_ok(D->cuModuleUnload(m));
     load("tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [s2, {%r8, %r9}];");
     assert_cu(CUDA_ERROR_NOT_SUPPORTED, launch(1));
     assert_has(mock.kernel_error(), "'s2' is a .surfref");
     D->cuModuleUnload(mod);
-    CUmodule m;
     assert_ok(D->cuModuleLoadData(&m, ".version 8.0\n.target sm_90\n.address_size 64\n"
                                       ".global .texref a = { filter_mode = linear };\n"));
     assert_ok(D->cuModuleUnload(m));
