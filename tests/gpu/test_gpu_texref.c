@@ -164,7 +164,7 @@ static void test_linear_memory_and_a_surfref(void **state) {
         assert_true(out[i][0] == host[2 * (i - 2)]);
         assert_true(out[i][1] == host[2 * (i - 2) + 1]);
     }
-    print_message("tex.1d of linear memory at -2, -1, 16: %g %g %g\n", out[0][0], out[1][0],
+    print_message("# tex.1d of linear memory at -2, -1, 16: %g %g %g\n", out[0][0], out[1][0],
                   out[18][0]);
     CUsurfref s;
     assert_ok(DRV->cuModuleGetSurfRef(&s, mod, "s2"));
