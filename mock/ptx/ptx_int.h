@@ -336,9 +336,11 @@ bool ptx__number(plex *l, uint64_t *v, bool *is_float, double *f);
 bool ptx__is(const char *w, size_t n, const char *s);
 /* Skips a balanced {...} (the lexer at '{'). */
 bool ptx__skip_braces(plex *l);
+/* Whether the opcode word's first part names a texture or surface instruction (ptx_texnames.c). */
+bool ptx__is_tex(const char *op, size_t n);
 /* Whether every texture and surface instruction of a function's body (its text from PTX line
- * `line`) names a register or one of m's references as its object (ptx_tex.c): false with a
- * sentence, which the load refuses as the driver's ptxas would. */
+ * `line`) names a register or one of m's references as its object: false with a
+ * sentence, which the load refuses as the driver's ptxas would (ptx_texnames.c). */
 bool ptx__tex_names(const struct mock_ptx_module *m, const char *body, size_t len, unsigned line,
                     char *err, size_t errlen);
 
