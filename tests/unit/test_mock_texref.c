@@ -2,7 +2,8 @@
  * hand-written PTX that names them (`.global .texref`, `.surfref`; PTX ISA 5.3 "Texture Sampler
  * and Surface Types", tex 9.7.10.3, suld 9.7.11.1, sust 9.7.11.2): a 2D array read through a
  * texref with point and linear filtering and normalized coordinates, compared with the reference
- * sampler of mock_texture_util.h; linear memory read by tex.1d; a surfref read and written;
+ * sampler of mock_texture_util.h; linear memory read by tex.1d; pitched memory and a mipmapped
+ * array bound and read; a surfref read and written;
  * rebinding between two launches; and the refusals (handles, NULLs, formats, a reference bound
  * to nothing at the launch, a name that is no reference). */
 #include "mock_texture_util.h"
@@ -150,6 +151,61 @@ static void test_linear_memory_tex_1d(void **state) {
     assert_ok(D->cuMemFree(d));
 }
 
+static void test_pitched_memory_and_a_mipmapped_array(void **state) {
+    (void)state;
+    load(tex_t2);
+    CUtexref t;
+    assert_ok(D->cuModuleGetTexRef(&t, mod, "t2"));
+    /* 5x3 floats, rows 256 bytes apart: texel (x, y) at its centre reads back exactly. */
+    float rows[3][64];
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 64; x++) rows[y][x] = (float)(100 * y + x);
+    CUdeviceptr d;
+    assert_ok(D->cuMemAlloc(&d, sizeof rows));
+    assert_ok(D->cuMemcpyHtoD(d, rows, sizeof rows));
+    CUDA_ARRAY_DESCRIPTOR ad = {
+        .Width = 5, .Height = 3, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuTexRefSetAddress2D(t, NULL, d, 256));
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuTexRefSetAddress2D(t, &ad, d + 4, 256));
+    assert_ok(D->cuTexRefSetAddress2D(t, &ad, d, 256));
+    for (int i = 0; i < 15; i++) {
+        cin[4 * i].f = (float)(i % 5) + 0.5f;
+        cin[4 * i + 1].f = (float)(i / 5) + 0.5f;
+    }
+    assert_ok(launch(15));
+    for (int i = 0; i < 15; i++) assert_float_equal(cout[4 * i].f, rows[i / 5][i % 5], 0);
+    CUdeviceptr got;
+    assert_ok(D->cuTexRefGetAddress(&got, t));
+    assert_true(got == d);
+    /* A mipmapped array: bound, described back, and its level 0 read. */
+    CUDA_ARRAY3D_DESCRIPTOR md = {
+        .Width = 8, .Height = 4, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
+    CUmipmappedArray mm;
+    assert_ok(D->cuMipmappedArrayCreate(&mm, &md, 2));
+    CUarray level0;
+    assert_ok(D->cuMipmappedArrayGetLevel(&level0, mm, 0));
+    float l0[4][8];
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 8; x++) l0[y][x] = (float)(x - 10 * y);
+    array_whole(level0, l0, true);
+    assert_ok(D->cuTexRefSetMipmappedArray(t, mm, CU_TRSA_OVERRIDE_FORMAT));
+    assert_ok(D->cuTexRefSetMipmapFilterMode(t, CU_TR_FILTER_MODE_POINT));
+    assert_ok(D->cuTexRefSetMipmapLevelClamp(t, 0.0f, 1.0f));
+    assert_ok(D->cuTexRefSetMipmapLevelBias(t, 0.0f));
+    CUmipmappedArray gm;
+    assert_ok(D->cuTexRefGetMipmappedArray(&gm, t));
+    assert_ptr_equal(gm, mm);
+    assert_cu(CUDA_ERROR_INVALID_VALUE, D->cuTexRefGetAddress(&got, t));
+    float lo, hi;
+    assert_ok(D->cuTexRefGetMipmapLevelClamp(&lo, &hi, t));
+    assert_true(lo == 0.0f && hi == 1.0f);
+    assert_ok(launch(15));
+    for (int i = 0; i < 15; i++) assert_float_equal(cout[4 * i].f, l0[i / 5][i % 5], 0);
+    assert_ok(D->cuModuleUnload(mod));
+    assert_ok(D->cuMipmappedArrayDestroy(mm));
+    assert_ok(D->cuMemFree(d));
+}
+
 static void test_a_surfref_read_and_written(void **state) {
     (void)state;
     /* Each thread reads (x, y) = (%r8 bytes, %r9) and stores %r10 at (%r11 bytes, %r9). */
@@ -291,6 +347,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_a_2d_array_point_and_linear_normalized, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_linear_memory_tex_1d, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pitched_memory_and_a_mipmapped_array, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_surfref_read_and_written, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rebinding_between_launches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
