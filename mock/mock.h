@@ -466,6 +466,8 @@ CUresult mock__leave(CUresult r);
 void mock__why_clear(void);
 void mock__why(const char *fmt, ...) MOCK_PRINTF(1, 2);
 void mock__why_tell(CUresult r);
+/* The sentence set so far (for a caller that passes it on), "" for none. */
+const char *mock__why_text(void);
 /* One kernel's execution (mock_observe.c), around its run: timed, told to the observer,
  * and the clock moved by it. */
 typedef struct mock_kernel_run {

@@ -144,6 +144,7 @@ void mock__image_free(mock_image *img) {
         mock__module_vars((uintptr_t)storage, size, false);
     }
     /* A kernel of the module may still run, without the lock, or wait in a queue or graph. */
+    if (img->interp != NULL) mock__texref_forget(img->interp);
     interp_hold *h = img->interp != NULL ? hold_of(img->interp) : NULL;
     if (h != NULL) {
         h->orphaned = true;

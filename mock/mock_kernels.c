@@ -101,6 +101,8 @@ typedef struct klaunch {
     int sms;
     unsigned checks; /* CUSHIM_MOCK_CHECK's, chosen at the launch */
     bool check_report;
+    mock_ptx_ref *refs; /* the module's texture and surface references as bound at the launch */
+    size_t nrefs;
 } klaunch;
 
 /* Device memory for the interpreter: the mock's ranges. */
@@ -161,6 +163,8 @@ static void run_ptx(klaunch *l) {
                 .init_map = init_map,
                 .check_report = l->check_report,
                 .heap = l->ctx != NULL ? mock__ctx_heap(l->ctx) : NULL,
+                .refs = l->refs,
+                .nrefs = l->nrefs,
             },
     };
     mock__run_unlocked(interpret, &j);
@@ -204,6 +208,7 @@ static void run_body(klaunch *l) {
 static void drop_kernel(void *arg) {
     klaunch *l = arg;
     if (l->module != NULL) mock__interp_drop(l->module);
+    free(l->refs);
     free(l->name);
     free(l->buf);
     free(l->params);
@@ -325,7 +330,7 @@ static CUresult choose(const mock_kentry *ke, mock_image *img, klaunch *l) {
         if (ok) {
             l->ptx = k;
             l->module = img->interp;
-            return CUDA_SUCCESS;
+            return mock__texref_snapshot(img->interp, &l->refs, &l->nrefs);
         }
         if (noop_kernels()) return CUDA_SUCCESS;
         return refuse(CUDA_ERROR_NOT_SUPPORTED,

@@ -46,7 +46,52 @@
     X(cuSurfObjectCreate, "cuSurfObjectCreate", 5000, PFN_cuSurfObjectCreate_v5000)                \
     X(cuSurfObjectDestroy, "cuSurfObjectDestroy", 5000, PFN_cuSurfObjectDestroy_v5000)             \
     X(cuSurfObjectGetResourceDesc, "cuSurfObjectGetResourceDesc", 5000,                            \
-      PFN_cuSurfObjectGetResourceDesc_v5000)
+      PFN_cuSurfObjectGetResourceDesc_v5000)                                                       \
+    MOCK_TEXREF_ENTRIES(X)
+
+/* The deprecated texture and surface references (mock_texref.c). */
+#define MOCK_TEXREF_ENTRIES(X)                                                                     \
+    X(cuModuleGetTexRef, "cuModuleGetTexRef", 2000, PFN_cuModuleGetTexRef_v2000)                   \
+    X(cuModuleGetSurfRef, "cuModuleGetSurfRef", 3000, PFN_cuModuleGetSurfRef_v3000)                \
+    X(cuTexRefCreate, "cuTexRefCreate", 2000, PFN_cuTexRefCreate_v2000)                            \
+    X(cuTexRefDestroy, "cuTexRefDestroy", 2000, PFN_cuTexRefDestroy_v2000)                         \
+    X(cuTexRefSetArray, "cuTexRefSetArray", 2000, PFN_cuTexRefSetArray_v2000)                      \
+    X(cuTexRefSetMipmappedArray, "cuTexRefSetMipmappedArray", 5000,                                \
+      PFN_cuTexRefSetMipmappedArray_v5000)                                                         \
+    X(cuTexRefSetAddress_v2, "cuTexRefSetAddress", 3020, PFN_cuTexRefSetAddress_v3020)             \
+    X(cuTexRefSetAddress2D_v3, "cuTexRefSetAddress2D", 4010, PFN_cuTexRefSetAddress2D_v4010)       \
+    X(cuTexRefSetFormat, "cuTexRefSetFormat", 2000, PFN_cuTexRefSetFormat_v2000)                   \
+    X(cuTexRefSetAddressMode, "cuTexRefSetAddressMode", 2000, PFN_cuTexRefSetAddressMode_v2000)    \
+    X(cuTexRefSetFilterMode, "cuTexRefSetFilterMode", 2000, PFN_cuTexRefSetFilterMode_v2000)       \
+    X(cuTexRefSetMipmapFilterMode, "cuTexRefSetMipmapFilterMode", 5000,                            \
+      PFN_cuTexRefSetMipmapFilterMode_v5000)                                                       \
+    X(cuTexRefSetMipmapLevelBias, "cuTexRefSetMipmapLevelBias", 5000,                              \
+      PFN_cuTexRefSetMipmapLevelBias_v5000)                                                        \
+    X(cuTexRefSetMipmapLevelClamp, "cuTexRefSetMipmapLevelClamp", 5000,                            \
+      PFN_cuTexRefSetMipmapLevelClamp_v5000)                                                       \
+    X(cuTexRefSetMaxAnisotropy, "cuTexRefSetMaxAnisotropy", 5000,                                  \
+      PFN_cuTexRefSetMaxAnisotropy_v5000)                                                          \
+    X(cuTexRefSetBorderColor, "cuTexRefSetBorderColor", 8000, PFN_cuTexRefSetBorderColor_v8000)    \
+    X(cuTexRefSetFlags, "cuTexRefSetFlags", 2000, PFN_cuTexRefSetFlags_v2000)                      \
+    X(cuTexRefGetAddress_v2, "cuTexRefGetAddress", 3020, PFN_cuTexRefGetAddress_v3020)             \
+    X(cuTexRefGetArray, "cuTexRefGetArray", 2000, PFN_cuTexRefGetArray_v2000)                      \
+    X(cuTexRefGetMipmappedArray, "cuTexRefGetMipmappedArray", 5000,                                \
+      PFN_cuTexRefGetMipmappedArray_v5000)                                                         \
+    X(cuTexRefGetAddressMode, "cuTexRefGetAddressMode", 2000, PFN_cuTexRefGetAddressMode_v2000)    \
+    X(cuTexRefGetFilterMode, "cuTexRefGetFilterMode", 2000, PFN_cuTexRefGetFilterMode_v2000)       \
+    X(cuTexRefGetFormat, "cuTexRefGetFormat", 2000, PFN_cuTexRefGetFormat_v2000)                   \
+    X(cuTexRefGetMipmapFilterMode, "cuTexRefGetMipmapFilterMode", 5000,                            \
+      PFN_cuTexRefGetMipmapFilterMode_v5000)                                                       \
+    X(cuTexRefGetMipmapLevelBias, "cuTexRefGetMipmapLevelBias", 5000,                              \
+      PFN_cuTexRefGetMipmapLevelBias_v5000)                                                        \
+    X(cuTexRefGetMipmapLevelClamp, "cuTexRefGetMipmapLevelClamp", 5000,                            \
+      PFN_cuTexRefGetMipmapLevelClamp_v5000)                                                       \
+    X(cuTexRefGetMaxAnisotropy, "cuTexRefGetMaxAnisotropy", 5000,                                  \
+      PFN_cuTexRefGetMaxAnisotropy_v5000)                                                          \
+    X(cuTexRefGetBorderColor, "cuTexRefGetBorderColor", 8000, PFN_cuTexRefGetBorderColor_v8000)    \
+    X(cuTexRefGetFlags, "cuTexRefGetFlags", 2000, PFN_cuTexRefGetFlags_v2000)                      \
+    X(cuSurfRefSetArray, "cuSurfRefSetArray", 3000, PFN_cuSurfRefSetArray_v3000)                   \
+    X(cuSurfRefGetArray, "cuSurfRefGetArray", 3000, PFN_cuSurfRefGetArray_v3000)
 
 struct CUarray_st;
 struct CUmipmappedArray_st;
@@ -68,5 +113,18 @@ void mock__texobj_reset(void);
 /* For the interpreter (mock_ptx_launch.texture): a live object of the kind asked for. */
 bool mock__texobj_lookup(void *ctx, uint64_t handle, bool surface, mock_ptx_texture *out, char *why,
                          size_t whylen);
+
+/* Bytes of one channel of a format, 0 for one the textures do not read. */
+size_t mock__format_bytes(CUarray_format f);
+/* A texture (td non-NULL) or surface (td NULL) over the resource r, checked as
+ * cuTexObjectCreate checks them, into t: CUDA_ERROR_INVALID_VALUE or
+ * CUDA_ERROR_INVALID_HANDLE with a sentence. */
+CUresult mock__tex_view(const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *td,
+                        mock_ptx_texture *t);
+/* Texture and surface references (mock_texref.c): those of the module m forgotten (its end;
+ * NULL: all, the mock's reset), and the bindings of m's references for a launch (*out NULL
+ * when it has none, else an array of *n the caller frees; CUDA_ERROR_OUT_OF_MEMORY). */
+void mock__texref_forget(const struct mock_ptx_module *m);
+CUresult mock__texref_snapshot(const struct mock_ptx_module *m, mock_ptx_ref **out, size_t *n);
 
 #endif

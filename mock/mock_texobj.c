@@ -25,7 +25,7 @@ static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static texobj *table;
 static size_t ntable, captable;
 
-static size_t channel_bytes(CUarray_format f) {
+size_t mock__format_bytes(CUarray_format f) {
     return f == CU_AD_FORMAT_UNSIGNED_INT8 || f == CU_AD_FORMAT_SIGNED_INT8 ? 1
            : f == CU_AD_FORMAT_UNSIGNED_INT16 || f == CU_AD_FORMAT_SIGNED_INT16 ||
                    f == CU_AD_FORMAT_HALF
@@ -102,7 +102,7 @@ static CUresult resource(const CUDA_RESOURCE_DESC *r, bool surface, mock_ptx_tex
         CUdeviceptr p = lin ? r->res.linear.devPtr : r->res.pitch2D.devPtr;
         CUarray_format f = lin ? r->res.linear.format : r->res.pitch2D.format;
         unsigned ch = lin ? r->res.linear.numChannels : r->res.pitch2D.numChannels;
-        size_t cb = channel_bytes(f);
+        size_t cb = mock__format_bytes(f);
         if (cb == 0 || (ch != 1 && ch != 2 && ch != 4)) {
             mock__why("format 0x%x with %u channels is not one the mock reads", (unsigned)f, ch);
             return CUDA_ERROR_INVALID_VALUE;
@@ -194,6 +194,14 @@ static CUresult texture(const CUDA_TEXTURE_DESC *d, mock_ptx_texture *t) {
     return CUDA_SUCCESS;
 }
 
+CUresult mock__tex_view(const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *td,
+                        mock_ptx_texture *t) {
+    const struct CUarray_st *a;
+    CUresult e = resource(r, td == NULL, t, &a);
+    if (e == CUDA_SUCCESS && td != NULL) e = texture(td, t);
+    return e;
+}
+
 /* A free entry (its index), or the table grown by one; SIZE_MAX when out of memory. */
 static size_t new_entry(void) {
     for (size_t i = 0; i < ntable; i++) {
@@ -278,6 +286,7 @@ void mock__texobj_orphan(const struct CUarray_st *a) {
 
 void mock__texobj_reset(void) {
     mock__array_reset();
+    mock__texref_forget(NULL);
     pthread_rwlock_wrlock(&table_lock);
     free(table);
     table = NULL;

@@ -21,6 +21,8 @@ void mock__why(const char *fmt, ...) {
     va_end(ap);
 }
 
+const char *mock__why_text(void) { return why; }
+
 void mock__why_tell(CUresult r) {
     cushim_mock_error_sink fn = atomic_load_explicit(&sink, memory_order_acquire);
     /* NOT_READY answers a query; it is no failure, and cushim keeps the last one's sentence. */

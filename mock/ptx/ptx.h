@@ -60,6 +60,23 @@ typedef struct mock_ptx_texture {
 typedef bool (*mock_ptx_texture_fn)(void *ctx, uint64_t handle, bool surface, mock_ptx_texture *out,
                                     char *why, size_t whylen);
 
+/* A texture or surface reference of the module (`.global .texref` or `.surfref`) as bound
+ * when the launch was made: a kernel's tex or suld naming it reads t, or faults with `why`
+ * when it is not bound. A decoded instruction holds MOCK_PTX_REF_TAG | index as its handle. */
+typedef struct mock_ptx_ref {
+    bool bound;
+    mock_ptx_texture t;
+    char why[160];
+} mock_ptx_ref;
+#define MOCK_PTX_REF_TAG 0xC5F0000000000000ull
+#define MOCK_PTX_REF_MASK 0xFFFF000000000000ull
+
+/* The module's references: how many, and the index of one by name (-1 when none, else
+ * *surface says which kind); its name by index. */
+size_t mock__ptx_ref_count(const mock_ptx_module *m);
+long mock__ptx_ref(const mock_ptx_module *m, const char *name, bool *surface);
+const char *mock__ptx_ref_name(const mock_ptx_module *m, size_t i);
+
 typedef struct mock_ptx_launch {
     unsigned grid[3], block[3];
     size_t dynamic_smem;
@@ -77,7 +94,9 @@ typedef struct mock_ptx_launch {
      * i / 8: byte lo + i; then as many bits of bytes stored undefined), NULL where none are kept;
      * its bounds whenever addr lies in one (left as they were otherwise). May be NULL itself. */
     unsigned char *(*init_map)(void *ctx, uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
-    bool check_report; /* a check that fires reports and the kernel goes on (mode report) */
+    bool check_report;        /* a check that fires reports and the kernel goes on (mode report) */
+    const mock_ptx_ref *refs; /* the module's references by index, as bound at the launch */
+    size_t nrefs;
 } mock_ptx_launch;
 
 /* The checks a launch may ask for (ptx_check.c), and the kinds reports are counted by. */

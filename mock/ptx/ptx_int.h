@@ -299,6 +299,13 @@ struct mock_ptx_module {
     size_t storage_bytes;
     size_t smem_static;
     size_t smem_dyn_off;
+    /* Module-scope `.global .texref` and `.surfref` names (in the order declared: a reference's
+     * index is what tex and suld name it by, MOCK_PTX_REF_TAG | index). */
+    struct pref {
+        char *name;
+        bool surface;
+    } * refs;
+    size_t nrefs, caprefs;
     /* Held while a body is decoded: decoding a kernel's own .shared moves the two above, and
      * two threads may prepare kernels of one module at once. */
     pthread_mutex_t lock;
@@ -329,5 +336,12 @@ bool ptx__number(plex *l, uint64_t *v, bool *is_float, double *f);
 bool ptx__is(const char *w, size_t n, const char *s);
 /* Skips a balanced {...} (the lexer at '{'). */
 bool ptx__skip_braces(plex *l);
+/* Whether the opcode word's first part names a texture or surface instruction (ptx_texnames.c). */
+bool ptx__is_tex(const char *op, size_t n);
+/* Whether every texture and surface instruction of a function's body (its text from PTX line
+ * `line`) names a register or one of m's references as its object: false with a
+ * sentence, which the load refuses as the driver's ptxas would (ptx_texnames.c). */
+bool ptx__tex_names(const struct mock_ptx_module *m, const char *body, size_t len, unsigned line,
+                    char *err, size_t errlen);
 
 #endif

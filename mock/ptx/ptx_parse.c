@@ -404,6 +404,55 @@ static bool initialiser(parser *p, const struct pinit *in) {
     }
 }
 
+/* `.global .texref a, b;` or `.surfref` (PTX ISA 5.3 "Texture Sampler and Surface Types"):
+ * names a kernel's tex or suld may use as their object, bound by the host (cuModuleGetTexRef,
+ * cuModuleGetSurfRef). Samplers and the independent mode's initialisers are refused. */
+static bool reference(parser *p, bool surface) {
+    for (;;) {
+        ptx__skip(&p->l);
+        const char *w;
+        size_t n = ptx__word(&p->l, &w);
+        if (n == 0) return fail(p, "a .%s without a name", surface ? "surfref" : "texref");
+        for (size_t i = 0; i < p->m->nrefs; i++) {
+            if (strlen(p->m->refs[i].name) == n && memcmp(p->m->refs[i].name, w, n) == 0)
+                return fail(p, "'%.*s' is declared twice", (int)n, w);
+        }
+        if (ptx_names_find(&p->vnames, w, n) >= 0)
+            return fail(p, "'%.*s' is declared twice", (int)n, w);
+        char *name = dupn(w, n);
+        if (name == NULL ||
+            !ptx__grow(&p->m->refs, &p->m->caprefs, p->m->nrefs + 1, sizeof *p->m->refs)) {
+            free(name);
+            return fail(p, "out of memory");
+        }
+        p->m->refs[p->m->nrefs++] = (struct pref){name, surface};
+        ptx__skip(&p->l);
+        if (ptx__eat(&p->l, ';')) return true;
+        if (ptx__eat(&p->l, '=')) {
+            return fail(p,
+                        "an initialised .%s (the independent texturing mode) is not "
+                        "supported by the mock's interpreter",
+                        surface ? "surfref" : "texref");
+        }
+        if (!ptx__eat(&p->l, ',')) return fail(p, "a declaration without ';'");
+    }
+}
+
+/* After `.global`: a reference's type, which reference() reads, or a variable's. */
+static bool global_scope(parser *p, bool is_extern) {
+    plex at = p->l;
+    ptx__skip(&p->l);
+    const char *w;
+    size_t n = ptx__word(&p->l, &w);
+    if (ptx__is(w, n, ".texref") || ptx__is(w, n, ".surfref")) return reference(p, w[1] == 's');
+    if (ptx__is(w, n, ".samplerref")) {
+        return fail(p, "a .samplerref (the independent texturing mode) is not supported by the "
+                       "mock's interpreter");
+    }
+    p->l = at;
+    return variable(p, S_GLOBAL, is_extern);
+}
+
 static bool module_scope(parser *p) {
     bool is_extern = false;
     for (;;) {
@@ -434,7 +483,8 @@ static bool module_scope(parser *p) {
         } else if (ptx__is(w, n, ".global") || ptx__is(w, n, ".const") ||
                    ptx__is(w, n, ".shared")) {
             int space = w[1] == 'g' ? S_GLOBAL : w[1] == 'c' ? S_CONST : S_SHARED;
-            if (!variable(p, space, is_extern)) return false;
+            if (!(space == S_GLOBAL ? global_scope(p, is_extern) : variable(p, space, is_extern)))
+                return false;
         } else {
             return fail(p, "the directive '%.*s' is not supported by the mock's interpreter",
                         (int)n, w);
@@ -470,6 +520,11 @@ CUresult mock__ptx_parse(mock_ptx_module **out, const char *text, size_t len, ch
         if (m->storage == NULL) ok = fail(&p, "out of memory");
     }
     for (size_t i = 0; ok && i < p.ninits; i++) ok = initialiser(&p, &p.inits[i]);
+    for (size_t i = 0; ok && i < m->nfuncs; i++) {
+        const mock_ptx_func *f = &m->funcs[i];
+        if (f->body != NULL)
+            ok = ptx__tex_names(m, f->body, f->body_len, f->body_line, err, errlen);
+    }
     free(p.inits);
     /* Dynamic shared memory starts after the static, 16-aligned. */
     size_t end = m->smem_static;
@@ -504,6 +559,8 @@ void mock__ptx_free(mock_ptx_module *m) {
         if (f->jit_free != NULL) f->jit_free(f->jit);
     }
     for (size_t i = 0; i < m->nvars; i++) free(m->vars[i].name);
+    for (size_t i = 0; i < m->nrefs; i++) free(m->refs[i].name);
+    free(m->refs);
     free(m->funcs);
     free(m->vars);
     free(m->storage);
@@ -544,3 +601,17 @@ bool mock__ptx_global(mock_ptx_module *m, const char *name, void **ptr, size_t *
     *size = v->size;
     return true;
 }
+
+size_t mock__ptx_ref_count(const mock_ptx_module *m) { return m->nrefs; }
+
+long mock__ptx_ref(const mock_ptx_module *m, const char *name, bool *surface) {
+    for (size_t i = 0; i < m->nrefs; i++) {
+        if (strcmp(m->refs[i].name, name) == 0) {
+            *surface = m->refs[i].surface;
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+const char *mock__ptx_ref_name(const mock_ptx_module *m, size_t i) { return m->refs[i].name; }

@@ -1,16 +1,12 @@
 /* The texture and surface instructions, decoded: PTX ISA 9.7.10 "Texture Instructions" (tex
  * 9.7.10.3, tld4 9.7.10.4, txq 9.7.10.5) and 9.7.11 "Surface Instructions" (suld 9.7.11.1,
- * sust 9.7.11.2, suq 9.7.11.4), in unified mode: the object is a .u64 handle in a register
- * (texture references, samplers as operands, gradients and multisample geometries are
- * refused with a sentence). */
+ * sust 9.7.11.2, suq 9.7.11.4), in unified mode: the object is a .u64 handle in a register, or
+ * the name of one of the module's `.texref` or `.surfref`, resolved here to a constant
+ * MOCK_PTX_REF_TAG | index (samplers as operands and multisample geometries are refused with
+ * a sentence). */
 #include <string.h>
 
 #include "ptx_tex.h"
-
-bool ptx__is_tex(const char *op, size_t n) {
-    return ptx__is(op, n, "tex") || ptx__is(op, n, "tld4") || ptx__is(op, n, "txq") ||
-           ptx__is(op, n, "suld") || ptx__is(op, n, "sust") || ptx__is(op, n, "suq");
-}
 
 /* The dotted parts of the opcode word after the first: each taken once. */
 typedef struct parts {
@@ -60,11 +56,7 @@ static bool element(dec *d, bool fl, uint32_t *slot) {
     uint32_t idx;
     const dname *x = dec_lookup(d, w, n, &idx);
     if (x == NULL || x->kind != N_REG) {
-        return dec_fail(d,
-                        "'%.*s' is not a register (texture and surface references by name are "
-                        "not supported by the mock's interpreter: use texture and surface "
-                        "objects)",
-                        (int)n, w);
+        return dec_fail(d, "'%.*s' is not a register", (int)n, w);
     }
     *slot = x->slot + idx;
     return true;
@@ -87,11 +79,36 @@ static bool vector(dec *d, bool fl, uint32_t *slots, int *count) {
     }
 }
 
+/* The object: a register, or a texture (surface) reference of the module by name. */
+static bool object(dec *d, bool surface, uint32_t *slot) {
+    ptx__skip(&d->l);
+    plex at = d->l;
+    const char *w;
+    size_t n = ptx__word(&d->l, &w);
+    uint32_t idx;
+    if (n > 0 && dec_lookup(d, w, n, &idx) == NULL) {
+        for (size_t i = 0; i < d->m->nrefs; i++) {
+            const struct pref *r = &d->m->refs[i];
+            if (strlen(r->name) != n || memcmp(r->name, w, n) != 0) continue;
+            if (r->surface != surface) {
+                return dec_fail(d, "'%.*s' is a .%s, where the instruction takes a .%s", (int)n, w,
+                                r->surface ? "surfref" : "texref", surface ? "surfref" : "texref");
+            }
+            *slot = dec_const(d, MOCK_PTX_REF_TAG | i);
+            return true;
+        }
+        return dec_fail(d, "'%.*s' is neither a register nor a .%s of the module", (int)n, w,
+                        surface ? "surfref" : "texref");
+    }
+    d->l = at;
+    return element(d, false, slot);
+}
+
 /* [handle] or [handle, coordinates]: the handle into s[0], the coordinates into s[1..]. */
 static bool address(dec *d, pinst *in, bool coords, bool fl, int want) {
     ptx__skip(&d->l);
     if (!ptx__eat(&d->l, '[')) return dec_fail(d, "an operand that is not [object, ...]");
-    if (!element(d, false, &in->s[0])) return false;
+    if (!object(d, in->sub >= TX_SULD, &in->s[0])) return false;
     ptx__skip(&d->l);
     if (coords) {
         uint32_t c[4];

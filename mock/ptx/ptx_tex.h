@@ -32,7 +32,5 @@ enum {
 /* Decodes the texture or surface instruction whose opcode word is w (the lexer after it):
  * false with a sentence for a form the interpreter does not run. */
 bool ptx__dec_tex(dec *d, const char *w, size_t n);
-/* Whether the opcode word's first part names one of them. */
-bool ptx__is_tex(const char *op, size_t n);
 
 #endif

@@ -233,7 +233,18 @@ int ptx__tex(pblock *b, pthr *th, const pinst *in, uint64_t *col) {
     uint64_t h = LANE_REG(col, in->s[0]);
     mock_ptx_texture t;
     char why[256] = "the launch has no texture or surface objects";
-    if (l->texture == NULL || !l->texture(l->check_ctx, h, surf, &t, why, sizeof why)) {
+    if ((h & MOCK_PTX_REF_MASK) == MOCK_PTX_REF_TAG) {
+        /* A reference of the module, as bound when the launch was made. */
+        size_t i = (size_t)(h & ~MOCK_PTX_REF_MASK);
+        const mock_ptx_ref *r = i < l->nrefs ? &l->refs[i] : NULL;
+        if (r == NULL || !r->bound) {
+            return ptx__fault(b, th, in, CUDA_ERROR_ILLEGAL_ADDRESS, "%s '%s' %s",
+                              surf ? "surface reference" : "texture reference",
+                              i < b->run->k->mod->nrefs ? b->run->k->mod->refs[i].name : "?",
+                              r != NULL ? r->why : "was not bound when the kernel was launched");
+        }
+        t = r->t;
+    } else if (l->texture == NULL || !l->texture(l->check_ctx, h, surf, &t, why, sizeof why)) {
         return ptx__fault(b, th, in, CUDA_ERROR_ILLEGAL_ADDRESS, "%s", why);
     }
     if (in->sub == TX_TXQ || in->sub == TX_SUQ) {

@@ -126,8 +126,6 @@ static void test_refused_forms(void **state) {
         {"tex.2dms.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5, %r6, %r7, %r8}];", "multisample"},
         {"tex.2d.v2.f16x2.f32 {%r1, %r2}, [%rd1, {%f1, %f2}];", ".v4"},
         {"tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd1, %rd2, {%f1, %f2}];", "unified mode"},
-        {"tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [my_texref, {%f1, %f2}];",
-         "texture and surface references by name"},
         {"txq.channel_order.b32 %r1, [%rd1];", "txq query"},
         {"suq.filter_mode.b32 %r1, [%rd1];", "suq query"},
         {"sust.p.2d.v4.b32.trap [%rd1, {%r1, %r2}], {%r1, %r2, %r3, %r4};", "formatted"},
