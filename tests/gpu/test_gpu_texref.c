@@ -1,6 +1,7 @@
 /* Texture and surface references (the deprecated cuTexRef* API and hand-written PTX naming a
  * `.global .texref` / `.surfref`) on the driver at hand, against a host reference written from
- * the CUDA C++ Programming Guide's "Texture Fetching": point sampling bit for bit, linear
+ * the CUDA C++ Programming Guide's "Texture Fetching" (a texel edge as the H200 takes it:
+ * tex_address.h): point sampling bit for bit, linear
  * filtering within the 8-bit fraction of its weights, linear memory through tex.1d, a surfref
  * read and written. In the gpu suite on the GPU (skipped without one), and in the unit suite on
  * the mock (gpu_texref_on_mock): both runs pass only if the mock answers as the hardware. */
@@ -53,8 +54,8 @@ static float texel(long x, long y) { return x < 0 || y < 0 ? 0.0f : data[y][x]; 
 static float ref(float u, float v, CUaddress_mode m, bool linear, bool exact_weights) {
     float x = u * W, y = v * H;
     if (!linear) {
-        return texel(tex_address((long)floorf(x), W, m, true),
-                     tex_address((long)floorf(y), H, m, true));
+        return texel(tex_address(tex_point_index(u, W, true), W, m, true),
+                     tex_address(tex_point_index(v, H, true), H, m, true));
     }
     x -= 0.5f;
     y -= 0.5f;
