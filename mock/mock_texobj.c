@@ -199,6 +199,12 @@ CUresult mock__tex_view(const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *td
     const struct CUarray_st *a;
     CUresult e = resource(r, td == NULL, t, &a);
     if (e == CUDA_SUCCESS && td != NULL) e = texture(td, t);
+    /* Linear memory has no address modes: a fetch outside it reads zeros (the programming
+     * guide's tex1Dfetch; the H200 answers 0 at -2, -1 and one past the end, gpu_texref). */
+    if (e == CUDA_SUCCESS && r->resType == CU_RESOURCE_TYPE_LINEAR) {
+        for (int i = 0; i < 3; i++) t->address[i] = CU_TR_ADDRESS_MODE_BORDER;
+        memset(t->border, 0, sizeof t->border);
+    }
     return e;
 }
 

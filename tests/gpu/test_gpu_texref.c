@@ -93,6 +93,8 @@ static void test_a_2d_array_through_a_texref(void **state) {
     assert_ok(DRV->cuArrayCreate(&a, &d));
     copy2d(a, data, sizeof data[0], H, true);
     assert_ok(DRV->cuTexRefSetArray(t, a, CU_TRSA_OVERRIDE_FORMAT));
+    /* The reference's format is what a fetch reads (CU_TRSA_OVERRIDE_FORMAT): one float. */
+    assert_ok(DRV->cuTexRefSetFormat(t, CU_AD_FORMAT_FLOAT, 1));
     assert_ok(DRV->cuTexRefSetFlags(t, CU_TRSF_NORMALIZED_COORDINATES));
     float in[N][2], out[N][4];
     for (int i = 0; i < N; i++) {
@@ -159,12 +161,13 @@ static void test_linear_memory_and_a_surfref(void **state) {
     assert_ok(DRV->cuLaunchKernel(fetch, 1, 1, 1, 20, 1, 1, 0, NULL, params, NULL));
     assert_ok(DRV->cuCtxSynchronize());
     assert_ok(DRV->cuMemcpyDtoH(out, dout, sizeof out));
-    /* tex1Dfetch of linear memory: out of range reads 0 on the hardware (no address mode
-     * applies to linear memory) or the clamped element; both are printed for the report. */
+    /* tex1Dfetch of linear memory: no address mode applies, and out of range reads 0 (the H200
+     * at -2, -1 and one past the end). */
     for (int i = 2; i < 18; i++) {
         assert_true(out[i][0] == host[2 * (i - 2)]);
         assert_true(out[i][1] == host[2 * (i - 2) + 1]);
     }
+    assert_true(out[0][0] == 0.0f && out[1][0] == 0.0f && out[18][0] == 0.0f);
     print_message("# tex.1d of linear memory at -2, -1, 16: %g %g %g\n", out[0][0], out[1][0],
                   out[18][0]);
     CUsurfref s;

@@ -132,8 +132,8 @@ static void test_linear_memory_tex_1d(void **state) {
     CUdeviceptr got;
     assert_ok(D->cuTexRefGetAddress(&got, t));
     assert_true(got == d);
-    /* Elements of two floats: element i is {3i, 3i + 1.5} (out of range untested here: the
-     * gpu suite's gpu_texref prints what the hardware reads there). */
+    /* Elements of two floats: element i is {3i, 3i + 1.5} (out of range reads zeros:
+     * gpu_texref, on the mock and the GPU). */
     for (int i = 0; i < N; i++) cin[4 * i].i = i;
     assert_ok(launch(32));
     for (int i = 0; i < 32; i++) {
