@@ -70,7 +70,9 @@ static void channel(const mock_ptx_texture *t, const unsigned char *p, int c, te
 
 /* The element at (x, y, z) of layer `layer`, or the border colour (x < 0). */
 texel ptx__texel(const mock_ptx_texture *t, long x, long y, long z, uint32_t layer) {
-    texel v = {{0, 0, 0, 1}, {0, 0, 0, 1}};
+    /* A channel the format lacks reads 0, w too (the H200, a tex.2d.v4.f32 of one- and
+     * two-channel float textures: (x, 0, 0, 0) and (x, y, 0, 0)). */
+    texel v = {{0, 0, 0, 0}, {0, 0, 0, 0}};
     if (x < 0) {
         for (int c = 0; c < 4; c++) {
             v.f[c] = t->border[c];

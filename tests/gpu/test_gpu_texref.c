@@ -124,7 +124,7 @@ static void test_a_2d_array_through_a_texref(void **state) {
                 float want = ref(in[i][0], in[i][1], modes[mi], lf, true);
                 /* Linear: the weights hold 8 fraction bits, so each is within 1/256. */
                 float tol = lf ? 2 * range / 256 + 1e-4f : 0.0f;
-                if (fabsf(out[i][0] - want) > tol || out[i][3] != 1.0f) {
+                if (fabsf(out[i][0] - want) > tol || out[i][3] != 0.0f) {
                     fail_msg("mode %d linear %d thread %d (%g, %g): %.9g, not %.9g (within %g)", mi,
                              lf, i, in[i][0], in[i][1], out[i][0], want, tol);
                 }
