@@ -73,7 +73,7 @@ static CUresult copy(CUstream hs, bool async, unsigned char *dst, const unsigned
  * source's), then a device pointer; then the stream or the current context, then the copy. */
 static CUresult copy_1d(CUstream hs, bool async, copy_end dst, copy_end src, size_t n) {
     const copy_end *ends[2] = {&dst, &src};
-    unsigned char *p[2];
+    unsigned char *p[2] = {NULL, NULL}; /* every kind is in order[]: each end is set */
     static const end_kind order[] = {END_ARRAY, END_DEVICE, END_HOST};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         for (int i = 0; i < 2; i++) {
