@@ -12,7 +12,8 @@
 
 #include "mock_array.h"
 
-enum { B_NONE, B_ARRAY, B_MIPMAP, B_LINEAR, B_PITCH };
+/* What a reference is bound to: one bit each, so that a getter names the bindings it answers. */
+enum { B_NONE = 1, B_ARRAY = 2, B_MIPMAP = 4, B_LINEAR = 8, B_PITCH = 16, B_ANY = 31 };
 
 struct CUtexref_st {
     struct CUtexref_st *next;
@@ -46,6 +47,7 @@ static struct CUtexref_st *made(const struct mock_ptx_module *m, long index, boo
     r->m = m;
     r->index = index;
     r->surface = surface;
+    r->bound = B_NONE;
     r->format = CU_AD_FORMAT_FLOAT;
     r->channels = 1;
     r->next = refs;
@@ -74,10 +76,11 @@ static CUresult module_ref(void **out, CUmodule hmod, const char *name, bool sur
     return mock__leave(CUDA_SUCCESS);
 }
 
-void mock__texref_forget(const struct mock_ptx_module *m) {
+/* Frees the reference `one`, or else those of the module m (NULL: all). */
+static void drop(const struct CUtexref_st *one, const struct mock_ptx_module *m) {
     for (struct CUtexref_st **p = &refs; *p != NULL;) {
         struct CUtexref_st *r = *p;
-        if (m == NULL || r->m == m) {
+        if (one != NULL ? r == one : m == NULL || r->m == m) {
             *p = r->next;
             free(r);
         } else {
@@ -86,26 +89,24 @@ void mock__texref_forget(const struct mock_ptx_module *m) {
     }
 }
 
+void mock__texref_forget(const struct mock_ptx_module *m) { drop(NULL, m); }
+
 /* The resource a reference is bound to, as a texture object's. */
 static void resource_of(const struct CUtexref_st *r, CUDA_RESOURCE_DESC *d) {
     memset(d, 0, sizeof *d);
-    switch (r->bound) {
-    case B_ARRAY:
+    if (r->bound == B_ARRAY) {
         d->resType = CU_RESOURCE_TYPE_ARRAY;
         d->res.array.hArray = r->array;
-        break;
-    case B_MIPMAP:
+    } else if (r->bound == B_MIPMAP) {
         d->resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
         d->res.mipmap.hMipmappedArray = r->mipmap;
-        break;
-    case B_LINEAR:
+    } else if (r->bound == B_LINEAR) {
         d->resType = CU_RESOURCE_TYPE_LINEAR;
         d->res.linear.devPtr = r->ptr;
         d->res.linear.format = r->format;
         d->res.linear.numChannels = (unsigned)r->channels;
         d->res.linear.sizeInBytes = r->bytes;
-        break;
-    default:
+    } else {
         d->resType = CU_RESOURCE_TYPE_PITCH2D;
         d->res.pitch2D.devPtr = r->ptr;
         d->res.pitch2D.format = r->format;
@@ -113,7 +114,6 @@ static void resource_of(const struct CUtexref_st *r, CUDA_RESOURCE_DESC *d) {
         d->res.pitch2D.width = r->width;
         d->res.pitch2D.height = r->height;
         d->res.pitch2D.pitchInBytes = r->pitch;
-        break;
     }
 }
 
@@ -143,17 +143,14 @@ CUresult mock__texref_snapshot(const struct mock_ptx_module *m, mock_ptx_ref **o
 }
 
 /* Entries: the reference checked, then one change or one answer. */
-#define TEXREF(entry, h)                                                                           \
+#define REF(entry, h, surface)                                                                     \
     MOCK_ENTER(entry);                                                                             \
-    struct CUtexref_st *r = live((h), false);                                                      \
+    struct CUtexref_st *r = live((h), (surface));                                                  \
     if (r == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE)
+#define TEXREF(entry, h) REF(entry, h, false)
 
 static bool known_format(CUarray_format f, int ch) {
-    return (ch == 1 || ch == 2 || ch == 4) &&
-           (f == CU_AD_FORMAT_UNSIGNED_INT8 || f == CU_AD_FORMAT_UNSIGNED_INT16 ||
-            f == CU_AD_FORMAT_UNSIGNED_INT32 || f == CU_AD_FORMAT_SIGNED_INT8 ||
-            f == CU_AD_FORMAT_SIGNED_INT16 || f == CU_AD_FORMAT_SIGNED_INT32 ||
-            f == CU_AD_FORMAT_HALF || f == CU_AD_FORMAT_FLOAT);
+    return (ch == 1 || ch == 2 || ch == 4) && mock__format_bytes(f) != 0;
 }
 
 CUresult CUDAAPI mock_cuModuleGetTexRef(CUtexref *out, CUmodule hmod, const char *name) {
@@ -181,20 +178,15 @@ CUresult CUDAAPI mock_cuTexRefDestroy(CUtexref h) {
         mock__why("a module's texture reference lives as long as its module");
         return mock__leave(CUDA_ERROR_INVALID_VALUE);
     }
-    for (struct CUtexref_st **p = &refs; *p != NULL; p = &(*p)->next) {
-        if (*p == r) {
-            *p = r->next;
-            break;
-        }
-    }
-    free(r);
+    drop(r, NULL);
     return mock__leave(CUDA_SUCCESS);
 }
 
-/* An array (or a mipmapped array) bound: its format is the reference's from now on. */
+/* An array (or a mipmapped array) bound: its format is the reference's from now on. The flags
+ * must be CU_TRSA_OVERRIDE_FORMAT for a texture reference, 0 for a surface reference. */
 static CUresult bind_array(struct CUtexref_st *r, CUarray a, CUmipmappedArray mm, unsigned flags) {
-    if (flags != CU_TRSA_OVERRIDE_FORMAT) {
-        mock__why("Flags must be CU_TRSA_OVERRIDE_FORMAT");
+    if (flags != (r->surface ? 0u : CU_TRSA_OVERRIDE_FORMAT)) {
+        mock__why("Flags must be %s", r->surface ? "0" : "CU_TRSA_OVERRIDE_FORMAT");
         return CUDA_ERROR_INVALID_VALUE;
     }
     const struct CUarray_st *arr;
@@ -298,36 +290,25 @@ CUresult CUDAAPI mock_cuTexRefSetAddressMode(CUtexref h, int dim, CUaddress_mode
     return mock__leave(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI mock_cuTexRefSetFilterMode(CUtexref h, CUfilter_mode fm) {
-    TEXREF(cuTexRefSetFilterMode, h);
-    if ((unsigned)fm > CU_TR_FILTER_MODE_LINEAR) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    r->td.filterMode = fm;
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuTexRefSetMipmapFilterMode(CUtexref h, CUfilter_mode fm) {
-    TEXREF(cuTexRefSetMipmapFilterMode, h);
-    if ((unsigned)fm > CU_TR_FILTER_MODE_LINEAR) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    r->td.mipmapFilterMode = fm;
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuTexRefSetMipmapLevelBias(CUtexref h, float bias) {
-    TEXREF(cuTexRefSetMipmapLevelBias, h);
-    r->td.mipmapLevelBias = bias;
-    return mock__leave(CUDA_SUCCESS);
-}
+/* Setters of one field of the description, valid when `ok` holds of the value v. */
+#define TEXREF_SET(entry, type, field, ok)                                                         \
+    CUresult CUDAAPI mock_##entry(CUtexref h, type v) {                                            \
+        TEXREF(entry, h);                                                                          \
+        if (!(ok)) return mock__leave(CUDA_ERROR_INVALID_VALUE);                                   \
+        r->td.field = v;                                                                           \
+        return mock__leave(CUDA_SUCCESS);                                                          \
+    }
+TEXREF_SET(cuTexRefSetFilterMode, CUfilter_mode, filterMode,
+           (unsigned)v <= CU_TR_FILTER_MODE_LINEAR)
+TEXREF_SET(cuTexRefSetMipmapFilterMode, CUfilter_mode, mipmapFilterMode,
+           (unsigned)v <= CU_TR_FILTER_MODE_LINEAR)
+TEXREF_SET(cuTexRefSetMipmapLevelBias, float, mipmapLevelBias, true)
+TEXREF_SET(cuTexRefSetMaxAnisotropy, unsigned int, maxAnisotropy, true)
 
 CUresult CUDAAPI mock_cuTexRefSetMipmapLevelClamp(CUtexref h, float lo, float hi) {
     TEXREF(cuTexRefSetMipmapLevelClamp, h);
     r->td.minMipmapLevelClamp = lo;
     r->td.maxMipmapLevelClamp = hi;
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuTexRefSetMaxAnisotropy(CUtexref h, unsigned int n) {
-    TEXREF(cuTexRefSetMaxAnisotropy, h);
-    r->td.maxAnisotropy = n;
     return mock__leave(CUDA_SUCCESS);
 }
 
@@ -350,129 +331,69 @@ CUresult CUDAAPI mock_cuTexRefSetFlags(CUtexref h, unsigned int flags) {
     return mock__leave(CUDA_SUCCESS);
 }
 
-/* Getters: NULL outputs are CUDA_ERROR_INVALID_VALUE. */
-#define OUT(p)                                                                                     \
-    if ((p) == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE)
+/* Getters: the reference checked, then NULL outputs (`missing`) are CUDA_ERROR_INVALID_VALUE. */
+#define REF_OUT(entry, h, surface, missing)                                                        \
+    REF(entry, h, surface);                                                                        \
+    if (missing) return mock__leave(CUDA_ERROR_INVALID_VALUE)
 
-CUresult CUDAAPI mock_cuTexRefGetAddress_v2(CUdeviceptr *out, CUtexref h) {
-    TEXREF(cuTexRefGetAddress, h);
-    OUT(out);
-    if (r->bound != B_LINEAR && r->bound != B_PITCH) {
-        mock__why("the texture reference is bound to no device memory");
-        return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    }
-    *out = r->ptr;
-    return mock__leave(CUDA_SUCCESS);
+/* Whether r is bound to one of `kinds` (B_*), else CUDA_ERROR_INVALID_VALUE with a sentence
+ * naming what it is not bound to. */
+static CUresult bound_to(const struct CUtexref_st *r, int kinds, const char *what) {
+    if (r->bound & kinds) return CUDA_SUCCESS;
+    mock__why("the %s reference is bound to no %s", r->surface ? "surface" : "texture", what);
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult CUDAAPI mock_cuTexRefGetArray(CUarray *out, CUtexref h) {
-    TEXREF(cuTexRefGetArray, h);
-    OUT(out);
-    if (r->bound != B_ARRAY) {
-        mock__why("the texture reference is bound to no CUDA array");
-        return mock__leave(CUDA_ERROR_INVALID_VALUE);
+/* Getters of one value, read when the reference is bound to one of `kinds` (B_ANY: whatever it
+ * is bound to, or nothing). */
+#define REF_GET(entry, handle, surface, type, kinds, what, value)                                  \
+    CUresult CUDAAPI mock_##entry(type *out, handle h) {                                           \
+        REF_OUT(entry, h, surface, out == NULL);                                                   \
+        CUresult e = bound_to(r, (kinds), (what));                                                 \
+        if (e == CUDA_SUCCESS) *out = (type)(value);                                               \
+        return mock__leave(e);                                                                     \
     }
-    *out = r->array;
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuTexRefGetMipmappedArray(CUmipmappedArray *out, CUtexref h) {
-    TEXREF(cuTexRefGetMipmappedArray, h);
-    OUT(out);
-    if (r->bound != B_MIPMAP) {
-        mock__why("the texture reference is bound to no mipmapped array");
-        return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    }
-    *out = r->mipmap;
-    return mock__leave(CUDA_SUCCESS);
-}
+#define TEXREF_GET(entry, type, kinds, what, value)                                                \
+    REF_GET(entry, CUtexref, false, type, kinds, what, value)
+TEXREF_GET(cuTexRefGetAddress_v2, CUdeviceptr, B_LINEAR | B_PITCH, "device memory", r->ptr)
+TEXREF_GET(cuTexRefGetArray, CUarray, B_ARRAY, "CUDA array", r->array)
+TEXREF_GET(cuTexRefGetMipmappedArray, CUmipmappedArray, B_MIPMAP, "mipmapped array", r->mipmap)
+TEXREF_GET(cuTexRefGetFilterMode, CUfilter_mode, B_ANY, "", r->td.filterMode)
+TEXREF_GET(cuTexRefGetMipmapFilterMode, CUfilter_mode, B_ANY, "", r->td.mipmapFilterMode)
+TEXREF_GET(cuTexRefGetMipmapLevelBias, float, B_ANY, "", r->td.mipmapLevelBias)
+TEXREF_GET(cuTexRefGetMaxAnisotropy, int, B_ANY, "", r->td.maxAnisotropy)
+TEXREF_GET(cuTexRefGetFlags, unsigned int, B_ANY, "", r->td.flags)
 
 CUresult CUDAAPI mock_cuTexRefGetAddressMode(CUaddress_mode *out, CUtexref h, int dim) {
-    TEXREF(cuTexRefGetAddressMode, h);
-    OUT(out);
+    REF_OUT(cuTexRefGetAddressMode, h, false, out == NULL);
     if (dim < 0 || dim > 2) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     *out = r->td.addressMode[dim];
     return mock__leave(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI mock_cuTexRefGetFilterMode(CUfilter_mode *out, CUtexref h) {
-    TEXREF(cuTexRefGetFilterMode, h);
-    OUT(out);
-    *out = r->td.filterMode;
-    return mock__leave(CUDA_SUCCESS);
-}
-
 CUresult CUDAAPI mock_cuTexRefGetFormat(CUarray_format *f, int *channels, CUtexref h) {
-    TEXREF(cuTexRefGetFormat, h);
-    OUT(f);
+    REF_OUT(cuTexRefGetFormat, h, false, f == NULL);
     *f = r->format;
     if (channels != NULL) *channels = r->channels;
     return mock__leave(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI mock_cuTexRefGetMipmapFilterMode(CUfilter_mode *out, CUtexref h) {
-    TEXREF(cuTexRefGetMipmapFilterMode, h);
-    OUT(out);
-    *out = r->td.mipmapFilterMode;
-    return mock__leave(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI mock_cuTexRefGetMipmapLevelBias(float *out, CUtexref h) {
-    TEXREF(cuTexRefGetMipmapLevelBias, h);
-    OUT(out);
-    *out = r->td.mipmapLevelBias;
-    return mock__leave(CUDA_SUCCESS);
-}
-
 CUresult CUDAAPI mock_cuTexRefGetMipmapLevelClamp(float *lo, float *hi, CUtexref h) {
-    TEXREF(cuTexRefGetMipmapLevelClamp, h);
-    OUT(lo);
-    OUT(hi);
+    REF_OUT(cuTexRefGetMipmapLevelClamp, h, false, lo == NULL || hi == NULL);
     *lo = r->td.minMipmapLevelClamp;
     *hi = r->td.maxMipmapLevelClamp;
     return mock__leave(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI mock_cuTexRefGetMaxAnisotropy(int *out, CUtexref h) {
-    TEXREF(cuTexRefGetMaxAnisotropy, h);
-    OUT(out);
-    *out = (int)r->td.maxAnisotropy;
-    return mock__leave(CUDA_SUCCESS);
-}
-
 CUresult CUDAAPI mock_cuTexRefGetBorderColor(float *out, CUtexref h) {
-    TEXREF(cuTexRefGetBorderColor, h);
-    OUT(out);
+    REF_OUT(cuTexRefGetBorderColor, h, false, out == NULL);
     memcpy(out, r->td.borderColor, sizeof r->td.borderColor);
     return mock__leave(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI mock_cuTexRefGetFlags(unsigned int *out, CUtexref h) {
-    TEXREF(cuTexRefGetFlags, h);
-    OUT(out);
-    *out = r->td.flags;
-    return mock__leave(CUDA_SUCCESS);
-}
-
 CUresult CUDAAPI mock_cuSurfRefSetArray(CUsurfref h, CUarray a, unsigned int flags) {
-    MOCK_ENTER(cuSurfRefSetArray);
-    struct CUtexref_st *r = live(h, true);
-    if (r == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    if (flags != 0) {
-        mock__why("Flags must be 0");
-        return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    }
-    return mock__leave(bind_array(r, a, NULL, CU_TRSA_OVERRIDE_FORMAT));
+    REF(cuSurfRefSetArray, h, true);
+    return mock__leave(bind_array(r, a, NULL, flags));
 }
 
-CUresult CUDAAPI mock_cuSurfRefGetArray(CUarray *out, CUsurfref h) {
-    MOCK_ENTER(cuSurfRefGetArray);
-    struct CUtexref_st *r = live(h, true);
-    if (r == NULL || out == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    if (r->bound != B_ARRAY) {
-        mock__why("the surface reference is bound to no CUDA array");
-        return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    }
-    *out = r->array;
-    return mock__leave(CUDA_SUCCESS);
-}
+REF_GET(cuSurfRefGetArray, CUsurfref, true, CUarray, B_ARRAY, "CUDA array", r->array)
