@@ -1,16 +1,11 @@
 /* Texture and surface references (the deprecated cuTexRef* API and hand-written PTX naming a
- * `.global .texref` / `.surfref`) on the driver at hand, against a host reference written from
- * the CUDA C++ Programming Guide's "Texture Fetching" (a texel edge as the H200 takes it:
- * tex_address.h): point sampling bit for bit, linear
+ * `.global .texref` / `.surfref`) on the driver at hand, against the host reference of the
+ * mock's texture tests (tex_reference.h): point sampling bit for bit, linear
  * filtering within the 8-bit fraction of its weights, linear memory through tex.1d, a surfref
  * read and written. In the gpu suite on the GPU (skipped without one), and in the unit suite on
  * the mock (gpu_texref_on_mock): both runs pass only if the mock answers as the hardware. */
-#include <math.h>
-#include <stdbool.h>
-
-#include "array_copy.h"
 #include "gpu_util.h"
-#include "tex_address.h"
+#include "tex_reference.h"
 
 #define DRV cushim_driver()
 
@@ -46,36 +41,7 @@ static const char ptx[] =
     "shl.b32 %r7, %r6, 1; add.s32 %r7, %r7, %r2;\n"
     "sust.b.2d.b32.trap [s2, {%r5, %r2}], {%r7};\nret;\n}\n";
 
-enum { W = 5, H = 3, N = 64 };
-static float data[H][W];
-
-static float texel(long x, long y) { return x < 0 || y < 0 ? 0.0f : data[y][x]; }
-
-static float ref(float u, float v, CUaddress_mode m, bool linear, bool exact_weights) {
-    float x = u * W, y = v * H;
-    if (!linear) {
-        return texel(tex_address(tex_point_index(u, W, true), W, m, true),
-                     tex_address(tex_point_index(v, H, true), H, m, true));
-    }
-    x -= 0.5f;
-    y -= 0.5f;
-    long i = (long)floorf(x), j = (long)floorf(y);
-    float a = x - floorf(x), b = y - floorf(y);
-    if (!exact_weights) {
-        a = roundf(a * 256) / 256;
-        b = roundf(b * 256) / 256;
-    }
-    long i0 = tex_address(i, W, m, true), i1 = tex_address(i + 1, W, m, true);
-    long j0 = tex_address(j, H, m, true), j1 = tex_address(j + 1, H, m, true);
-    return (1 - a) * (1 - b) * texel(i0, j0) + a * (1 - b) * texel(i1, j0) +
-           (1 - a) * b * texel(i0, j1) + a * b * texel(i1, j1);
-}
-
-/* A whole 2D array from host memory (to_array) or back. */
-static void copy2d(CUarray a, void *host, size_t row, size_t rows, bool to_array) {
-    CUDA_MEMCPY3D c = array_copy_desc(a, host, row, rows, 1, to_array);
-    assert_ok(DRV->cuMemcpy3D(&c));
-}
+enum { N = 64 };
 
 static void test_a_2d_array_through_a_texref(void **state) {
     (void)state;
@@ -85,13 +51,7 @@ static void test_a_2d_array_through_a_texref(void **state) {
     assert_ok(DRV->cuModuleGetFunction(&f, mod, "sample"));
     CUtexref t;
     assert_ok(DRV->cuModuleGetTexRef(&t, mod, "t2"));
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) data[y][x] = (float)(x * x + 10 * y) + 0.25f;
-    CUDA_ARRAY_DESCRIPTOR d = {
-        .Width = W, .Height = H, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
-    CUarray a;
-    assert_ok(DRV->cuArrayCreate(&a, &d));
-    copy2d(a, data, sizeof data[0], H, true);
+    CUarray a = float_array();
     assert_ok(DRV->cuTexRefSetArray(t, a, CU_TRSA_OVERRIDE_FORMAT));
     /* The reference's format is what a fetch reads (CU_TRSA_OVERRIDE_FORMAT): one float. */
     assert_ok(DRV->cuTexRefSetFormat(t, CU_AD_FORMAT_FLOAT, 1));
@@ -101,7 +61,7 @@ static void test_a_2d_array_through_a_texref(void **state) {
         float s = (float)i / (N - 1);
         in[i][0] = -1.3f + 3.8f * s;
         in[i][1] = 2.5f - 3.6f * s * s;
-        if (i % 8 == 0) in[i][0] = (float)(i / 8) / W;
+        if (i % 8 == 0) in[i][0] = (float)(i / 8) / TW;
     }
     CUdeviceptr din, dout;
     assert_ok(DRV->cuMemAlloc(&din, sizeof in));
@@ -109,7 +69,7 @@ static void test_a_2d_array_through_a_texref(void **state) {
     assert_ok(DRV->cuMemcpyHtoD(din, in, sizeof in));
     static const CUaddress_mode modes[] = {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_CLAMP,
                                            CU_TR_ADDRESS_MODE_MIRROR};
-    const float range = data[H - 1][W - 1] - data[0][0];
+    const float range = tdata[TH - 1][TW - 1] - tdata[0][0];
     for (int mi = 0; mi < 3; mi++) {
         assert_ok(DRV->cuTexRefSetAddressMode(t, 0, modes[mi]));
         assert_ok(DRV->cuTexRefSetAddressMode(t, 1, modes[mi]));
@@ -121,7 +81,9 @@ static void test_a_2d_array_through_a_texref(void **state) {
             assert_ok(DRV->cuCtxSynchronize());
             assert_ok(DRV->cuMemcpyDtoH(out, dout, sizeof out));
             for (int i = 0; i < N; i++) {
-                float want = ref(in[i][0], in[i][1], modes[mi], lf, true);
+                float u = in[i][0], v = in[i][1];
+                float want = lf ? ref_linear(u, v, modes[mi], true, false)
+                                : ref_point(u, v, modes[mi], true);
                 /* Linear: the weights hold 8 fraction bits, so each is within 1/256. */
                 float tol = lf ? 2 * range / 256 + 1e-4f : 0.0f;
                 if (fabsf(out[i][0] - want) > tol || out[i][3] != 0.0f) {
@@ -172,19 +134,13 @@ static void test_linear_memory_and_a_surfref(void **state) {
                   out[18][0]);
     CUsurfref s;
     assert_ok(DRV->cuModuleGetSurfRef(&s, mod, "s2"));
-    CUDA_ARRAY3D_DESCRIPTOR ad = {.Width = 4,
-                                  .Height = 2,
-                                  .Format = CU_AD_FORMAT_UNSIGNED_INT32,
-                                  .NumChannels = 1,
-                                  .Flags = CUDA_ARRAY3D_SURFACE_LDST};
-    CUarray a;
-    assert_ok(DRV->cuArray3DCreate(&a, &ad));
+    CUarray a = array2d(CU_AD_FORMAT_UNSIGNED_INT32, 1, 4, 2, CUDA_ARRAY3D_SURFACE_LDST);
     uint32_t cells[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}}, back[2][4];
-    copy2d(a, cells, sizeof cells[0], 2, true);
+    array_whole(a, cells, true);
     assert_ok(DRV->cuSurfRefSetArray(s, a, 0));
     assert_ok(DRV->cuLaunchKernel(flip, 1, 1, 1, 4, 2, 1, 0, NULL, NULL, NULL));
     assert_ok(DRV->cuCtxSynchronize());
-    copy2d(a, back, sizeof back[0], 2, false);
+    array_whole(a, back, false);
     for (int y = 0; y < 2; y++)
         for (int x = 0; x < 4; x++) assert_int_equal(back[y][x], 2 * cells[y][3 - x] + (unsigned)y);
     assert_ok(DRV->cuMemFree(d));

@@ -1,7 +1,7 @@
-/* Shared by the tests of the mock's arrays and texture objects (test_mock_arrays.c,
- * test_mock_texture.c, test_mock_texture_geom.c): a kernel of one instruction run over
- * threads, arrays and texture objects made in one call, and the sampling reference written
- * from the CUDA C++ Programming Guide's appendix "Texture Fetching" (the cube map table's in
+/* Shared by the tests of the mock's arrays, texture objects and references (test_mock_arrays.c,
+ * test_mock_texture.c, test_mock_texture_geom.c, test_mock_texref.c): a kernel of one
+ * instruction run over threads, texture objects made in one call; the arrays and the sampling
+ * reference are tex_reference.h's, shared with the GPU (the cube map table's is in
  * test_mock_texture_geom.c). Each test runs with device 0's primary context current. */
 #ifndef CUSHIM_TESTS_MOCK_TEXTURE_UTIL_H
 #define CUSHIM_TESTS_MOCK_TEXTURE_UTIL_H
@@ -10,8 +10,7 @@
 #include <stdbool.h>
 
 #include "mock_primary.h"
-#include "array_copy.h"
-#include "tex_address.h"
+#include "tex_reference.h"
 
 #define assert_has(text, part)                                                                     \
     do {                                                                                           \
@@ -20,9 +19,10 @@
 
 /* A kernel of one instruction: thread t reads four words of in[t] into %r8..%r11, runs the
  * instruction (the object's handle in %rd1, results in %r4..%r7), and writes %r4..%r7 to
- * out[t]. */
+ * out[t]. The first %s: declarations at module scope (texture references), the second: the
+ * instruction. */
 __attribute__((unused)) static const char kernel_fmt[] =
-    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".version 8.0\n.target sm_90\n.address_size 64\n%s"
     ".visible .entry k(.param .u64 obj, .param .u64 in, .param .u64 out)\n{\n"
     ".reg .b32 %%r<12>; .reg .b64 %%rd<8>;\n"
     "ld.param.u64 %%rd1, [obj]; ld.param.u64 %%rd2, [in]; ld.param.u64 %%rd3, [out];\n"
@@ -40,15 +40,18 @@ typedef union word {
     uint32_t u;
 } word;
 
-/* Runs `inst` over n threads: in and out are n * 4 words. */
-__attribute__((unused)) static CUresult run_inst(const char *inst, unsigned long long obj,
-                                                 const word *in, word *out, unsigned n) {
+/* The kernel of `inst`, after the module-scope declarations `decls`, loaded as *m. */
+__attribute__((unused)) static CUresult load_inst(CUmodule *m, const char *decls,
+                                                  const char *inst) {
     char text[2048];
-    snprintf(text, sizeof text, kernel_fmt, inst);
-    CUmodule m;
+    snprintf(text, sizeof text, kernel_fmt, decls, inst);
+    return D->cuModuleLoadData(m, text);
+}
+
+/* The kernel of module m run over n threads: in and out are n * 4 words. */
+__attribute__((unused)) static CUresult launch_inst(CUmodule m, unsigned long long obj,
+                                                    const word *in, word *out, unsigned n) {
     CUfunction f;
-    CUresult r = D->cuModuleLoadData(&m, text);
-    if (r != CUDA_SUCCESS) return r;
     assert_ok(D->cuModuleGetFunction(&f, m, "k"));
     CUdeviceptr din, dout;
     size_t bytes = (size_t)n * 16;
@@ -57,36 +60,23 @@ __attribute__((unused)) static CUresult run_inst(const char *inst, unsigned long
     assert_ok(D->cuMemcpyHtoD(din, in, bytes));
     assert_ok(D->cuMemsetD8(dout, 0, bytes));
     void *params[] = {&obj, &din, &dout};
-    r = D->cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, NULL, params, NULL);
+    CUresult r = D->cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, NULL, params, NULL);
     if (r == CUDA_SUCCESS) r = D->cuCtxSynchronize();
     if (r == CUDA_SUCCESS) assert_ok(D->cuMemcpyDtoH(out, dout, bytes));
     D->cuMemFree(din);
     D->cuMemFree(dout);
-    D->cuModuleUnload(m);
     return r;
 }
 
-__attribute__((unused)) static CUarray array2d(CUarray_format f, unsigned ch, size_t w, size_t h,
-                                               unsigned flags) {
-    CUDA_ARRAY3D_DESCRIPTOR d = {
-        .Width = w, .Height = h, .Format = f, .NumChannels = ch, .Flags = flags};
-    CUarray a;
-    assert_ok(D->cuArray3DCreate(&a, &d));
-    return a;
-}
-
-/* A whole array from host memory, or back, by cuMemcpy3D (array_copy.h). */
-__attribute__((unused)) static void array_whole(CUarray a, void *host, bool to_array) {
-    CUDA_ARRAY3D_DESCRIPTOR d;
-    assert_ok(D->cuArray3DGetDescriptor(&d, a));
-    size_t size = d.Format == CU_AD_FORMAT_UNSIGNED_INT8 || d.Format == CU_AD_FORMAT_SIGNED_INT8 ? 1
-                  : d.Format == CU_AD_FORMAT_UNSIGNED_INT16 ||
-                          d.Format == CU_AD_FORMAT_SIGNED_INT16 || d.Format == CU_AD_FORMAT_HALF
-                      ? 2
-                      : 4;
-    size_t row = d.Width * size * d.NumChannels, rows = d.Height != 0 ? d.Height : 1;
-    CUDA_MEMCPY3D c = array_copy_desc(a, host, row, rows, d.Depth != 0 ? d.Depth : 1, to_array);
-    assert_ok(D->cuMemcpy3D(&c));
+/* Runs `inst` over n threads: in and out are n * 4 words. */
+__attribute__((unused)) static CUresult run_inst(const char *inst, unsigned long long obj,
+                                                 const word *in, word *out, unsigned n) {
+    CUmodule m;
+    CUresult r = load_inst(&m, "", inst);
+    if (r != CUDA_SUCCESS) return r;
+    r = launch_inst(m, obj, in, out, n);
+    D->cuModuleUnload(m);
+    return r;
 }
 
 __attribute__((unused)) static unsigned long long texture(CUarray a, CUaddress_mode mode,
@@ -101,46 +91,7 @@ __attribute__((unused)) static unsigned long long texture(CUarray a, CUaddress_m
     return o;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Sampling: the reference                                                                    */
-/* ------------------------------------------------------------------------------------------ */
-
-enum { TW = 5, TH = 3 };
-__attribute__((unused)) static float tdata[TH][TW];
-
-__attribute__((unused)) static float ref_texel(long x, long y) {
-    return x < 0 || y < 0 ? -7.0f : tdata[y][x];
-}
-
-__attribute__((unused)) static float ref_point(float u, float v, CUaddress_mode m, bool norm) {
-    return ref_texel(tex_address(tex_point_index(u, TW, norm), TW, m, norm),
-                     tex_address(tex_point_index(v, TH, norm), TH, m, norm));
-}
-
-/* Bilinear, with the weights rounded to 1/256 (quantized) or exact. */
-__attribute__((unused)) static float ref_linear(float u, float v, CUaddress_mode m, bool norm,
-                                                bool quantized) {
-    float x = (norm ? u * TW : u) - 0.5f, y = (norm ? v * TH : v) - 0.5f;
-    long i = (long)floorf(x), j = (long)floorf(y);
-    float a = x - floorf(x), b = y - floorf(y);
-    if (quantized) {
-        a = roundf(a * 256) / 256;
-        b = roundf(b * 256) / 256;
-    }
-    long i0 = tex_address(i, TW, m, norm), i1 = tex_address(i + 1, TW, m, norm);
-    long j0 = tex_address(j, TH, m, norm), j1 = tex_address(j + 1, TH, m, norm);
-    return (1 - a) * (1 - b) * ref_texel(i0, j0) + a * (1 - b) * ref_texel(i1, j0) +
-           (1 - a) * b * ref_texel(i0, j1) + a * b * ref_texel(i1, j1);
-}
-
-__attribute__((unused)) static CUarray float_array(void) {
-    for (int y = 0; y < TH; y++)
-        for (int x = 0; x < TW; x++) tdata[y][x] = (float)(x * x + 10 * y) + 0.25f;
-    CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, TW, TH, 0);
-    array_whole(a, tdata, true);
-    return a;
-}
-
+/* The threads' inputs and outputs (run_inst's in and out). */
 enum { N = 96 };
 __attribute__((unused)) static word cin[N * 4], cout[N * 4];
 

@@ -2,53 +2,21 @@
  * hand-written PTX that names them (`.global .texref`, `.surfref`; PTX ISA 5.3 "Texture Sampler
  * and Surface Types", tex 9.7.10.3, suld 9.7.11.1, sust 9.7.11.2): a 2D array read through a
  * texref with point and linear filtering and normalized coordinates, compared with the reference
- * sampler of mock_texture_util.h; linear memory read by tex.1d; pitched memory and a mipmapped
+ * sampler of tex_reference.h; linear memory read by tex.1d; pitched memory and a mipmapped
  * array bound and read; a surfref read and written;
  * rebinding between two launches; and the refusals (handles, NULLs, formats, a reference bound
  * to nothing at the launch, a name that is no reference). */
 #include "mock_texture_util.h"
 
-/* Thread t reads in[t] into %r8..%r11, runs `inst` (results in %r4..%r7), writes out[t]. */
-static const char ref_fmt[] =
-    ".version 8.0\n.target sm_90\n.address_size 64\n"
-    ".global .texref t2;\n.global .texref lin;\n.global .surfref s2;\n"
-    ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
-    ".reg .b32 %%r<12>; .reg .b64 %%rd<8>;\n"
-    "ld.param.u64 %%rd2, [in]; ld.param.u64 %%rd3, [out];\n"
-    "mov.u32 %%r1, %%tid.x; mul.wide.u32 %%rd4, %%r1, 16;\n"
-    "add.s64 %%rd5, %%rd2, %%rd4; add.s64 %%rd6, %%rd3, %%rd4;\n"
-    "ld.global.v4.b32 {%%r8, %%r9, %%r10, %%r11}, [%%rd5];\n"
-    "mov.b32 %%r4, 0; mov.b32 %%r5, 0; mov.b32 %%r6, 0; mov.b32 %%r7, 0;\n"
-    "%s\n"
-    "st.global.v4.b32 [%%rd6], {%%r4, %%r5, %%r6, %%r7};\n"
-    "ret;\n}\n";
+/* The references that the kernels of mock_texture_util.h name. */
+static const char ref_decls[] = ".global .texref t2;\n.global .texref lin;\n.global .surfref s2;\n";
 
 static CUmodule mod;
-static CUfunction fn;
 
-static void load(const char *inst) {
-    char text[2048];
-    snprintf(text, sizeof text, ref_fmt, inst);
-    assert_ok(D->cuModuleLoadData(&mod, text));
-    assert_ok(D->cuModuleGetFunction(&fn, mod, "k"));
-}
+static void load(const char *inst) { assert_ok(load_inst(&mod, ref_decls, inst)); }
 
 /* One launch of n threads over cin into cout. */
-static CUresult launch(unsigned n) {
-    CUdeviceptr din, dout;
-    size_t bytes = (size_t)n * 16;
-    assert_ok(D->cuMemAlloc(&din, bytes));
-    assert_ok(D->cuMemAlloc(&dout, bytes));
-    assert_ok(D->cuMemcpyHtoD(din, cin, bytes));
-    assert_ok(D->cuMemsetD8(dout, 0, bytes));
-    void *params[] = {&din, &dout};
-    CUresult r = D->cuLaunchKernel(fn, 1, 1, 1, n, 1, 1, 0, NULL, params, NULL);
-    if (r == CUDA_SUCCESS) r = D->cuCtxSynchronize();
-    if (r == CUDA_SUCCESS) assert_ok(D->cuMemcpyDtoH(cout, dout, bytes));
-    D->cuMemFree(din);
-    D->cuMemFree(dout);
-    return r;
-}
+static CUresult launch(unsigned n) { return launch_inst(mod, 0, cin, cout, n); }
 
 static const char tex_t2[] = "tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [t2, {%r8, %r9}];";
 
@@ -254,8 +222,7 @@ static void test_rebinding_between_launches(void **state) {
     float other[TH][TW];
     for (int y = 0; y < TH; y++)
         for (int x = 0; x < TW; x++) other[y][x] = -(float)(x + 100 * y);
-    CUarray b = array2d(CU_AD_FORMAT_FLOAT, 1, TW, TH, 0);
-    array_whole(b, other, true);
+    CUarray b = float_array_of(other);
     for (int i = 0; i < 4; i++) {
         cin[4 * i].f = (float)i + 0.5f;
         cin[4 * i + 1].f = 1.5f;
@@ -317,15 +284,13 @@ static void test_names_in_ptx(void **state) {
     /* A name that is no reference is refused at load (CUDA_ERROR_INVALID_PTX), as is a name
      * declared twice; a surfref where tex wants a texref fails the launch with a sentence; an
      * initialised texref and a samplerref (the independent mode, which the driver loads) load. */
-    char text[2048];
-    snprintf(text, sizeof text, ref_fmt,
-             "L1: @%p1 tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [nothing, {%r8, %r9}];");
     CUmodule m;
-    assert_cu(CUDA_ERROR_INVALID_PTX, D->cuModuleLoadData(&m, text));
+    assert_cu(CUDA_ERROR_INVALID_PTX,
+              load_inst(&m, ref_decls,
+                        "L1: @%p1 tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [nothing, {%r8, %r9}];"));
     /* A register without '%' is one. */
-    snprintf(text, sizeof text, ref_fmt,
-             ".reg .b64 obj; mov.b64 obj, 0; @%p1 suq.width.b32 %r4, [obj];");
-    assert_ok(D->cuModuleLoadData(&m, text));
+    assert_ok(load_inst(&m, ref_decls,
+                        ".reg .b64 plain; mov.b64 plain, 0; @%p1 suq.width.b32 %r4, [plain];"));
     assert_ok(D->cuModuleUnload(m));
     load("tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [s2, {%r8, %r9}];");
     assert_cu(CUDA_ERROR_NOT_SUPPORTED, launch(1));
