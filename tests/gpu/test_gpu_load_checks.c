@@ -10,7 +10,7 @@
 #include "gpu_util.h"
 
 #include "../unit/mock_exec/fatbin_util.h"
-#include "../unit/mock_exec/link_ptx.h"
+#include "../unit/mock_exec/link_checks.h"
 
 static CUresult load(const char *what, const void *image, const char *mock_says) {
     char log[1024] = "";
@@ -61,54 +61,16 @@ static void test_link_of_ptx_runs(void **state) {
     size_t size;
     assert_ok(t->cuLinkComplete(l, &image, &size));
     CUmodule m;
-    CUfunction f;
-    CUdeviceptr d;
     assert_ok(t->cuModuleLoadData(&m, image));
     assert_ok(t->cuLinkDestroy(l));
-    assert_ok(t->cuModuleGetFunction(&f, m, "k"));
-    assert_ok(t->cuMemAlloc(&d, 4));
-    void *params[] = {&d};
-    assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-    uint32_t v = 0;
-    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
-    assert_int_equal(v, 45);
-    t->cuMemFree(d);
+    assert_int_equal(link_run(t, m, "k"), 45);
     t->cuModuleUnload(m);
 }
 
-/* The same link as mock_link's test_own_names_stay_apart: two inputs' names without .visible
- * stay apart on the driver (ka 7, kb 200). */
+/* mock_link's test_own_names_stay_apart, on the driver (link_checks.h). */
 static void test_link_keeps_own_names_apart(void **state) {
     (void)state;
-    const cushim_driver_table *t = cushim_driver();
-    const char *const inputs[] = {ptx_own_a, ptx_own_b, ptx_lib};
-    CUlinkState l;
-    assert_ok(t->cuLinkCreate(0, NULL, NULL, &l));
-    for (int i = 0; i < 3; i++) {
-        assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)inputs[i], strlen(inputs[i]) + 1,
-                                   "in", 0, NULL, NULL));
-    }
-    void *image;
-    size_t size;
-    assert_ok(t->cuLinkComplete(l, &image, &size));
-    CUmodule m;
-    CUdeviceptr d;
-    assert_ok(t->cuModuleLoadData(&m, image));
-    assert_ok(t->cuLinkDestroy(l));
-    assert_ok(t->cuMemAlloc(&d, 4));
-    const char *const kernels[] = {"ka", "kb"};
-    const uint32_t want[] = {7, 200};
-    for (int i = 0; i < 2; i++) {
-        CUfunction f;
-        assert_ok(t->cuModuleGetFunction(&f, m, kernels[i]));
-        void *params[] = {&d};
-        assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-        uint32_t v = 0;
-        assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
-        assert_int_equal(v, want[i]);
-    }
-    t->cuMemFree(d);
-    t->cuModuleUnload(m);
+    link_check_own_names(cushim_driver());
 }
 
 int main(void) {

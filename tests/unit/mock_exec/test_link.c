@@ -9,21 +9,13 @@
 
 #include "exec_util.h"
 #include "fatbin_util.h"
-#include "link_ptx.h"
+#include "link_checks.h"
 
 /* Loads the linked image, runs k and returns what it wrote. */
 static uint32_t run_linked(const void *image) {
     CUmodule m;
-    CUfunction f;
-    CUdeviceptr d;
     assert_ok(t->cuModuleLoadData(&m, image));
-    assert_ok(t->cuModuleGetFunction(&f, m, "k"));
-    assert_ok(t->cuMemAlloc(&d, 4));
-    void *params[] = {&d};
-    assert_ok(t->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-    uint32_t v = 0;
-    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
-    assert_ok(t->cuMemFree(d));
+    uint32_t v = link_run(t, m, "k");
     assert_ok(t->cuModuleUnload(m));
     return v;
 }
@@ -85,45 +77,10 @@ static void test_fatbin_and_file_inputs(void **state) {
     free(f.p);
 }
 
-/* Each input's names without .visible are its own (PTX ISA "Linking Directives"): the driver
- * keeps two inputs' `seed` and `pick` apart, and so does the mock. */
+/* The body is the GPU's too (gpu_load_checks): the driver keeps the names apart. */
 static void test_own_names_stay_apart(void **state) {
     (void)state;
-    CUlinkState l;
-    assert_ok(t->cuLinkCreate(0, NULL, NULL, &l));
-    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_own_a, sizeof ptx_own_a, "a", 0,
-                               NULL, NULL));
-    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_own_b, sizeof ptx_own_b, "b", 0,
-                               NULL, NULL));
-    /* A visible definition of the same name in a third input keeps its name too. */
-    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_lib, sizeof ptx_lib, "lib", 0, NULL,
-                               NULL));
-    void *image;
-    size_t size;
-    assert_ok(t->cuLinkComplete(l, &image, &size));
-    CUmodule m;
-    CUfunction fa, fb;
-    CUdeviceptr d;
-    assert_ok(t->cuModuleLoadData(&m, image));
-    assert_ok(t->cuModuleGetFunction(&fa, m, "ka"));
-    assert_ok(t->cuModuleGetFunction(&fb, m, "kb"));
-    assert_ok(t->cuMemAlloc(&d, 4));
-    void *params[] = {&d};
-    uint32_t v = 0;
-    assert_ok(t->cuLaunchKernel(fa, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
-    assert_int_equal(v, 7);
-    assert_ok(t->cuLaunchKernel(fb, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
-    assert_ok(t->cuMemcpyDtoH(&v, d, sizeof v));
-    assert_int_equal(v, 200);
-    /* ptx_lib's visible twice and bias are not renamed. */
-    CUdeviceptr bias;
-    size_t bytes;
-    assert_ok(t->cuModuleGetGlobal(&bias, &bytes, m, "bias"));
-    assert_int_equal(bytes, 4);
-    assert_ok(t->cuMemFree(d));
-    assert_ok(t->cuModuleUnload(m));
-    assert_ok(t->cuLinkDestroy(l));
+    link_check_own_names(t);
 }
 
 static void test_what_cannot_be_linked(void **state) {
