@@ -8,8 +8,8 @@
 #include "mock_array.h"
 
 /* Bytes of one channel of a format, 0 for a format the mock does not implement (the block
- * compressed and packed video formats of cuda.h). */
-static size_t format_bytes(CUarray_format f) {
+ * compressed and packed video formats of cuda.h): for arrays, textures and references. */
+size_t mock__format_bytes(CUarray_format f) {
     switch (f) {
     case CU_AD_FORMAT_UNSIGNED_INT8:
     case CU_AD_FORMAT_SIGNED_INT8: return 1;
@@ -45,7 +45,7 @@ static CUresult check_desc(const CUDA_ARRAY3D_DESCRIPTOR *d) {
         mock__why("NumChannels is %u, not 1, 2 or 4", d->NumChannels);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (format_bytes(d->Format) == 0) {
+    if (mock__format_bytes(d->Format) == 0) {
         mock__why("the mock implements the 8-, 16- and 32-bit integer, half and float array "
                   "formats, not format 0x%x",
                   (unsigned)d->Format);
@@ -84,7 +84,7 @@ static CUresult make(struct CUarray_st **out, const CUDA_ARRAY3D_DESCRIPTOR *d,
     struct CUctx_st *c;
     r = mock__alloc_ctx(&c);
     if (r != CUDA_SUCCESS) return r;
-    size_t elem = format_bytes(d->Format) * d->NumChannels;
+    size_t elem = mock__format_bytes(d->Format) * d->NumChannels;
     size_t rows = d->Height ? d->Height : 1, slices = d->Depth ? d->Depth : 1;
     size_t bytes = d->Width * elem * rows * slices; /* at most 2^18 * 16 * 2^16 * 2^16 */
     if (bytes > mock__devx[c->device].total_mem - mock__used(c->device, -1)) {

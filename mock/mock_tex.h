@@ -114,7 +114,7 @@ void mock__texobj_reset(void);
 bool mock__texobj_lookup(void *ctx, uint64_t handle, bool surface, mock_ptx_texture *out, char *why,
                          size_t whylen);
 
-/* Bytes of one channel of a format, 0 for one the textures do not read. */
+/* Bytes of one channel of a format, 0 for one the mock does not implement (mock_array.c). */
 size_t mock__format_bytes(CUarray_format f);
 /* A texture (td non-NULL) or surface (td NULL) over the resource r, checked as
  * cuTexObjectCreate checks them, into t: CUDA_ERROR_INVALID_VALUE or

@@ -25,17 +25,6 @@ static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static texobj *table;
 static size_t ntable, captable;
 
-size_t mock__format_bytes(CUarray_format f) {
-    return f == CU_AD_FORMAT_UNSIGNED_INT8 || f == CU_AD_FORMAT_SIGNED_INT8 ? 1
-           : f == CU_AD_FORMAT_UNSIGNED_INT16 || f == CU_AD_FORMAT_SIGNED_INT16 ||
-                   f == CU_AD_FORMAT_HALF
-               ? 2
-           : f == CU_AD_FORMAT_UNSIGNED_INT32 || f == CU_AD_FORMAT_SIGNED_INT32 ||
-                   f == CU_AD_FORMAT_FLOAT
-               ? 4
-               : 0;
-}
-
 /* The view of an array (its first level for a mipmapped one). */
 static void view_array(mock_ptx_texture *t, const struct CUarray_st *a, unsigned levels) {
     const CUDA_ARRAY3D_DESCRIPTOR *d = &a->desc;
