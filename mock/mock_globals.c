@@ -124,21 +124,28 @@ static char **entry_names(const mock_image *img, unsigned n, unsigned *count) {
     return names;
 }
 
+/* Called under the lock, which it lets go: the handles of up to n entries of img, of the library
+ * (out: CUkernels) or module (out: CUfunctions) h. */
+static CUresult enumerate(const mock_image *img, unsigned n, bool library, void *h, void *out) {
+    unsigned k;
+    char **names = entry_names(img, n, &k);
+    mock__leave(CUDA_SUCCESS);
+    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+    for (unsigned i = 0; r == CUDA_SUCCESS && i < k; i++) {
+        r = library ? mock_cuLibraryGetKernel((CUkernel *)out + i, h, names[i])
+                    : mock_cuModuleGetFunction((CUfunction *)out + i, h, names[i]);
+    }
+    free_names(names, k);
+    return r;
+}
+
 CUresult CUDAAPI mock_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary hlib) {
     MOCK_ENTER(cuLibraryEnumerateKernels);
     if (kernels == NULL || n == 0) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     if (hlib == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUlib_st *l;
     MOCK_EXPECT(l, hlib, CUSHIM_MOCK_LIBRARY, "cuLibraryEnumerateKernels");
-    unsigned k;
-    char **names = entry_names(&l->img, n, &k);
-    mock__leave(CUDA_SUCCESS);
-    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
-    for (unsigned i = 0; r == CUDA_SUCCESS && i < k; i++) {
-        r = mock_cuLibraryGetKernel(&kernels[i], hlib, names[i]);
-    }
-    free_names(names, k);
-    return r;
+    return enumerate(&l->img, n, true, hlib, kernels);
 }
 
 CUresult CUDAAPI mock_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int n,
@@ -148,15 +155,7 @@ CUresult CUDAAPI mock_cuModuleEnumerateFunctions(CUfunction *functions, unsigned
     if (hmod == NULL) return mock__leave(CUDA_ERROR_INVALID_HANDLE);
     struct CUmod_st *m;
     MOCK_EXPECT(m, hmod, CUSHIM_MOCK_MODULE, "cuModuleEnumerateFunctions");
-    unsigned k;
-    char **names = entry_names(&m->img, n, &k);
-    mock__leave(CUDA_SUCCESS);
-    CUresult r = names == NULL ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
-    for (unsigned i = 0; r == CUDA_SUCCESS && i < k; i++) {
-        r = mock_cuModuleGetFunction(&functions[i], hmod, names[i]);
-    }
-    free_names(names, k);
-    return r;
+    return enumerate(&m->img, n, false, hmod, functions);
 }
 
 /* A kernel's cache preference on a device: checked, kept nowhere (the mock has no L1). */
