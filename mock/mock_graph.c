@@ -56,6 +56,22 @@ static CUresult graph_arg(CUgraph hg, const char *entry, struct CUgraph_st **out
     return capturing_into(*out) ? CUDA_ERROR_ILLEGAL_STATE : CUDA_SUCCESS;
 }
 
+/* The live executable he, else the code its entry answers. */
+static CUresult exec_arg(CUgraphExec he, const char *entry, struct CUgraphExec_st **out) {
+    if (he == NULL) return CUDA_ERROR_INVALID_VALUE;
+    *out = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, entry);
+    return *out != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* For a launch or an upload: the executable he, and the stream hs, of the same context. */
+static CUresult exec_on_stream(CUgraphExec he, CUstream hs, const char *entry,
+                               struct CUgraphExec_st **x, struct CUstream_st **s) {
+    CUresult r = exec_arg(he, entry, x);
+    if (r == CUDA_SUCCESS) r = mock__stream(hs, entry, s);
+    if (r == CUDA_SUCCESS && mock__stream_ctx(*s) != (*x)->h.ctx) r = CUDA_ERROR_INVALID_VALUE;
+    return r;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Instantiate, destroy                                                                       */
 /* ------------------------------------------------------------------------------------------ */
@@ -164,11 +180,10 @@ CUresult CUDAAPI mock_cuGraphDestroy(CUgraph hg) {
 
 CUresult CUDAAPI mock_cuGraphExecDestroy(CUgraphExec he) {
     MOCK_ENTER(cuGraphExecDestroy);
-    if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUgraphExec_st *x;
-    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphExecDestroy");
-    mock__kill(&x->h);
-    return mock__leave(CUDA_SUCCESS);
+    CUresult r = exec_arg(he, "cuGraphExecDestroy", &x);
+    if (r == CUDA_SUCCESS) mock__kill(&x->h);
+    return mock__leave(r);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -177,13 +192,10 @@ CUresult CUDAAPI mock_cuGraphExecDestroy(CUgraphExec he) {
 
 CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
     MOCK_ENTER(cuGraphLaunch);
-    if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
-    struct CUgraphExec_st *x;
-    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphLaunch");
-    struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuGraphLaunch", &s);
+    struct CUgraphExec_st *x = NULL;
+    struct CUstream_st *s = NULL;
+    CUresult r = exec_on_stream(he, hs, "cuGraphLaunch", &x, &s);
     if (r != CUDA_SUCCESS) return mock__leave(r);
-    if (mock__stream_ctx(s) != x->h.ctx) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     /* Launched into a capture, the nodes join that capture's graph. */
     for (size_t i = 0; i < x->nodes.n && r == CUDA_SUCCESS; i++) {
         const struct CUgraphNode_st *n = x->nodes.v[i];
@@ -197,13 +209,9 @@ CUresult CUDAAPI mock_cuGraphLaunch(CUgraphExec he, CUstream hs) {
 
 CUresult CUDAAPI mock_cuGraphUpload(CUgraphExec he, CUstream hs) {
     MOCK_ENTER(cuGraphUpload);
-    if (he == NULL) return mock__leave(CUDA_ERROR_INVALID_VALUE);
     struct CUgraphExec_st *x;
-    MOCK_EXPECT(x, he, CUSHIM_MOCK_GRAPH_EXEC, "cuGraphUpload");
     struct CUstream_st *s;
-    CUresult r = mock__stream(hs, "cuGraphUpload", &s);
-    if (r == CUDA_SUCCESS && mock__stream_ctx(s) != x->h.ctx) r = CUDA_ERROR_INVALID_VALUE;
-    return mock__leave(r);
+    return mock__leave(exec_on_stream(he, hs, "cuGraphUpload", &x, &s));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -212,11 +220,11 @@ CUresult CUDAAPI mock_cuGraphUpload(CUgraphExec he, CUstream hs) {
 
 static CUresult update(const char *entry, CUgraphExec he, CUgraph hg,
                        CUgraphExecUpdateResultInfo *info) {
-    if (he == NULL) return CUDA_ERROR_INVALID_VALUE;
-    struct CUgraphExec_st *x = mock__expect(he, CUSHIM_MOCK_GRAPH_EXEC, entry);
-    if (x == NULL) return CUDA_ERROR_INVALID_HANDLE;
+    struct CUgraphExec_st *x;
+    CUresult r = exec_arg(he, entry, &x);
+    if (r != CUDA_SUCCESS) return r;
     struct CUgraph_st *g;
-    CUresult r = graph_arg(hg, entry, &g);
+    r = graph_arg(hg, entry, &g);
     if (r != CUDA_SUCCESS) return r;
     *info = (CUgraphExecUpdateResultInfo){CU_GRAPH_EXEC_UPDATE_SUCCESS, NULL, NULL};
     if (g->nodes.n != x->nodes.n) {
