@@ -50,21 +50,10 @@ static void test_loads_the_mock_refuses(void **state) {
 
 static void test_link_of_ptx_runs(void **state) {
     (void)state;
-    const cushim_driver_table *t = cushim_driver();
-    CUlinkState l;
-    assert_ok(t->cuLinkCreate(0, NULL, NULL, &l));
-    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_user, sizeof ptx_user, "user", 0,
-                               NULL, NULL));
-    assert_ok(t->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_lib, sizeof ptx_lib, "lib", 0, NULL,
-                               NULL));
-    void *image;
-    size_t size;
-    assert_ok(t->cuLinkComplete(l, &image, &size));
-    CUmodule m;
-    assert_ok(t->cuModuleLoadData(&m, image));
-    assert_ok(t->cuLinkDestroy(l));
-    assert_int_equal(link_run(t, m, "k"), 45);
-    t->cuModuleUnload(m);
+    static const char *const inputs[] = {ptx_user, ptx_lib};
+    CUmodule m = link_load(cushim_driver(), inputs, 2);
+    assert_int_equal(link_run(cushim_driver(), m, "k"), 45);
+    cushim_driver()->cuModuleUnload(m);
 }
 
 /* mock_link's test_own_names_stay_apart, on the driver (link_checks.h). */

@@ -24,17 +24,14 @@ __attribute__((unused)) static uint32_t link_run(const cushim_driver_table *drv,
     return v;
 }
 
-/* Each input's names without .visible are its own (PTX ISA "Linking Directives"): two inputs'
- * `seed` and `pick` stay apart (ka writes 7, kb 200), and a third input's visible `twice` and
- * `bias` keep their names. */
-__attribute__((unused)) static void link_check_own_names(const cushim_driver_table *drv) {
-    const char *const inputs[] = {ptx_own_a, ptx_own_b, ptx_lib}, *const names[] = {"a", "b",
-                                                                                    "lib"};
+/* The PTX inputs (each with its NUL) linked and loaded as a module, the link destroyed. */
+__attribute__((unused)) static CUmodule link_load(const cushim_driver_table *drv,
+                                                  const char *const *inputs, int n) {
     CUlinkState l;
     assert_ok(drv->cuLinkCreate(0, NULL, NULL, &l));
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < n; i++) {
         assert_ok(drv->cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)inputs[i], strlen(inputs[i]) + 1,
-                                     names[i], 0, NULL, NULL));
+                                     "input", 0, NULL, NULL));
     }
     void *image;
     size_t size;
@@ -42,6 +39,15 @@ __attribute__((unused)) static void link_check_own_names(const cushim_driver_tab
     CUmodule m;
     assert_ok(drv->cuModuleLoadData(&m, image));
     assert_ok(drv->cuLinkDestroy(l));
+    return m;
+}
+
+/* Each input's names without .visible are its own (PTX ISA "Linking Directives"): two inputs'
+ * `seed` and `pick` stay apart (ka writes 7, kb 200), and a third input's visible `twice` and
+ * `bias` keep their names. */
+__attribute__((unused)) static void link_check_own_names(const cushim_driver_table *drv) {
+    static const char *const inputs[] = {ptx_own_a, ptx_own_b, ptx_lib};
+    CUmodule m = link_load(drv, inputs, 3);
     assert_int_equal(link_run(drv, m, "ka"), 7);
     assert_int_equal(link_run(drv, m, "kb"), 200);
     CUdeviceptr bias;
