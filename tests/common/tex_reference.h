@@ -78,4 +78,12 @@ __attribute__((unused)) static CUarray float_array(void) {
     return float_array_of(tdata);
 }
 
+/* A texture reference's address mode (both dimensions) and filtering. */
+__attribute__((unused)) static void texref_modes(CUtexref t, CUaddress_mode m, bool linear) {
+    assert_ok(cushim_driver()->cuTexRefSetAddressMode(t, 0, m));
+    assert_ok(cushim_driver()->cuTexRefSetAddressMode(t, 1, m));
+    assert_ok(cushim_driver()->cuTexRefSetFilterMode(t, linear ? CU_TR_FILTER_MODE_LINEAR
+                                                               : CU_TR_FILTER_MODE_POINT));
+}
+
 #endif

@@ -71,11 +71,8 @@ static void test_a_2d_array_through_a_texref(void **state) {
                                            CU_TR_ADDRESS_MODE_MIRROR};
     const float range = tdata[TH - 1][TW - 1] - tdata[0][0];
     for (int mi = 0; mi < 3; mi++) {
-        assert_ok(DRV->cuTexRefSetAddressMode(t, 0, modes[mi]));
-        assert_ok(DRV->cuTexRefSetAddressMode(t, 1, modes[mi]));
         for (int lf = 0; lf < 2; lf++) {
-            assert_ok(DRV->cuTexRefSetFilterMode(t, lf ? CU_TR_FILTER_MODE_LINEAR
-                                                       : CU_TR_FILTER_MODE_POINT));
+            texref_modes(t, modes[mi], lf);
             void *params[] = {&din, &dout};
             assert_ok(DRV->cuLaunchKernel(f, 1, 1, 1, N, 1, 1, 0, NULL, params, NULL));
             assert_ok(DRV->cuCtxSynchronize());

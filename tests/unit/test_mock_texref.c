@@ -38,11 +38,8 @@ static void test_a_2d_array_point_and_linear_normalized(void **state) {
         coords(norm);
         assert_ok(D->cuTexRefSetFlags(t, norm ? CU_TRSF_NORMALIZED_COORDINATES : 0));
         for (int mi = 0; mi < 4; mi++) {
-            assert_ok(D->cuTexRefSetAddressMode(t, 0, modes[mi]));
-            assert_ok(D->cuTexRefSetAddressMode(t, 1, modes[mi]));
             for (int lf = 0; lf < 2; lf++) {
-                assert_ok(D->cuTexRefSetFilterMode(t, lf ? CU_TR_FILTER_MODE_LINEAR
-                                                         : CU_TR_FILTER_MODE_POINT));
+                texref_modes(t, modes[mi], lf);
                 assert_ok(launch(N));
                 /* Without normalized coordinates, wrap and mirror are clamp. */
                 CUaddress_mode m = modes[mi];
