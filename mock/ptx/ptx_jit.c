@@ -71,20 +71,18 @@ pjit *ptx__jit_for(const mock_ptx_func *kc, const prun *r) {
     return j;
 }
 
-void ptx__jit_ran(const mock_ptx_func *kc, uint64_t steps) {
+/* Compiled warp-instructions: counted per block as steps are, added to the process's count once
+ * a launch (host threads do not contend for it as they run). */
+static uint64_t jit_count;
+
+void ptx__jit_ran(const mock_ptx_func *kc, uint64_t steps, uint64_t compiled) {
     mock_ptx_func *k = (mock_ptx_func *)kc;
     if (__atomic_load_n(&k->jit_steps, __ATOMIC_RELAXED) < AUTO_STEPS)
         __atomic_fetch_add(&k->jit_steps, steps, __ATOMIC_RELAXED);
+    if (compiled != 0) __atomic_fetch_add(&jit_count, compiled, __ATOMIC_RELAXED);
 }
 
-/* Compiled warp-instructions: counted per host thread, added to the process's count now and
- * then (host threads do not contend for it on every turn). */
-static uint64_t jit_count;
-static _Thread_local uint64_t jit_pending;
-
-uint64_t mock__ptx_jit_instructions(void) {
-    return __atomic_load_n(&jit_count, __ATOMIC_RELAXED) + jit_pending;
-}
+uint64_t mock__ptx_jit_instructions(void) { return __atomic_load_n(&jit_count, __ATOMIC_RELAXED); }
 
 int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
     const pjit *j = b->run->jit;
@@ -102,10 +100,7 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                                  .pc = p->pc};
             int s = j->fn(&c);
             b->steps += (c.n - n) * 32;
-            if ((jit_pending += c.n - n) >= 4096) {
-                __atomic_fetch_add(&jit_count, jit_pending, __ATOMIC_RELAXED);
-                jit_pending = 0;
-            }
+            b->jit_ran += c.n - n;
             n = c.n;
             p->pc = c.pc;
             if (s == PJIT_YIELD) return TS_YIELD;

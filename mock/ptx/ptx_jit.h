@@ -18,8 +18,9 @@
 /* A launch's compiled code for kernel k, NULL to interpret: compiles it first when
  * CUSHIM_MOCK_JIT asks for it (on: at its first launch; auto: once it has run enough). */
 pjit *ptx__jit_for(const mock_ptx_func *k, const prun *r);
-/* After a launch: the thread-instructions it ran, counted towards CUSHIM_MOCK_JIT=auto. */
-void ptx__jit_ran(const mock_ptx_func *k, uint64_t steps);
+/* After a launch: the thread-instructions it ran, counted towards CUSHIM_MOCK_JIT=auto, and the
+ * warp-instructions of compiled code among them (mock__ptx_jit_instructions). */
+void ptx__jit_ran(const mock_ptx_func *k, uint64_t steps, uint64_t compiled);
 /* ptx__exec, with the launch's compiled code (b->run->jit) where it may run. */
 int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget);
 void ptx__jit_free(pjit *j);

@@ -87,8 +87,12 @@ typedef struct pblock {
     unsigned bar_arrived[16], bar_arrive_count[16]; /* bar.arrive's, until the barrier completes */
     bool done;
     uint64_t steps;     /* thread-instructions of this block and those its host thread ran before */
+    uint64_t jit_ran;   /* warp-instructions of compiled code, counted as steps are */
     uint64_t rng;       /* the random schedule's state, 0 for none */
     struct pcheck *chk; /* the checks' shadow of the block (ptx_check.c), NULL when off */
+    uint32_t nslots;    /* its shape, which a later launch's must match to run in it */
+    size_t local_size;
+    size_t bytes; /* about what it holds */
 } pblock;
 
 /* A host thread's, on its own stack: nothing another thread writes shares its cache lines. */
@@ -108,8 +112,8 @@ struct prun {
     unsigned threads;  /* per block */
     unsigned long long nblocks;
     unsigned long long *order; /* a random schedule's order of blocks, NULL for in turn */
-    int nworkers;
-    int failed; /* atomically: the first fault wins */
+    int nworkers;              /* host threads that run its blocks (their batches' size) */
+    int failed;                /* atomically: the first fault wins */
     CUresult code;
     char *err;
     size_t errlen;
@@ -121,6 +125,7 @@ struct prun {
      * what every thread reads on every turn (failed, the kernel). */
     _Alignas(64) unsigned long long next;
     _Alignas(64) uint64_t steps;
+    uint64_t jit_ran; /* compiled warp-instructions, added once by each host thread */
     _Alignas(64) char after_steps;
     uint64_t seed;         /* CUSHIM_MOCK_SCHEDULE=random:SEED, 0 for in turn */
     uint32_t workspace[4]; /* a cooperative grid's (cooperative groups' barrier counter) */
@@ -177,6 +182,15 @@ void ptx__heap_range(const mock_ptx_heap *h, uintptr_t *lo, size_t *size);
 void ptx__bar_arrive(pblock *b, const pinst *in, uint32_t m, const uint64_t *R);
 bool ptx__setp(const pinst *in, uint64_t a, uint64_t b);
 uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
+
+/* A block's memory (ptx_block.c). ptx__block_alloc makes it for launch r (false when out of
+ * memory: ptx__block_free then frees what was made); ptx__block_take takes one of the same shape
+ * that an earlier launch left, or makes one; ptx__block_give leaves it for a later launch (a
+ * bounded number and size are kept), or frees it. */
+bool ptx__block_alloc(pblock *b, prun *r);
+void ptx__block_free(pblock *b);
+bool ptx__block_take(pblock *b, prun *r);
+void ptx__block_give(pblock *b);
 
 /* Warps (ptx_warp.c): a block's warps made, started, and run a turn at a time. */
 bool ptx__warps_alloc(pblock *b);

@@ -36,33 +36,6 @@ static uint64_t next_random(uint64_t *s) {
 /* A block                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-static void block_free(pblock *b) {
-    ptx__warps_free(b);
-    ptx__check_block_free(b);
-    free(b->t);
-    free(b->local_all);
-    free(b->smem);
-    memset(b, 0, sizeof *b);
-}
-
-/* Its memory, and the constants of the kernel's registers in every lane (they never change, so
- * once for all the blocks this host thread runs). */
-static bool block_alloc(pblock *b, prun *r) {
-    const mock_ptx_func *k = r->k;
-    b->run = r;
-    b->n = r->threads;
-    b->nwarps = (b->n + 31) / 32;
-    b->t = calloc(b->n, sizeof *b->t);
-    b->local_all = malloc(r->local_size * b->n + 16);
-    b->smem_size = k->smem_dyn_off + r->l->dynamic_smem;
-    b->smem = malloc(b->smem_size + 16);
-    if (b->t == NULL || b->local_all == NULL || b->smem == NULL || !ptx__warps_alloc(b) ||
-        !ptx__check_block_alloc(b))
-        return false;
-    ptx__warps_lanes(b);
-    return true;
-}
-
 static void block_start(pblock *b, unsigned long long index) {
     prun *r = b->run;
     const mock_ptx_launch *l = r->l;
@@ -170,8 +143,17 @@ static int block_turn(pblock *b, uint64_t *counted) {
 /* The grid                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/* A host thread's share of a grid: blocks taken in turn from the launch's counter until none
- * is left. Its block's memory is made when it takes its first. */
+/* How many blocks a host thread takes at once: a share of what is left that shrinks as the grid
+ * ends (guided self-scheduling), so that the launch's counter is written a few dozen times per
+ * host thread rather than once a block, and the last blocks still spread over the threads. */
+static unsigned long long batch(const prun *r, unsigned long long left) {
+    unsigned long long n = left / (4ull * (unsigned)r->nworkers);
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
+/* A host thread's share of a grid: blocks taken in batches from the launch's counter until none
+ * is left. Its block's memory is taken when it takes its first (ptx_block.c: kept from an earlier
+ * launch where one of the same shape was), and left for a later launch at the end. */
 static void worker(void *arg) {
     prun *r = arg;
     pworker w;
@@ -183,10 +165,15 @@ static void worker(void *arg) {
     /* The launch's count gets this thread's steps every 2^16 of them (bounded) and at its
      * end, not after every block: a short block would make it a contended line. */
     uint64_t counted = 0;
+    unsigned long long i = 0, end = 0, n = batch(r, r->nblocks);
     for (;;) {
-        unsigned long long i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+        if (i == end) {
+            i = __atomic_fetch_add(&r->next, n, __ATOMIC_RELAXED);
+            end = i + n < r->nblocks ? i + n : r->nblocks;
+            if (i < r->nblocks) n = batch(r, r->nblocks - end);
+        }
         if (i >= r->nblocks || failed(r)) break;
-        if (!made && !block_alloc(&b, r)) {
+        if (!made && !ptx__block_take(&b, r)) {
             b.run = r;
             ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a block");
             break;
@@ -194,13 +181,19 @@ static void worker(void *arg) {
         made = true;
         b.w = &w;
         block_start(&b, r->order != NULL ? r->order[i] : i);
+        i++;
         int s;
         while ((s = block_turn(&b, &counted)) > 0) {
         }
         if (s == 0) ptx__deadlock(&b);
     }
-    if (made) flush(&b, &counted);
-    block_free(&b);
+    if (made) {
+        flush(&b, &counted);
+        if (b.jit_ran != 0) __atomic_fetch_add(&r->jit_ran, b.jit_ran, __ATOMIC_RELAXED);
+        ptx__block_give(&b);
+    } else {
+        ptx__block_free(&b);
+    }
 }
 
 /* Cooperative: every block resident, all interleaved on the calling thread, so that a grid
@@ -210,7 +203,7 @@ static void cooperative(prun *r, pworker *w) {
     uint64_t *counted = calloc(r->nblocks, sizeof *counted);
     bool ok = bs != NULL && counted != NULL;
     for (unsigned long long i = 0; ok && i < r->nblocks; i++) {
-        ok = block_alloc(&bs[i], r);
+        ok = ptx__block_alloc(&bs[i], r);
         bs[i].w = w;
         if (ok) block_start(&bs[i], i);
     }
@@ -239,7 +232,8 @@ static void cooperative(prun *r, pworker *w) {
     }
     for (unsigned long long i = 0; bs != NULL && i < r->nblocks; i++) {
         if (counted != NULL) flush(&bs[i], &counted[i]);
-        block_free(&bs[i]);
+        r->jit_ran += bs[i].jit_ran;
+        ptx__block_free(&bs[i]);
     }
     free(bs);
     free(counted);
@@ -362,14 +356,15 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         pworker w = {.run = &r};
         cooperative(&r, &w);
     } else {
-        ptx__pool_run(worker, &r, host_threads(l, r.nblocks) - 1);
+        r.nworkers = host_threads(l, r.nblocks);
+        ptx__pool_run(worker, &r, r.nworkers - 1);
     }
     pthread_mutex_destroy(&r.out_lock);
     ptx__check_run_end(&r);
     free(r.params);
     free(r.order);
     __atomic_fetch_add(&total_steps, r.steps, __ATOMIC_RELAXED);
-    ptx__jit_ran(k, r.steps);
+    ptx__jit_ran(k, r.steps, r.jit_ran);
     if (l->out != NULL)
         fflush(l->out);
     else

@@ -22,19 +22,24 @@
  * Each kernel has two rows: the interpreter alone (CUSHIM_MOCK_JIT=off) and with the compiling
  * tier (`+jit`, CUSHIM_MOCK_JIT=on: compiled at the launch that warms up, outside the timing),
  * one after the other in the same process. --checks rows run the interpreter only (the checks
- * take no compiled code), so their ratios are over the unchecked interpreter, tier off. */
+ * take no compiled code), so their ratios are over the unchecked interpreter, tier off.
+ *
+ * Run without CUSHIM_MOCK_THREADS (and without --checks), it ends with a scaling table: each
+ * kernel's wall time a launch on 1 host thread over that on all, interpreted and with the tier,
+ * beside the same computation in C split block by block over 1 and all host threads
+ * (ptx-scale.c): how much of the interpreter's shortfall the machine itself imposes. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cushim.h"
 #include "cushim_mock.h"
 #include "ptx-native.h"
+#include "ptx-scale.h"
 
 extern const char ptx_bench_saxpy[], ptx_bench_matmul[], ptx_bench_reduce[];
 
@@ -92,18 +97,15 @@ static double native_time(void (*run)(host_data *), host_data *h, double seconds
     return elapsed / runs;
 }
 
-/* n floats (or ints) of small ordinary values: no denormal slows the native rows down. */
 static float *host_floats(size_t n) {
-    float *p = malloc(n * sizeof *p);
+    float *p = ptx_native_floats(n);
     if (p == NULL) die("host memory");
-    for (size_t i = 0; i < n; i++) p[i] = (float)(i % 7) * 0.25f;
     return p;
 }
 
 static int *host_ints(size_t n) {
-    int *p = malloc(n * sizeof *p);
+    int *p = ptx_native_ints(n);
     if (p == NULL) die("host memory");
-    for (size_t i = 0; i < n; i++) p[i] = (int)(i % 7);
     return p;
 }
 
@@ -284,20 +286,6 @@ static void run_all(bool quick, bool checks) {
     cushim_context_release(ctx);
 }
 
-/* Runs this program again with CUSHIM_MOCK_THREADS set to `threads`. */
-static int run_child(const char *threads, char **argv) {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("CUSHIM_MOCK_THREADS", threads, 1);
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
 int main(int argc, char **argv) {
     bool quick = false, checks = false;
     for (int i = 1; i < argc; i++) {
@@ -309,8 +297,11 @@ int main(int argc, char **argv) {
         snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
         printf("%-10s %7s %9s %12s %14s %12s %14s %10s %9s\n", "kernel", "threads", "launches",
                "ms/launch", "insns/launch", "M insns/s", "M insns/cpu-s", "native ms", "x native");
-        int r = run_child("1", argv);
-        return r != 0 ? r : run_child(cores, argv);
+        ptx_scale scale = {0};
+        int r = ptx_scale_child(&scale, "1", argv);
+        if (r == 0) r = ptx_scale_child(&scale, cores, argv);
+        if (r == 0 && !checks) ptx_scale_print(&scale, atoi(cores), quick);
+        return r;
     }
     run_all(quick, checks);
     return 0;

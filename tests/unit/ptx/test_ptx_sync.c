@@ -123,6 +123,40 @@ static void test_atomics_across_host_threads(void **state) {
     dev_free_all();
 }
 
+/* Each thread writes %nctaid.x, %tid.x plus an immediate, and %ntid.x. Two kernels of one shape
+ * (the same registers), launched one after the other over host threads that keep their blocks'
+ * memory between launches (ptx_block.c): each launch sees its own kernel's constants and its
+ * own dimensions. */
+#define DIMS_PTX(IMM)                                                                              \
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"                                                 \
+         ".reg .b32 %r<8>; .reg .b64 %rd<4>;\n"                                                    \
+         "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x;\n"                 \
+         "mov.u32 %r6, %ntid.x; mad.lo.u32 %r3, %r2, %r6, %r1; mul.wide.u32 %rd2, %r3, 12;\n"      \
+         "add.s64 %rd3, %rd1, %rd2; mov.u32 %r4, %nctaid.x; add.u32 %r5, %r1, " IMM ";\n"          \
+         "st.global.u32 [%rd3], %r4; st.global.u32 [%rd3+4], %r5; st.global.u32 [%rd3+8], %r6;\n"  \
+         "ret;\n}\n"
+
+static void dims_launch(const char *text, unsigned grid, unsigned block, uint32_t imm) {
+    uint32_t *out = dev_alloc((size_t)grid * block * 12);
+    void *p[] = {&out};
+    assert_ok(run_ex(text, "k", grid, block, p, 2, false, NULL));
+    for (uint32_t i = 0; i < grid * block; i++) {
+        assert_int_equal(out[3 * i], grid);
+        assert_int_equal(out[3 * i + 1], i % block + imm);
+        assert_int_equal(out[3 * i + 2], block);
+    }
+    dev_free_all();
+}
+
+static void test_block_memory_across_launches(void **state) {
+    (void)state;
+    dims_launch(DIMS_PTX("7"), 4, 64, 7);
+    dims_launch(DIMS_PTX("1000"), 3, 64, 1000);
+    dims_launch(DIMS_PTX("7"), 6, 64, 7);
+    dims_launch(DIMS_PTX("7"), 2, 96, 7); /* another shape: memory of its own */
+    dims_launch(DIMS_PTX("1000"), 5, 64, 1000);
+}
+
 /* A grid barrier from atomics and a spin (as cooperative groups build one): it completes only
  * when every block is resident, as in a cooperative launch. */
 static const char grid_ptx[] =
@@ -227,6 +261,7 @@ int main(void) {
 #endif
         cmocka_unit_test(test_warp_collectives),
         cmocka_unit_test(test_atomics_across_host_threads),
+        cmocka_unit_test(test_block_memory_across_launches),
         cmocka_unit_test(test_cooperative_grid_barrier),
         cmocka_unit_test(test_cooperative_groups_grid_sync),
     };

@@ -1,0 +1,25 @@
+/* ptx-bench's scaling table (ptx-scale.c): the interpreter's rows at 1 and at N host threads,
+ * read back from the two runs of the program, beside the same computations in C at 1 and N. */
+#ifndef CUSHIM_PTX_SCALE_H
+#define CUSHIM_PTX_SCALE_H
+
+#include <stdbool.h>
+
+#define PTX_SCALE_ROWS 32
+
+typedef struct ptx_scale {
+    int nrows;
+    struct {
+        char name[32], threads[16];
+        double ms; /* wall time a launch */
+    } row[PTX_SCALE_ROWS];
+} ptx_scale;
+
+/* Runs this program again with CUSHIM_MOCK_THREADS=threads, its output passed on to stdout and
+ * its rows kept in s; the child's exit status. */
+int ptx_scale_child(ptx_scale *s, const char *threads, char **argv);
+/* The table: per kernel, the wall time a launch on 1 thread over that on `threads`, interpreted
+ * and with the compiling tier, and the same for the C computation, measured here. */
+void ptx_scale_print(const ptx_scale *s, int threads, bool quick);
+
+#endif
