@@ -33,8 +33,8 @@ print([o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]][0])
   }
   [[ $(option mock) == True ]] ||
     { echo "CUSHIM_CONSUMER_MOCK_BUILD=$cushim is not configured with -Dmock=true"; exit 1; }
-  built_from=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["directories"]["source"])' \
-    "$cushim/meson-info/meson-info.json")
+  built_from=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["directories"]["source"])' "$cushim/meson-info/meson-info.json")
   [[ $(realpath "$built_from") == $(realpath "$src") ]] ||
     { echo "CUSHIM_CONSUMER_MOCK_BUILD=$cushim is a build of $built_from, not of $src"; exit 1; }
   prefix=$(option prefix)

@@ -155,7 +155,8 @@ awk -F'\t' '
 if [[ -n $skipped ]]; then
   echo "not run (tests/rt-samples/not-passing.txt; RT_SAMPLES_ALL=1 builds and runs them):"
   for n in $skipped; do
-    sed 's/#.*//' "$here/not-passing.txt" | awk -v n="$n" '$1 == n { sub(/^[^ ]+ +/, ""); print "  " n ": " $0 }'
+    sed 's/#.*//' "$here/not-passing.txt" |
+      awk -v n="$n" '$1 == n { sub(/^[^ ]+ +/, ""); print "  " n ": " $0 }'
   done
 fi
 cured=$(comm -12 <(printf '%s\n' "$listed") <(printf '%s\n' "$passed" | sed '/^$/d'))
