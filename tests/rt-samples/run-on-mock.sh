@@ -12,18 +12,18 @@
 #
 # The samples of not-passing.txt are neither built nor run unless asked (RT_SAMPLES_ALL=1, or
 # named in RT_SAMPLES_ONLY): the report names them with the reason it gives. A sample that does
-# not pass is printed with its time and why; the samples of slow.txt run last with the longer
-# timeout it gives (RT_SAMPLES_SLOW_TIMEOUT). SHARED_DIR defaults to ../shared beside the
-# repository. Environment: RT_SAMPLES_JOBS (nvcc builds and samples at a time, default 2),
-# RT_SAMPLES_TIMEOUT (seconds per sample, default 60), RT_SAMPLES_ONLY (a comma-separated subset
-# to build and run), RT_SAMPLES_BUILT (a folder where build.sh or --build-only already built the
-# samples: reused, not rebuilt), RT_SAMPLES_CACHE (a folder that keeps the binaries between runs,
-# one subfolder per nvcc version, build.sh and selection: a run that finds its subfolder complete
-# skips the nvcc builds).
+# not pass is printed with its time and why; the samples of slow.txt run one at a time beside
+# the others, with the longer timeout it gives (RT_SAMPLES_SLOW_TIMEOUT). SHARED_DIR defaults
+# to ../shared beside the repository. Environment: RT_SAMPLES_JOBS (nvcc builds and samples at
+# a time, default 2), RT_SAMPLES_TIMEOUT (seconds per sample, default 60), RT_SAMPLES_ONLY (a
+# comma-separated subset to build and run), RT_SAMPLES_BUILT (a folder where build.sh or
+# --build-only already built the samples: reused, not rebuilt), RT_SAMPLES_CACHE (a folder that
+# keeps the binaries between runs, one subfolder per nvcc version, build.sh and selection: a
+# run that finds its subfolder complete skips the nvcc builds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-[[ $# -ge 1 ]] || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 build_only=""
 if [[ $1 == --build-only ]]; then
   [[ $# -ge 2 ]] || { echo "--build-only needs the folder to build into"; exit 2; }
@@ -96,7 +96,7 @@ fi
 tsv=$work/results.tsv
 start=$(date +%s)
 # The samples of slow.txt (no size option: their default problem takes the interpreter longer
-# than the usual timeout) run after the others, with their own, longer timeout.
+# than the usual timeout) run apart from the others, with their own, longer timeout.
 all=$(for d in "$out"/*/; do
   n=$(basename "$d")
   [[ -x $d/$n && $(cat "$d/CLASS" 2>/dev/null) == rt ]] || continue
@@ -109,15 +109,26 @@ slow_timeout=${RT_SAMPLES_SLOW_TIMEOUT:-$(sed 's/#.*//' "$here/slow.txt" | awk '
   END { print m + 0 }')}
 # run.sh exits non-zero when a sample fails; the list below is the verdict.
 : >"$tsv"
-for batch in fast slow; do
-  names=${!batch}
-  [[ -n $names ]] || continue
-  tmo=$timeout
-  [[ $batch == slow ]] && tmo=$((slow_timeout > timeout ? slow_timeout : timeout))
+run_batch() { # run_batch fast|slow JOBS
+  local names=${!1} tmo=$timeout
+  [[ $1 == slow ]] && tmo=$((slow_timeout > timeout ? slow_timeout : timeout))
   bash "$rt/run.sh" "$out" --class rt --cudart "$cudart" --env "CUSHIM_DRIVER=$mock" \
-    --size small --timeout "$tmo" -j "$jobs" --only "$names" --tsv "$work/$batch.tsv" || true
-  cat "$work/$batch.tsv" >>"$tsv" 2>/dev/null || true
-done
+    --size small --timeout "$tmo" -j "$2" --only "$names" --tsv "$work/$1.tsv" || true
+}
+if [[ -n $fast && -n $slow && $jobs -ge 2 ]]; then
+  # Side by side, as many samples at a time as before: the slow ones one at a time, the others
+  # on the rest, so that no core idles while histogram runs on alone at the end. The slow
+  # batch's table is printed after the other's.
+  run_batch slow 1 >"$work/slow.out" 2>&1 &
+  slow_pid=$!
+  run_batch fast $((jobs - 1))
+  wait "$slow_pid" || true
+  cat "$work/slow.out"
+else
+  [[ -z $fast ]] || run_batch fast "$jobs"
+  [[ -z $slow ]] || run_batch slow "$jobs"
+fi
+cat "$work/fast.tsv" "$work/slow.tsv" >>"$tsv" 2>/dev/null || true
 echo "runs: $(($(date +%s) - start)) s"
 [[ -s $tsv ]] || { echo "run.sh wrote no results"; exit 1; }
 
