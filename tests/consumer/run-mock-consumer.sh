@@ -7,6 +7,9 @@
 # the same for the projects the README's sections "Testing your host code on the mock" and
 # "From CUDA C++ sources to a test on the mock" show.
 #   run-mock-consumer.sh CUSHIM_SOURCE_DIR [CMAKE [NVCC]]
+# With CUSHIM_CONSUMER_MOCK_BUILD=DIR, a build of this source tree configured with -Dmock=true
+# and already built (CI passes its release build), that build is installed rather than a new one
+# compiled: the same install, without minutes of compiling the mock's PTX interpreter again.
 set -euo pipefail
 src=$1
 cmake=${2:-cmake}
@@ -22,15 +25,35 @@ quiet() { # quiet LOG COMMAND...: runs COMMAND, shows its log only when it fails
   "$@" >"$log" 2>&1 || { tail -n 60 "$log"; echo "failed: $*"; exit 1; }
 }
 
-prefix=/opt/cushim
-quiet cushim-setup.log meson setup "$work/cushim" "$src" --prefix="$prefix" --libdir=lib \
-  -Dmock=true -Dtests=disabled -Dexamples=false -Dtools=false
-quiet cushim-build.log meson compile -C "$work/cushim" -j 2
-quiet cushim-install.log meson install -C "$work/cushim" --destdir "$work/stage" --no-rebuild
+cushim=${CUSHIM_CONSUMER_MOCK_BUILD:-}
+if [[ -n $cushim ]]; then
+  option() {
+    meson introspect "$cushim" --buildoptions | python3 -c 'import json, sys
+print([o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]][0])' "$1"
+  }
+  [[ $(option mock) == True ]] ||
+    { echo "CUSHIM_CONSUMER_MOCK_BUILD=$cushim is not configured with -Dmock=true"; exit 1; }
+  built_from=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["directories"]["source"])' "$cushim/meson-info/meson-info.json")
+  [[ $(realpath "$built_from") == $(realpath "$src") ]] ||
+    { echo "CUSHIM_CONSUMER_MOCK_BUILD=$cushim is a build of $built_from, not of $src"; exit 1; }
+  prefix=$(option prefix)
+  libdir=$(option libdir)
+  echo "cushim: the build in $cushim (CUSHIM_CONSUMER_MOCK_BUILD), prefix $prefix, libdir $libdir"
+else
+  prefix=/opt/cushim
+  libdir=lib
+  cushim=$work/cushim
+  quiet cushim-setup.log meson setup "$cushim" "$src" --prefix="$prefix" --libdir="$libdir" \
+    -Dmock=true -Dtests=disabled -Dexamples=false -Dtools=false
+  quiet cushim-build.log meson compile -C "$cushim" -j 2
+fi
+quiet cushim-install.log meson install -C "$cushim" --destdir "$work/stage" --no-rebuild
 root=$work/stage$prefix
+[[ $libdir == /* ]] && libdir=${libdir#"$prefix"/}
 
 # The .pc files name the prefix; the staged copy lies under $root, hence --define-variable.
-export PKG_CONFIG_PATH=$root/lib/pkgconfig
+export PKG_CONFIG_PATH=$root/$libdir/pkgconfig
 pc=(pkg-config --define-variable=prefix="$root")
 driver=$("${pc[@]}" --variable=driver cushim-mock)
 [[ $driver == "$root"/* && -f $driver ]] || { echo "cushim-mock's driver is $driver"; exit 1; }
@@ -116,7 +139,7 @@ mkdir -p "$work/bin"
 printf '#!/bin/sh\nexec %s "$@"\n' "$(printf "'%s' " "$(command -v pkg-config)" "${pc[@]:1}")" \
   >"$work/bin/pkg-config"
 chmod +x "$work/bin/pkg-config"
-(cd "$readme" && PATH="$work/bin:$PATH" LD_LIBRARY_PATH="$root/lib" bash -e run-with-pkg-config.sh) \
+(cd "$readme" && PATH="$work/bin:$PATH" LD_LIBRARY_PATH="$root/$libdir" bash -e run-with-pkg-config.sh) \
   >"$work/readme-sh.log" 2>&1 || { cat "$work/readme-sh.log"; exit 1; }
 readme_tap "$work/readme-sh.log" h200
 # The README's section "From CUDA C++ sources to a test on the mock": nvcc makes a fatbin with
