@@ -45,6 +45,11 @@ typedef struct cushim__rec {
     unsigned short index;
     unsigned short cells; /* the cells the record takes, itself included */
     CUresult result;
+    /* Made by the fast path (fast.h) of this run of the tracer, its times in the clock's ticks
+     * (clock.h); 0 for a record made under the tracer's hook, its times in nanoseconds. The
+     * writer leaves out a record of a run that has stopped. */
+    unsigned run;
+    unsigned char pad[4];
     unsigned long long start_ns, end_ns;
     const cushim__kernel *kernel;
     uintptr_t stream;

@@ -62,6 +62,8 @@ void cushim__tbuf_set_pump(cushim__tbuf_pump pump);
 
 /* This thread's state, made at its first traced call; NULL when no memory could be had. */
 cushim__tbuf *cushim__tbuf_mine(void);
+/* This thread's state as it is, NULL before its first traced call (the fast path reads it). */
+extern _Thread_local cushim__tbuf *cushim__tbuf_tls;
 
 /* Makes room for one more line or event in b's buffer (a full one is handed to the sink);
  * under b's fmt lock. */

@@ -24,8 +24,10 @@
 
 #include "common/hints.h"
 #include "loader/table.h"
+#include "trace/clock.h"
 #include "trace/entry_info.h"
 #include "trace/events.h"
+#include "trace/fast.h"
 #include "trace/format.h"
 #include "trace/ids.h"
 #include "trace/output.h"
@@ -47,19 +49,13 @@ static bool forked;
 /* The writer's pause between two passes that found records, and when a pass found none. */
 #define BUSY_US 50
 #define IDLE_US 1000
-/* What a thread's records take before it wakes an idle writer: a power of two. */
-#define WAKE_CELLS 256
 /* A pass that found this much passes again at once. */
 #define BEHIND_CELLS 64
 /* What the writer formats of a ring under one hold of its lock. */
 #define CHUNK_CELLS 256
 
-/* The cells one record may take: a record never runs past the ring's end. */
-#define MAX_CELLS (CUSHIM__REC_SIZE / CUSHIM__REC_CELL)
-
-static cushim__rec *cell(cushim__tbuf *b, size_t i) {
-    return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_CELL);
-}
+#define MAX_CELLS CUSHIM__FAST_MAX_CELLS
+#define cell cushim__fast_cell
 
 /* The records a thread could not append, said where they would have been. */
 static void tell_dropped(cushim__tbuf *b) {
@@ -79,17 +75,26 @@ static void tell_dropped(cushim__tbuf *b) {
     b->dropped_told = d;
 }
 
+_Atomic unsigned cushim__writer_run;
+
 static void format(cushim__tbuf *b, cushim__rec *r) {
     cushim__tbuf_room(b);
     void *args[CUSHIM__REC_ARGS];
     switch (r->kind) {
     case CUSHIM__REC_CALL: {
+        unsigned long long start = r->start_ns, end = r->end_ns;
+        if (r->run != 0) {
+            /* The fast path's: a call that began before a stop and ended after it is left out
+             * (it is not of this run), and its ticks become nanoseconds. */
+            if (r->run != atomic_load_explicit(&cushim__writer_run, memory_order_relaxed)) break;
+            cushim__clock_to_ns(&start, &end);
+        }
         const cushim__entry *e = &cushim__entries[r->index];
         cushim_hook_call c = {e->name,   r->per_thread ? e->ptds_symbol : e->symbol,
                               r->index,  r->per_thread != 0,
                               r->argc,   (void *const *)args,
-                              r->result, r->start_ns,
-                              r->end_ns};
+                              r->result, start,
+                              end};
         cushim__rec_args(r, args);
         if (r->make & CUSHIM__REC_LINE) cushim__event_line(b, &c, r->kernel, to_stderr);
         if (r->make & CUSHIM__REC_SPAN) {
@@ -265,7 +270,7 @@ static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t end) {
 }
 
 /* A reservation that must first look at the formatter's tail, or skip the ring's last cells. */
-static CUSHIM__COLD cushim__rec *reserve_slow(cushim__tbuf *b, size_t h) {
+CUSHIM__COLD cushim__rec *cushim__ring_reserve_slow(cushim__tbuf *b, size_t h) {
     size_t pos = h & (CUSHIM__RING - 1);
     /* Room for the largest record, after the cells left to the ring's end when it is nearer. */
     size_t skip = pos + MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
@@ -286,13 +291,9 @@ static CUSHIM__COLD cushim__rec *reserve_slow(cushim__tbuf *b, size_t h) {
 }
 
 cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
-    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    if (CUSHIM__LIKELY((h & (CUSHIM__RING - 1)) <= CUSHIM__RING - MAX_CELLS &&
-                       h + MAX_CELLS - b->tail_seen <= CUSHIM__RING)) {
-        b->at = h;
-        return cell(b, h);
-    }
-    return reserve_slow(b, h);
+    cushim__rec *r = cushim__fast_reserve(b);
+    if (r != NULL) r->run = 0;
+    return r;
 }
 
 void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
@@ -305,9 +306,14 @@ void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
         pump_locked(b);
         return;
     }
-    /* An idle writer told of every WAKE_CELLS cells, any writer of every half ring. */
-    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(WAKE_CELLS - 1)) != 0) &&
-        atomic_load_explicit(&thread_runs, memory_order_relaxed) &&
+    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(CUSHIM__FAST_WAKE_CELLS - 1)) != 0)) {
+        cushim__ring_crossed(old, h);
+    }
+}
+
+/* An idle writer told of every WAKE_CELLS cells, any writer of every half ring. */
+void cushim__ring_crossed(size_t old, size_t h) {
+    if (atomic_load_explicit(&thread_runs, memory_order_relaxed) &&
         (atomic_load_explicit(&writer_idle, memory_order_relaxed) ||
          ((old ^ h) & ~(size_t)(CUSHIM__RING / 2 - 1)) != 0)) {
         wake();

@@ -19,6 +19,10 @@ cushim__rec *cushim__ring_reserve(cushim__tbuf *b);
  * format it. Then, where lines go to stderr, the thread formats its ring itself. */
 void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes);
 
+/* The run of the tracer whose fast-path records are formatted (fast.h); 0: none is. Set while
+ * no record is formatted. */
+extern _Atomic unsigned cushim__writer_run;
+
 /* What the records become while the tracer runs: lines (calls), to stderr (formatted by the
  * thread that made them) or to the file, and timeline events; a background thread formats what
  * goes to the file. Only while no record is made. */
