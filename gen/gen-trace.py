@@ -298,7 +298,7 @@ def fast_path(i, e, mode, real, described):
     if function >= 0:
         out.append("            cushim__p->kernel = cushim__kernels_find((const void *)%s);\n"
                    % names[function])
-    out.append("            cushim__fast_commit(cushim__b, cushim__p, CUSHIM__FAST_CELLS(%d));\n"
+    out.append("            cushim__ring_commit_fast(cushim__b, cushim__p, CUSHIM__FAST_CELLS(%d));\n"
                "        }\n"
                "        return cushim__r;\n"
                "    }\n" % len(names))

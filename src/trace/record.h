@@ -93,7 +93,8 @@ bool cushim__rec_all_scalar(const cushim__trace_arg *desc, unsigned count);
 void cushim__rec_capture_dense(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
                                void *const *args, bool failed);
 
-/* The argument pointers of r's copies, as the formatters read arguments. */
+/* The argument pointers of r's copies, as the formatters read arguments (of a driver call, the
+ * first argc and two more, zeros; the rest of out is left as it was). */
 void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]);
 
 #endif

@@ -27,7 +27,6 @@
 #include "trace/clock.h"
 #include "trace/entry_info.h"
 #include "trace/events.h"
-#include "trace/fast.h"
 #include "trace/format.h"
 #include "trace/ids.h"
 #include "trace/output.h"
@@ -54,8 +53,6 @@ static bool forked;
 /* What the writer formats of a ring under one hold of its lock. */
 #define CHUNK_CELLS 256
 
-#define MAX_CELLS CUSHIM__FAST_MAX_CELLS
-#define cell cushim__fast_cell
 
 /* The records a thread could not append, said where they would have been. */
 static void tell_dropped(cushim__tbuf *b) {
@@ -127,7 +124,7 @@ static size_t pump_some(cushim__tbuf *b, size_t most) {
     size_t h = atomic_load_explicit(&b->head, memory_order_acquire);
     size_t told = t, from = t;
     while (t != h && t - from < most) {
-        cushim__rec *r = cell(b, t);
+        cushim__rec *r = cushim__ring_cell(b, t);
         if (r->kind != CUSHIM__REC_SKIP) format(b, r);
         t += r->cells;
         /* The cells formatted so far handed back now and then, not at each record. */
@@ -273,25 +270,25 @@ static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t end) {
 CUSHIM__COLD cushim__rec *cushim__ring_reserve_slow(cushim__tbuf *b, size_t h) {
     size_t pos = h & (CUSHIM__RING - 1);
     /* Room for the largest record, after the cells left to the ring's end when it is nearer. */
-    size_t skip = pos + MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
-    size_t end = h + skip + MAX_CELLS;
+    size_t skip = pos + CUSHIM__RING_MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
+    size_t end = h + skip + CUSHIM__RING_MAX_CELLS;
     if (end - b->tail_seen > CUSHIM__RING) {
         /* Full when last looked: the formatter's tail only now (its line is the formatter's). */
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
         if (end - b->tail_seen > CUSHIM__RING && !wait_room(b, end)) return NULL;
     }
     if (skip != 0) {
-        cushim__rec *s = cell(b, h);
+        cushim__rec *s = cushim__ring_cell(b, h);
         s->kind = CUSHIM__REC_SKIP;
         s->cells = (unsigned short)skip;
         h += skip;
     }
     b->at = h;
-    return cell(b, h);
+    return cushim__ring_cell(b, h);
 }
 
 cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
-    cushim__rec *r = cushim__fast_reserve(b);
+    cushim__rec *r = cushim__ring_reserve_fast(b);
     if (r != NULL) r->run = 0;
     return r;
 }
@@ -306,7 +303,7 @@ void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
         pump_locked(b);
         return;
     }
-    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(CUSHIM__FAST_WAKE_CELLS - 1)) != 0)) {
+    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(CUSHIM__RING_WAKE_CELLS - 1)) != 0)) {
         cushim__ring_crossed(old, h);
     }
 }
