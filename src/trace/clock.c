@@ -22,6 +22,8 @@ typedef struct point {
 
 #define ANCHORS 256
 #define ANCHOR_NS 10000000ull
+#define LINE_NS 1000000ull
+#define NEAR_NS 100000ull
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static point anchors[ANCHORS]; /* a ring, oldest at `first`; under lock */
@@ -113,7 +115,15 @@ static unsigned long long on_line(point a, point b, unsigned long long t) {
 
 static unsigned long long convert_locked(unsigned long long t) {
     if (t > latest.tsc) {
-        /* Newer than every point: a point now, after it. */
+        /* Newer than every point: on the line through the newest anchor and the newest point
+         * when that line is at least LINE_NS long and t no further than NEAR_NS past its end
+         * (its error there is a point's and a tenth of it), else a point now, after t. */
+        point a = anchor(count - 1);
+        if (latest.ns - a.ns < LINE_NS && count >= 2) a = anchor(count - 2);
+        if (latest.ns - a.ns >= LINE_NS) {
+            unsigned long long ns = on_line(a, latest, t);
+            if (ns - latest.ns <= NEAR_NS) return ns;
+        }
         latest = read_point();
         if (latest.ns - anchor(count - 1).ns >= ANCHOR_NS) push(latest);
     }
