@@ -30,6 +30,9 @@ static point anchors[ANCHORS]; /* a ring, oldest at `first`; under lock */
 static unsigned first, count;
 static point latest; /* the newest point read, at or after the newest anchor */
 static pthread_once_t chosen = PTHREAD_ONCE_INIT;
+static _Atomic unsigned epoch; /* one more at each start */
+/* The line the last conversion used, and where it holds: what a formatter may copy. */
+static cushim__clock_line used;
 
 #if defined(CUSHIM__TRACE_HAVE_TSC)
 /* Whether the flags line names `flag` as a whole word. */
@@ -100,17 +103,27 @@ void cushim__clock_start(void) {
     first = count = 0;
     latest = read_point();
     push(latest);
+    unsigned e = atomic_load(&epoch) + 1;
+    atomic_store(&epoch, e == 0 ? 1 : e);
     pthread_mutex_unlock(&lock);
 }
 
-/* t on the line through a and b (extended beyond them where t is). The distances are taken as
- * integers first: a double holds them exactly, where it would round the counter itself. */
-static unsigned long long on_line(point a, point b, unsigned long long t) {
-    if (b.tsc <= a.tsc) return a.ns;
-    double slope = (double)(b.ns - a.ns) / (double)(b.tsc - a.tsc);
-    double off = (double)(long long)(t - a.tsc) * slope;
-    if (off < -(double)a.ns) return 0;
-    return a.ns + (unsigned long long)(long long)(off + (off < 0 ? -0.5 : 0.5));
+/* t on the line through (tsc, ns) of that slope. The distance is taken as an integer first: a
+ * double holds it exactly, where it would round the counter itself. */
+static unsigned long long at(unsigned long long tsc, unsigned long long ns, double slope,
+                             unsigned long long t) {
+    double off = (double)(long long)(t - tsc) * slope;
+    if (off < -(double)ns) return 0;
+    return ns + (unsigned long long)(long long)(off + (off < 0 ? -0.5 : 0.5));
+}
+
+/* t on the line through a and b (extended beyond them where t is), which holds for ticks in
+ * [lo, hi]: noted as the line used. */
+static unsigned long long on_line(point a, point b, unsigned long long t, unsigned long long lo,
+                                  unsigned long long hi) {
+    double slope = b.tsc > a.tsc ? (double)(b.ns - a.ns) / (double)(b.tsc - a.tsc) : 0.0;
+    used = (cushim__clock_line){lo, hi, a.tsc, a.ns, slope, atomic_load(&epoch)};
+    return at(a.tsc, a.ns, slope, t);
 }
 
 static unsigned long long convert_locked(unsigned long long t) {
@@ -121,8 +134,9 @@ static unsigned long long convert_locked(unsigned long long t) {
         point a = anchor(count - 1);
         if (latest.ns - a.ns < LINE_NS && count >= 2) a = anchor(count - 2);
         if (latest.ns - a.ns >= LINE_NS) {
-            unsigned long long ns = on_line(a, latest, t);
-            if (ns - latest.ns <= NEAR_NS) return ns;
+            double per_ns = (double)(latest.tsc - a.tsc) / (double)(latest.ns - a.ns);
+            unsigned long long near = latest.tsc + (unsigned long long)((double)NEAR_NS * per_ns);
+            if (t <= near) return on_line(a, latest, t, latest.tsc, near);
         }
         latest = read_point();
         if (latest.ns - anchor(count - 1).ns >= ANCHOR_NS) push(latest);
@@ -136,16 +150,25 @@ static unsigned long long convert_locked(unsigned long long t) {
         b = a;
         a = anchor(k - 2);
     }
-    return on_line(a, b, t);
+    return on_line(a, b, t, a.tsc, b.tsc);
 }
 
-void cushim__clock_to_ns(unsigned long long *start, unsigned long long *end) {
-    if (!atomic_load(&cushim__clock_tsc)) return;
+void cushim__clock_to_ns(cushim__clock_line *line, unsigned long long *start,
+                         unsigned long long *end) {
+    if (!atomic_load_explicit(&cushim__clock_tsc, memory_order_relaxed)) return;
+    if (line->epoch == atomic_load_explicit(&epoch, memory_order_relaxed) && *start >= line->lo &&
+        *end <= line->hi && *start <= *end) {
+        *start = at(line->tsc, line->ns, line->slope, *start);
+        *end = at(line->tsc, line->ns, line->slope, *end);
+        return;
+    }
     pthread_mutex_lock(&lock);
     if (count != 0) {
         *end = convert_locked(*end); /* the newer first: one new point serves both */
+        cushim__clock_line end_line = used;
         *start = convert_locked(*start);
         if (*start > *end) *start = *end;
+        *line = end_line; /* where the next record most likely is */
     }
     pthread_mutex_unlock(&lock);
 }

@@ -31,7 +31,18 @@ static inline unsigned long long cushim__clock_ticks(void) {
  * monotonic asks for CLOCK_MONOTONIC) and takes the first of the points that convert ticks. */
 void cushim__clock_start(void);
 
-/* The ticks of one record, start and end, as CLOCK_MONOTONIC nanoseconds; any thread. */
-void cushim__clock_to_ns(unsigned long long *start, unsigned long long *end);
+/* A formatter's copy of the line it last converted on, valid for ticks in [lo, hi] while the
+ * clock's epoch (a tracer's start) is the same: most records need no lock. */
+typedef struct cushim__clock_line {
+    unsigned long long lo, hi, tsc, ns;
+    double slope;
+    unsigned epoch; /* 0: nothing copied */
+} cushim__clock_line;
+
+/* The ticks of one record, start and end, as CLOCK_MONOTONIC nanoseconds: on `line` when both
+ * are on it, else under the clock's lock (which copies the line used into `line`). Any thread;
+ * `line` is the caller's. */
+void cushim__clock_to_ns(cushim__clock_line *line, unsigned long long *start,
+                         unsigned long long *end);
 
 #endif

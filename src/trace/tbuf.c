@@ -53,6 +53,7 @@ static void clear(cushim__tbuf *b) {
     b->len = 0;
     b->tid = (long)syscall(SYS_gettid); /* on the thread itself: the formatter is another */
     b->ids_len = b->prefix_len = b->stream_len = 0;
+    b->clock_line.epoch = 0;
     b->nest_depth = 0;
     b->nest_len = 0;
     b->next = b->prev = NULL;

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "trace/clock.h"
 #include "trace/record.h"
 
 #define CUSHIM__TBUF_SIZE (1 << 16)
@@ -42,6 +43,7 @@ typedef struct cushim__tbuf {
     size_t ids_len, prefix_len, stream_len;
     char ids[80], prefix[40], stream[24];
     uintptr_t stream_key; /* whose id stream holds */
+    cushim__clock_line clock_line; /* the line this ring's last ticks were converted on */
     /* While a runtime call runs on this thread (nest_depth > 0), the lines of the driver calls
      * it makes wait here, to follow its own line (events.c). */
     int nest_depth;

@@ -84,7 +84,7 @@ static void format(cushim__tbuf *b, cushim__rec *r) {
             /* The fast path's: a call that began before a stop and ended after it is left out
              * (it is not of this run), and its ticks become nanoseconds. */
             if (r->run != atomic_load_explicit(&cushim__writer_run, memory_order_relaxed)) break;
-            cushim__clock_to_ns(&start, &end);
+            cushim__clock_to_ns(&b->clock_line, &start, &end);
         }
         const cushim__entry *e = &cushim__entries[r->index];
         cushim_hook_call c = {e->name,   r->per_thread ? e->ptds_symbol : e->symbol,
