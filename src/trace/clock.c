@@ -69,7 +69,8 @@ static bool tsc_invariant(void) {
 static void choose(void) {
 #if defined(CUSHIM__TRACE_HAVE_TSC)
     const char *want = getenv("CUSHIM_TRACE_CLOCK");
-    atomic_store(&cushim__clock_tsc, !(want != NULL && strcmp(want, "monotonic") == 0) && tsc_invariant());
+    atomic_store(&cushim__clock_tsc,
+                 !(want != NULL && strcmp(want, "monotonic") == 0) && tsc_invariant());
 #endif
 }
 

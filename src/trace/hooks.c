@@ -31,7 +31,7 @@ typedef struct record {
     atomic_int inflight;
     _Atomic(cushim_hook_fn) before, after;
     _Atomic(void *) user;
-    bool busy;                /* under lock: installed, or being removed */
+    bool busy;                 /* under lock: installed, or being removed */
     unsigned long long bypass; /* under lock */
 } record;
 

@@ -161,7 +161,7 @@ void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]) {
      * time, at most two more, which a record cut short does not have: zeros); a runtime call's
      * read as many as its entry has. */
     unsigned n = r->kind == CUSHIM__REC_CALL && r->argc + 2u < CUSHIM__REC_ARGS ? r->argc + 2u
-                                                                               : CUSHIM__REC_ARGS;
+                                                                                : CUSHIM__REC_ARGS;
     if (r->dense) {
         for (unsigned k = 0; k < n; k++) {
             out[k] = k < r->argc ? (void *)(uintptr_t)&r->u.word[k] : (void *)(uintptr_t)zero;

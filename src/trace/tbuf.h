@@ -42,7 +42,7 @@ typedef struct cushim__tbuf {
     /* What the tracer formats once per thread, from its pid and tid: 0 long until it is. */
     size_t ids_len, prefix_len, stream_len;
     char ids[80], prefix[40], stream[24];
-    uintptr_t stream_key; /* whose id stream holds */
+    uintptr_t stream_key;          /* whose id stream holds */
     cushim__clock_line clock_line; /* the line this ring's last ticks were converted on */
     /* While a runtime call runs on this thread (nest_depth > 0), the lines of the driver calls
      * it makes wait here, to follow its own line (events.c). */

@@ -53,7 +53,6 @@ static bool forked;
 /* What the writer formats of a ring under one hold of its lock. */
 #define CHUNK_CELLS 256
 
-
 /* The records a thread could not append, said where they would have been. */
 static void tell_dropped(cushim__tbuf *b) {
     unsigned long d = atomic_load_explicit(&b->dropped, memory_order_relaxed);
