@@ -203,6 +203,18 @@ static size_t count_in(const char *text, const char *what) {
     return n;
 }
 
+/* The trace file's text (n bytes, 4 MiB at most), the file removed. */
+static const char *take_file(const char *path, size_t *n) {
+    static char text[4 << 20];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    *n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(path);
+    text[*n] = '\0';
+    return text;
+}
+
 static void test_every_thread_s_lines_reach_the_file(void **state) {
     (void)state;
     static const char *const whats[2] = {"calls", "timeline"};
@@ -225,13 +237,8 @@ static void test_every_thread_s_lines_reach_the_file(void **state) {
         atomic_store(&parked_may_go, true);
         pthread_join(parked, NULL);
 
-        FILE *f = fopen(path, "r");
-        assert_non_null(f);
-        static char text[4 << 20];
-        size_t n = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        unlink(path);
-        text[n] = '\0';
+        size_t n;
+        const char *text = take_file(path, &n);
         assert_int_equal(count_in(text, marks[m][0]), (THREADS + 2) * TRACED_CALLS / 2);
         assert_int_equal(count_in(text, marks[m][1]), (THREADS + 2) * TRACED_CALLS / 2);
         if (m == 0) {
@@ -266,14 +273,8 @@ static void test_a_hook_beside_the_tracer_sees_every_call(void **state) {
     assert_ok(t->cuInit(0));
     assert_ok(cushim_trace_stop());
     assert_int_equal(inits, 3);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    unlink(path);
-    text[n] = '\0';
-    assert_int_equal(count_in(text, "] cuInit(Flags=0) = CUDA_SUCCESS ("), 5);
+    size_t n;
+    assert_int_equal(count_in(take_file(path, &n), "] cuInit(Flags=0) = CUDA_SUCCESS ("), 5);
 }
 
 int main(void) {
