@@ -280,7 +280,8 @@ def fast_path(i, e, mode, real, described):
            "        CUresult cushim__r = __atomic_load_n(&%s.%s, __ATOMIC_RELAXED)(%s);\n"
            "        cushim__tbuf *cushim__b;\n"
            "        cushim__rec *cushim__p =\n"
-           "            cushim__fast_begin(cushim__w, %du, %d, cushim__r, cushim__t, %du, &cushim__b);\n"
+           "            cushim__fast_begin(cushim__w, %du, %d, cushim__r, cushim__t, %du,\n"
+           "                               &cushim__b);\n"
            "        if (cushim__p != NULL) {\n"
            % (real, e["name"], ", ".join(names), i, mode, len(names))]
     for k, a in enumerate(names):
@@ -298,7 +299,8 @@ def fast_path(i, e, mode, real, described):
     if function >= 0:
         out.append("            cushim__p->kernel = cushim__kernels_find((const void *)%s);\n"
                    % names[function])
-    out.append("            cushim__ring_commit_fast(cushim__b, cushim__p, CUSHIM__FAST_CELLS(%d));\n"
+    out.append("            cushim__ring_commit_fast(cushim__b, cushim__p,\n"
+               "                                     CUSHIM__FAST_CELLS(%d));\n"
                "        }\n"
                "        return cushim__r;\n"
                "    }\n" % len(names))
