@@ -257,19 +257,68 @@ def banner(inc, version, what):
 
 
 PRELUDE = ("#include <stddef.h>\n#include \"cushim.h\"\n#include \"trace/entry_info.h\"\n"
-           "#include \"trace/hooks.h\"\n#include \"trace/slots.h\"\n\n"
+           "#include \"trace/fast.h\"\n#include \"trace/hooks.h\"\n#include \"trace/slots.h\"\n\n"
            "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n\n")
 
 
-def wrappers(E, mode, suffix):
-    """One wrapper per entry: arguments to the hooks, the real slot called, the result to them."""
+def dense(described):
+    """Whether every argument is one word, read as it is (no output, string or struct): what
+    the record of the fast path holds (src/trace/record.c's cushim__rec_all_scalar)."""
+    args = described[0]
+    return len(args) <= 24 and all(not a[4] and a[1] not in (K_STRING, K_OPAQUE) for a in args)
+
+
+def fast_path(i, e, mode, real, described):
+    """The tracer's fast path of a dense entry (src/trace/fast.h): while the tracer's hook is the
+    only one, the call's ticks and its arguments' words go into a record of the thread's ring."""
+    _args, stream, function = described
+    names = e["args"]
+    out = ["    unsigned long long cushim__w =\n"
+           "        atomic_load_explicit(&cushim__hook_bypass, memory_order_relaxed);\n"
+           "    if (CUSHIM__LIKELY(cushim__w != 0)) {\n"
+           "        unsigned long long cushim__t = cushim__clock_ticks();\n"
+           "        CUresult cushim__r = __atomic_load_n(&%s.%s, __ATOMIC_RELAXED)(%s);\n"
+           "        cushim__tbuf *cushim__b;\n"
+           "        cushim__rec *cushim__p =\n"
+           "            cushim__fast_begin(cushim__w, %du, %d, cushim__r, cushim__t, %du,\n"
+           "                               &cushim__b);\n"
+           "        if (cushim__p != NULL) {\n"
+           % (real, e["name"], ", ".join(names), i, mode, len(names))]
+    for k, a in enumerate(names):
+        out.append("            cushim__p->u.word[%d] = CUSHIM__FAST_ARG(%s);\n" % (k, a))
+    span = "(unsigned char)((cushim__w & CUSHIM__REC_SPAN) != 0)"
+    if stream >= 0:
+        out.append("            cushim__p->has_stream = %s;\n"
+                   "            cushim__p->stream = (uintptr_t)%s;\n" % (span, names[stream]))
+    elif stream <= -2:
+        cfg = names[-2 - stream]
+        out.append("            if (%s != NULL) {\n"
+                   "                cushim__p->has_stream = %s;\n"
+                   "                cushim__p->stream = (uintptr_t)%s->hStream;\n"
+                   "            }\n" % (cfg, span, cfg))
+    if function >= 0:
+        out.append("            cushim__p->kernel = cushim__kernels_find((const void *)%s);\n"
+                   % names[function])
+    out.append("            cushim__ring_commit_fast(cushim__b, cushim__p,\n"
+               "                                     CUSHIM__FAST_CELLS(%d));\n"
+               "        }\n"
+               "        return cushim__r;\n"
+               "    }\n" % len(names))
+    return "".join(out)
+
+
+def wrappers(E, P, mode, suffix):
+    """One wrapper per entry: arguments to the hooks, the real slot called, the result to them;
+    before that, for an entry whose arguments are all words, the tracer's fast path."""
     real = "cushim__real_" + suffix
     out = ["/* The real slots, copied when hooks go in: what each wrapper calls. */\n",
            "cushim_driver_table %s;\n\n" % real]
     for i, e in enumerate(E.list):
         args = e["args"]
         ptrs = ", ".join("(void *)&%s" % a for a in args) if args else "NULL"
-        out.append("static CUresult CUDAAPI hooked_%d(%s) {\n"
+        described = P.describe(e)
+        fast = fast_path(i, e, mode, real, described) if dense(described) else ""
+        out.append("static CUresult CUDAAPI hooked_%d(%s) {\n%s"
                    "    void *cushim__a[] = {%s};\n"
                    "    cushim__hook_frame cushim__f;\n"
                    "    if (!cushim__hooks_before(&cushim__f, %du, %d, cushim__a, %du))\n"
@@ -277,7 +326,7 @@ def wrappers(E, mode, suffix):
                    "    CUresult cushim__r = __atomic_load_n(&%s.%s, __ATOMIC_RELAXED)(%s);\n"
                    "    cushim__hooks_after(&cushim__f, cushim__r);\n"
                    "    return cushim__r;\n}\n"
-                   % (i, e["params"] or "void", ptrs, i, mode, len(args), real, e["name"],
+                   % (i, e["params"] or "void", fast, ptrs, i, mode, len(args), real, e["name"],
                       ", ".join(args), real, e["name"], ", ".join(args)))
     out.append("\nstatic const cushim_driver_table hooked = {\n")
     for i, e in enumerate(E.list):
@@ -289,7 +338,7 @@ def wrappers(E, mode, suffix):
 
 def legacy_source(E, P, inc):
     out = [banner(inc, E.version, "the legacy mode's hooked wrappers and the argument printers"),
-           PRELUDE, wrappers(E, 0, "legacy"), "\n"]
+           PRELUDE, wrappers(E, P, 0, "legacy"), "\n"]
     described = [P.describe(e) for e in E.list]
     out.append(arg_tables([args for args, _s, _f in described]))
     out.append("\nconst cushim__trace_entry cushim__trace_entries[CUSHIM_TABLE_ENTRIES] = {\n")
@@ -303,11 +352,11 @@ def legacy_source(E, P, inc):
     return "".join(out)
 
 
-def per_thread_source(E, inc):
+def per_thread_source(E, P, inc):
     return "".join([banner(inc, E.version, "the per-thread mode's hooked wrappers"),
                     "#if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)\n"
                     "#error \"this file is compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM\"\n"
-                    "#endif\n", PRELUDE, wrappers(E, 1, "per_thread")])
+                    "#endif\n", PRELUDE, wrappers(E, P, 1, "per_thread")])
 
 
 def main():
@@ -316,7 +365,7 @@ def main():
     inc, out_c, out_pt = sys.argv[1:]
     E = cuda_header.Entries(inc)
     P = Printer(cuda_header.read(inc + "/cuda.h"))
-    for path, text in ((out_c, legacy_source(E, P, inc)), (out_pt, per_thread_source(E, inc))):
+    for path, text in ((out_c, legacy_source(E, P, inc)), (out_pt, per_thread_source(E, P, inc))):
         with open(path, "w") as f:
             f.write(text)
 

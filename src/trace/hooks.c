@@ -31,8 +31,11 @@ typedef struct record {
     atomic_int inflight;
     _Atomic(cushim_hook_fn) before, after;
     _Atomic(void *) user;
-    bool busy; /* under lock: installed, or being removed */
+    bool busy;                 /* under lock: installed, or being removed */
+    unsigned long long bypass; /* under lock */
 } record;
+
+_Atomic unsigned long long cushim__hook_bypass;
 
 static record records[CUSHIM__MAX_HOOKS];
 static atomic_uint used; /* records[0..used) may be installed */
@@ -140,10 +143,40 @@ static void covered(bool out[CUSHIM_TABLE_ENTRIES]) {
     }
 }
 
+/* The bypass word: the only installed record's, else none. */
+static unsigned long long bypass_locked(void) {
+    unsigned long long word = 0;
+    unsigned active = 0;
+    for (unsigned k = 0; k < CUSHIM__MAX_HOOKS; k++) {
+        unsigned long long s = atomic_load_explicit(&records[k].state, memory_order_relaxed);
+        if (!(s & ACTIVE)) continue;
+        active++;
+        word = records[k].bypass;
+    }
+    return active == 1 ? word : 0;
+}
+
 static void refresh_locked(void) {
     static bool want[CUSHIM_TABLE_ENTRIES]; /* under lock */
     covered(want);
+    /* Off before another hook's wrappers go in, on after the bypassing one's are. */
+    unsigned long long word = bypass_locked();
+    if (word == 0) atomic_store(&cushim__hook_bypass, 0);
     cushim__slots_set(want);
+    if (word != 0) atomic_store(&cushim__hook_bypass, word);
+}
+
+bool cushim__hook_set_bypass(unsigned long long id, unsigned long long word) {
+    unsigned k = (unsigned)(id % CUSHIM__MAX_HOOKS);
+    pthread_mutex_lock(&lock);
+    unsigned long long s = atomic_load(&records[k].state);
+    bool ok = (s & ACTIVE) && (s >> GEN_SHIFT) == id / CUSHIM__MAX_HOOKS;
+    if (ok) {
+        records[k].bypass = word;
+        refresh_locked();
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
 }
 
 void cushim__hooks_tables_changed(bool filled) {
@@ -204,6 +237,7 @@ bool cushim__hook_install(int index, cushim_hook_fn before, cushim_hook_fn after
     atomic_store_explicit(&r->after, after, memory_order_relaxed);
     atomic_store_explicit(&r->user, user, memory_order_relaxed);
     r->busy = true;
+    r->bypass = 0;
     atomic_store(&r->state, gen << GEN_SHIFT | (unsigned long long)(index + 1) << ENTRY_SHIFT |
                                 (before ? HAS_BEFORE : 0) | (after ? HAS_AFTER : 0) | ACTIVE);
     if (k + 1 > atomic_load(&used)) atomic_store_explicit(&used, k + 1, memory_order_release);
@@ -245,8 +279,11 @@ static void after_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     /* The counts of calls in hooks on threads the child does not have would make a remove in
      * the child (the tracer's at exit) wait for good: only this thread's own call is left. */
-    for (int k = 0; k < CUSHIM__MAX_HOOKS; k++)
+    for (int k = 0; k < CUSHIM__MAX_HOOKS; k++) {
         atomic_store(&records[k].inflight, k == here.inside);
+        records[k].bypass = 0; /* the child's calls go through the registry (the tracer's file) */
+    }
+    atomic_store(&cushim__hook_bypass, 0);
 }
 static CUSHIM__CONSTRUCTOR void hooks_register_fork(void) {
     pthread_atfork(NULL, NULL, after_fork_child);

@@ -27,6 +27,13 @@ void cushim__hooks_after(cushim__hook_frame *f, CUresult r);
 bool cushim__hook_install(int index, cushim_hook_fn before, cushim_hook_fn after, void *user,
                           unsigned long long *id);
 
+/* Nonzero while exactly one hook is installed and it has a bypass word (that word): the
+ * wrappers may then skip the registry and do that hook's work themselves (the tracer's fast
+ * path, fast.h). Read with a relaxed load. */
+extern _Atomic unsigned long long cushim__hook_bypass;
+/* Gives the installed hook `id` its bypass word (0: none); false when id is not installed. */
+bool cushim__hook_set_bypass(unsigned long long id, unsigned long long word);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 unsigned long long cushim__now_ns(void);
 

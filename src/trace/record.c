@@ -157,14 +157,19 @@ void cushim__rec_capture(cushim__rec *r, const cushim__trace_arg *desc, unsigned
 }
 
 void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]) {
+    /* A driver call's formatters read its first argc (a launch's dimensions, read three at a
+     * time, at most two more, which a record cut short does not have: zeros); a runtime call's
+     * read as many as its entry has. */
+    unsigned n = r->kind == CUSHIM__REC_CALL && r->argc + 2u < CUSHIM__REC_ARGS ? r->argc + 2u
+                                                                                : CUSHIM__REC_ARGS;
     if (r->dense) {
-        for (unsigned k = 0; k < CUSHIM__REC_ARGS; k++) {
+        for (unsigned k = 0; k < n; k++) {
             out[k] = k < r->argc ? (void *)(uintptr_t)&r->u.word[k] : (void *)(uintptr_t)zero;
         }
         return;
     }
     place pl = place_of((cushim__rec *)(uintptr_t)r);
-    for (unsigned k = 0; k < CUSHIM__REC_ARGS; k++) {
+    for (unsigned k = 0; k < n; k++) {
         out[k] = k < r->argc ? (void *)(pl.area + pl.a->off[k]) : (void *)(uintptr_t)zero;
     }
 }

@@ -45,6 +45,11 @@ typedef struct cushim__rec {
     unsigned short index;
     unsigned short cells; /* the cells the record takes, itself included */
     CUresult result;
+    /* Made by the fast path (fast.h) of this run of the tracer, its times in the clock's ticks
+     * (clock.h); 0 for a record made under the tracer's hook, its times in nanoseconds. The
+     * writer leaves out a record of a run that has stopped. */
+    unsigned run;
+    unsigned char pad[4];
     unsigned long long start_ns, end_ns;
     const cushim__kernel *kernel;
     uintptr_t stream;
@@ -88,7 +93,8 @@ bool cushim__rec_all_scalar(const cushim__trace_arg *desc, unsigned count);
 void cushim__rec_capture_dense(cushim__rec *r, const cushim__trace_arg *desc, unsigned count,
                                void *const *args, bool failed);
 
-/* The argument pointers of r's copies, as the formatters read arguments. */
+/* The argument pointers of r's copies, as the formatters read arguments (of a driver call, the
+ * first argc and two more, zeros; the rest of out is left as it was). */
 void cushim__rec_args(const cushim__rec *r, void *out[CUSHIM__REC_ARGS]);
 
 #endif

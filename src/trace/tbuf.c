@@ -16,7 +16,7 @@ static cushim__tbuf_sink sink;
 static cushim__tbuf_pump pump;
 static pthread_key_t key; /* only for its destructor, at the thread's exit */
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static _Thread_local cushim__tbuf *mine;
+_Thread_local cushim__tbuf *cushim__tbuf_tls;
 
 void cushim__tbuf_set_sink(cushim__tbuf_sink s) { sink = s; }
 void cushim__tbuf_set_pump(cushim__tbuf_pump p) { pump = p; }
@@ -36,7 +36,7 @@ static void at_thread_exit(void *p) {
     pthread_mutex_unlock(&b->fmt);
     unlink_locked(b);
     pthread_mutex_unlock(&list_lock);
-    if (mine == b) mine = NULL;
+    if (cushim__tbuf_tls == b) cushim__tbuf_tls = NULL;
     pthread_mutex_destroy(&b->fmt);
     free(b);
 }
@@ -53,6 +53,7 @@ static void clear(cushim__tbuf *b) {
     b->len = 0;
     b->tid = (long)syscall(SYS_gettid); /* on the thread itself: the formatter is another */
     b->ids_len = b->prefix_len = b->stream_len = 0;
+    b->clock_line.epoch = 0;
     b->nest_depth = 0;
     b->nest_len = 0;
     b->next = b->prev = NULL;
@@ -70,16 +71,16 @@ static CUSHIM__COLD cushim__tbuf *make(void) {
     list = b;
     pthread_mutex_unlock(&list_lock);
     (void)pthread_setspecific(key, b);
-    mine = b;
+    cushim__tbuf_tls = b;
     return b;
 }
 
 cushim__tbuf *cushim__tbuf_mine(void) {
-    cushim__tbuf *b = mine;
+    cushim__tbuf *b = cushim__tbuf_tls;
     return CUSHIM__LIKELY(b != NULL) ? b : make();
 }
 
-cushim__tbuf *cushim__tbuf_current(void) { return mine; }
+cushim__tbuf *cushim__tbuf_current(void) { return cushim__tbuf_tls; }
 
 void cushim__tbuf_room(cushim__tbuf *b) {
     if (CUSHIM__UNLIKELY(sizeof b->data - b->len < CUSHIM__TBUF_ROOM)) cushim__tbuf_flush(b);
@@ -118,12 +119,12 @@ static void after_fork_child(void) {
     pthread_mutex_init(&list_lock, NULL);
     for (cushim__tbuf *b = list, *n; b != NULL; b = n) {
         n = b->next;
-        if (b != mine) free(b);
+        if (b != cushim__tbuf_tls) free(b);
     }
-    list = mine;
-    if (mine != NULL) {
-        clear(mine);
-        pthread_mutex_init(&mine->fmt, NULL);
+    list = cushim__tbuf_tls;
+    if (cushim__tbuf_tls != NULL) {
+        clear(cushim__tbuf_tls);
+        pthread_mutex_init(&cushim__tbuf_tls->fmt, NULL);
     }
 }
 static CUSHIM__CONSTRUCTOR void tbuf_register_fork(void) {

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "trace/clock.h"
 #include "trace/record.h"
 
 #define CUSHIM__TBUF_SIZE (1 << 16)
@@ -41,7 +42,8 @@ typedef struct cushim__tbuf {
     /* What the tracer formats once per thread, from its pid and tid: 0 long until it is. */
     size_t ids_len, prefix_len, stream_len;
     char ids[80], prefix[40], stream[24];
-    uintptr_t stream_key; /* whose id stream holds */
+    uintptr_t stream_key;          /* whose id stream holds */
+    cushim__clock_line clock_line; /* the line this ring's last ticks were converted on */
     /* While a runtime call runs on this thread (nest_depth > 0), the lines of the driver calls
      * it makes wait here, to follow its own line (events.c). */
     int nest_depth;
@@ -62,6 +64,8 @@ void cushim__tbuf_set_pump(cushim__tbuf_pump pump);
 
 /* This thread's state, made at its first traced call; NULL when no memory could be had. */
 cushim__tbuf *cushim__tbuf_mine(void);
+/* This thread's state as it is, NULL before its first traced call (the fast path reads it). */
+extern _Thread_local cushim__tbuf *cushim__tbuf_tls;
 
 /* Makes room for one more line or event in b's buffer (a full one is handed to the sink);
  * under b's fmt lock. */

@@ -20,8 +20,10 @@
 #include "loader/diag.h"
 #include "loader/loader.h"
 #include "trace/capture.h"
+#include "trace/clock.h"
 #include "trace/entry_info.h"
 #include "trace/events.h"
+#include "trace/fast.h"
 #include "trace/hooks.h"
 #include "trace/kernels.h"
 #include "trace/output.h"
@@ -190,6 +192,20 @@ static void warn_once(const cushim_hook_call *c, void *user) {
 
 static void at_exit(void) { (void)cushim_trace_stop(); }
 
+/* The fast path (fast.h), where the hook would only append a record that the writer formats:
+ * not for the summary (it counts on the calling thread), nor for lines to stderr (formatted by
+ * the calling thread), nor in a forked child (the same); a file that could not be opened has
+ * a warning to say at the next call, through the hook. */
+static void go_fast(const config *c) {
+    static unsigned runs;
+    if (c->summary || calls_to_stderr || forked_child) return;
+    if (++runs == 0) runs = 1;
+    cushim__clock_start();
+    atomic_store(&cushim__writer_run, runs);
+    unsigned make = (c->calls ? CUSHIM__REC_LINE : 0u) | (c->timeline ? CUSHIM__REC_SPAN : 0u);
+    (void)cushim__hook_set_bypass(hook_id, CUSHIM__FAST_WORD(runs, make));
+}
+
 /* Starts as asked; on failure returns its code with the sentence in `warning`. */
 static CUresult start(const char *what, const char *path) {
     config c;
@@ -234,6 +250,7 @@ static CUresult start(const char *what, const char *path) {
                  CUSHIM__MAX_HOOKS);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (r == CUDA_SUCCESS) go_fast(&c);
     return r;
 }
 
@@ -271,6 +288,7 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     (void)cushim_hook_remove(hook_id); /* waits for calls in its hook on other threads */
     observe(false);                    /* and for a kernel told to the observer */
     unsigned long dropped = cushim__writer_drain(); /* every record, before the file's tail */
+    atomic_store(&cushim__writer_run, 0u); /* a fast call that outlived the hook: left out */
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) cushim__out_append("\n]\n", 3);

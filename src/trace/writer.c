@@ -24,6 +24,7 @@
 
 #include "common/hints.h"
 #include "loader/table.h"
+#include "trace/clock.h"
 #include "trace/entry_info.h"
 #include "trace/events.h"
 #include "trace/format.h"
@@ -47,19 +48,10 @@ static bool forked;
 /* The writer's pause between two passes that found records, and when a pass found none. */
 #define BUSY_US 50
 #define IDLE_US 1000
-/* What a thread's records take before it wakes an idle writer: a power of two. */
-#define WAKE_CELLS 256
 /* A pass that found this much passes again at once. */
 #define BEHIND_CELLS 64
 /* What the writer formats of a ring under one hold of its lock. */
 #define CHUNK_CELLS 256
-
-/* The cells one record may take: a record never runs past the ring's end. */
-#define MAX_CELLS (CUSHIM__REC_SIZE / CUSHIM__REC_CELL)
-
-static cushim__rec *cell(cushim__tbuf *b, size_t i) {
-    return (cushim__rec *)(void *)(b->ring + (i & (CUSHIM__RING - 1)) * CUSHIM__REC_CELL);
-}
 
 /* The records a thread could not append, said where they would have been. */
 static void tell_dropped(cushim__tbuf *b) {
@@ -79,17 +71,26 @@ static void tell_dropped(cushim__tbuf *b) {
     b->dropped_told = d;
 }
 
+_Atomic unsigned cushim__writer_run;
+
 static void format(cushim__tbuf *b, cushim__rec *r) {
     cushim__tbuf_room(b);
     void *args[CUSHIM__REC_ARGS];
     switch (r->kind) {
     case CUSHIM__REC_CALL: {
+        unsigned long long start = r->start_ns, end = r->end_ns;
+        if (r->run != 0) {
+            /* The fast path's: a call that began before a stop and ended after it is left out
+             * (it is not of this run), and its ticks become nanoseconds. */
+            if (r->run != atomic_load_explicit(&cushim__writer_run, memory_order_relaxed)) break;
+            cushim__clock_to_ns(&b->clock_line, &start, &end);
+        }
         const cushim__entry *e = &cushim__entries[r->index];
         cushim_hook_call c = {e->name,   r->per_thread ? e->ptds_symbol : e->symbol,
                               r->index,  r->per_thread != 0,
                               r->argc,   (void *const *)args,
-                              r->result, r->start_ns,
-                              r->end_ns};
+                              r->result, start,
+                              end};
         cushim__rec_args(r, args);
         if (r->make & CUSHIM__REC_LINE) cushim__event_line(b, &c, r->kernel, to_stderr);
         if (r->make & CUSHIM__REC_SPAN) {
@@ -122,7 +123,7 @@ static size_t pump_some(cushim__tbuf *b, size_t most) {
     size_t h = atomic_load_explicit(&b->head, memory_order_acquire);
     size_t told = t, from = t;
     while (t != h && t - from < most) {
-        cushim__rec *r = cell(b, t);
+        cushim__rec *r = cushim__ring_cell(b, t);
         if (r->kind != CUSHIM__REC_SKIP) format(b, r);
         t += r->cells;
         /* The cells formatted so far handed back now and then, not at each record. */
@@ -265,34 +266,30 @@ static CUSHIM__COLD bool wait_room(cushim__tbuf *b, size_t end) {
 }
 
 /* A reservation that must first look at the formatter's tail, or skip the ring's last cells. */
-static CUSHIM__COLD cushim__rec *reserve_slow(cushim__tbuf *b, size_t h) {
+CUSHIM__COLD cushim__rec *cushim__ring_reserve_slow(cushim__tbuf *b, size_t h) {
     size_t pos = h & (CUSHIM__RING - 1);
     /* Room for the largest record, after the cells left to the ring's end when it is nearer. */
-    size_t skip = pos + MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
-    size_t end = h + skip + MAX_CELLS;
+    size_t skip = pos + CUSHIM__RING_MAX_CELLS > CUSHIM__RING ? CUSHIM__RING - pos : 0;
+    size_t end = h + skip + CUSHIM__RING_MAX_CELLS;
     if (end - b->tail_seen > CUSHIM__RING) {
         /* Full when last looked: the formatter's tail only now (its line is the formatter's). */
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
         if (end - b->tail_seen > CUSHIM__RING && !wait_room(b, end)) return NULL;
     }
     if (skip != 0) {
-        cushim__rec *s = cell(b, h);
+        cushim__rec *s = cushim__ring_cell(b, h);
         s->kind = CUSHIM__REC_SKIP;
         s->cells = (unsigned short)skip;
         h += skip;
     }
     b->at = h;
-    return cell(b, h);
+    return cushim__ring_cell(b, h);
 }
 
 cushim__rec *cushim__ring_reserve(cushim__tbuf *b) {
-    size_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    if (CUSHIM__LIKELY((h & (CUSHIM__RING - 1)) <= CUSHIM__RING - MAX_CELLS &&
-                       h + MAX_CELLS - b->tail_seen <= CUSHIM__RING)) {
-        b->at = h;
-        return cell(b, h);
-    }
-    return reserve_slow(b, h);
+    cushim__rec *r = cushim__ring_reserve_fast(b);
+    if (r != NULL) r->run = 0;
+    return r;
 }
 
 void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
@@ -305,9 +302,14 @@ void cushim__ring_commit(cushim__tbuf *b, cushim__rec *r, size_t bytes) {
         pump_locked(b);
         return;
     }
-    /* An idle writer told of every WAKE_CELLS cells, any writer of every half ring. */
-    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(WAKE_CELLS - 1)) != 0) &&
-        atomic_load_explicit(&thread_runs, memory_order_relaxed) &&
+    if (CUSHIM__UNLIKELY(((old ^ h) & ~(size_t)(CUSHIM__RING_WAKE_CELLS - 1)) != 0)) {
+        cushim__ring_crossed(old, h);
+    }
+}
+
+/* An idle writer told of every WAKE_CELLS cells, any writer of every half ring. */
+void cushim__ring_crossed(size_t old, size_t h) {
+    if (atomic_load_explicit(&thread_runs, memory_order_relaxed) &&
         (atomic_load_explicit(&writer_idle, memory_order_relaxed) ||
          ((old ^ h) & ~(size_t)(CUSHIM__RING / 2 - 1)) != 0)) {
         wake();

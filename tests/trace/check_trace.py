@@ -4,9 +4,9 @@ what it wrote.
 
 Usage: check_trace.py CASE PROGRAM PTX_FILE [--per-thread]
 
-Cases: calls (to stderr), calls_file, timeline, timeline_default_name, summary, fork,
-fork_after_init, fork_in_hook, fifo, many, unopenable, unknown. Prints TAP; exits 1 on the first
-failed check. Every run has a timeout: a hang is a failure, not a stuck suite.
+Cases: calls (to stderr), calls_file, timeline, timeline_monotonic, timeline_default_name,
+summary, fork, fork_after_init, fork_in_hook, fifo, many, unopenable, unknown. Prints TAP; exits
+1 on the first failed check. Every run has a timeout: a hang is a failure, not a stuck suite.
 """
 import glob
 import json
@@ -235,6 +235,11 @@ def main():
         elif case == "timeline":
             (h,), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline", "CUSHIM_TRACE_FILE": path},
                           tmp)
+            check_timeline(path, h, ptx, per_thread)
+        elif case == "timeline_monotonic":
+            # The clock a traced call reads where the time stamp counter is not used.
+            (h,), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline", "CUSHIM_TRACE_FILE": path,
+                                         "CUSHIM_TRACE_CLOCK": "monotonic"}, tmp)
             check_timeline(path, h, ptx, per_thread)
         elif case == "timeline_default_name":
             (h,), _ = run(program, ptx, {"CUSHIM_TRACE": "timeline"}, tmp)

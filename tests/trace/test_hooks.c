@@ -177,15 +177,18 @@ static void test_hooks_come_and_go_while_threads_call(void **state) {
 
 /* The tracer's per-thread buffers: every line or event reaches the file, whether its thread
  * exited before the stop (written at its exit), still runs at the stop (written by the stop), or
- * filled its buffer on the way (written as a block). */
+ * filled its buffer on the way (written as a block); the calls of the tracer's fast path
+ * (cuCtxSynchronize: its arguments are words) and of its hook (cuDeviceGetCount: an output)
+ * alike, as many calls per thread as before the fast path. */
 #define TRACED_CALLS 1500 /* a line is near 50 bytes: more than one buffer of 64 KiB */
 static atomic_bool parked_may_go, parked_done;
 
 static void *traced_caller(void *arg) {
     const cushim_driver_table *t = cushim_driver();
-    for (int k = 0; k < TRACED_CALLS; k++) {
+    for (int k = 0; k < TRACED_CALLS / 2; k++) {
         int n;
         (void)t->cuDeviceGetCount(&n);
+        (void)t->cuCtxSynchronize();
     }
     if (arg != NULL) {
         atomic_store(&parked_done, true);
@@ -200,11 +203,24 @@ static size_t count_in(const char *text, const char *what) {
     return n;
 }
 
+/* The trace file's text (n bytes, 4 MiB at most), the file removed. */
+static const char *take_file(const char *path, size_t *n) {
+    static char text[4 << 20];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    *n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    unlink(path);
+    text[*n] = '\0';
+    return text;
+}
+
 static void test_every_thread_s_lines_reach_the_file(void **state) {
     (void)state;
     static const char *const whats[2] = {"calls", "timeline"};
-    static const char *const marks[2] = {"] cuDeviceGetCount(count=[",
-                                         "{\"name\":\"cuDeviceGetCount\""};
+    static const char *const marks[2][2] = {
+        {"] cuDeviceGetCount(count=[", "] cuCtxSynchronize() = "},
+        {"{\"name\":\"cuDeviceGetCount\"", "{\"name\":\"cuCtxSynchronize\""}};
     char path[64];
     snprintf(path, sizeof path, "/tmp/cushim-test-hooks-%ld", (long)getpid());
     for (int m = 0; m < 2; m++) {
@@ -221,14 +237,10 @@ static void test_every_thread_s_lines_reach_the_file(void **state) {
         atomic_store(&parked_may_go, true);
         pthread_join(parked, NULL);
 
-        FILE *f = fopen(path, "r");
-        assert_non_null(f);
-        static char text[4 << 20];
-        size_t n = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        unlink(path);
-        text[n] = '\0';
-        assert_int_equal(count_in(text, marks[m]), (THREADS + 2) * TRACED_CALLS);
+        size_t n;
+        const char *text = take_file(path, &n);
+        assert_int_equal(count_in(text, marks[m][0]), (THREADS + 2) * TRACED_CALLS / 2);
+        assert_int_equal(count_in(text, marks[m][1]), (THREADS + 2) * TRACED_CALLS / 2);
         if (m == 0) {
             assert_int_equal(count_in(text, "\n"), (THREADS + 2) * TRACED_CALLS);
         } else {
@@ -238,6 +250,31 @@ static void test_every_thread_s_lines_reach_the_file(void **state) {
             assert_string_equal(text + n - 3, "\n]\n");
         }
     }
+}
+
+/* A hook added while the tracer runs sees the calls that the tracer alone takes on its fast
+ * path, and the tracer traces them all, before, while and after the hook is installed. */
+static void count_inits(const cushim_hook_call *c, void *user) {
+    if (strcmp(c->entry, "cuInit") == 0) ++*(int *)user;
+}
+
+static void test_a_hook_beside_the_tracer_sees_every_call(void **state) {
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cushim-test-hooks-fast-%ld", (long)getpid());
+    const cushim_driver_table *t = cushim_driver();
+    assert_ok(cushim_trace_start("calls", path));
+    assert_ok(t->cuInit(0));
+    int inits = 0;
+    unsigned long long id;
+    assert_ok(cushim_hook_add(NULL, NULL, count_inits, &inits, &id));
+    for (int k = 0; k < 3; k++) assert_ok(t->cuInit(0));
+    assert_ok(cushim_hook_remove(id));
+    assert_ok(t->cuInit(0));
+    assert_ok(cushim_trace_stop());
+    assert_int_equal(inits, 3);
+    size_t n;
+    assert_int_equal(count_in(take_file(path, &n), "] cuInit(Flags=0) = CUDA_SUCCESS ("), 5);
 }
 
 int main(void) {
@@ -252,6 +289,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_hooks_come_and_go_while_threads_call, mock_setup,
                                         mock_teardown),
         cmocka_unit_test_setup_teardown(test_every_thread_s_lines_reach_the_file, mock_setup,
+                                        mock_teardown),
+        cmocka_unit_test_setup_teardown(test_a_hook_beside_the_tracer_sees_every_call, mock_setup,
                                         mock_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
