@@ -210,6 +210,8 @@ static void written(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_
         /* Its epoch is the racecheck's (ptx_check.c), written after this. */
         for (size_t i = 0; i < nb; i++) b->chk->sh[off + i].pad = undef;
         b->chk->sh_undef += undef;
+        /* Whole words stay as alike as they were; a part of one may not. */
+        if ((off | nb) & 3) ptx__shadow_words(b->chk, b->smem_size, off, nb);
         break;
     case 2: {
         size_t bytes = (size_t)(b->chk->ihi - b->chk->ilo + 7) / 8;
