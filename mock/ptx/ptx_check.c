@@ -377,7 +377,8 @@ int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint32_t
     if (c->wsync != NULL) k.sync = c->wsync[k.warp];
     if (!atomic && sp == S_SHARED && nb == 4 && c->sh != NULL && b->smem_size >= 4)
         return shared_words(&acc, lanes, m, x, imm, a32, &k);
-    if (!atomic && sp == S_GLOBAL && k.racing && !(nb & (nb - 1))) {
+    if (sp == S_GLOBAL && !k.racing) return TS_RUN; /* initcheck's is in ptx_check_taint.c */
+    if (!atomic && sp == S_GLOBAL && !(nb & (nb - 1))) {
         /* The allocation of the first lane's address, if the host thread looked it up lately
          * (none: every lane by lane_access, which looks it up). */
         const pworker *wk = b->w;

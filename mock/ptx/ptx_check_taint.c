@@ -200,6 +200,55 @@ static bool undefined(pblock *b, const pthr *t, const pinst *in, uint64_t a, siz
     }
 }
 
+/* Whether bits [off, off + n) are all set (any set: bits_any), a word's (n == 4, off a multiple
+ * of 4) with one look. */
+static inline bool bits_all_of(const unsigned char *map, size_t off, size_t n) {
+    if (n != 4 || (off & 3)) return mock_ptx_bits_all(map, off, n);
+    unsigned want = 0xfu << (off & 7);
+    return (__atomic_load_n(&map[off / 8], __ATOMIC_RELAXED) & want) == want;
+}
+static inline bool bits_any_of(const unsigned char *map, size_t off, size_t n) {
+    if (n != 4 || (off & 3)) return bits_any(map, off, n);
+    return (__atomic_load_n(&map[off / 8], __ATOMIC_RELAXED) & (0xfu << (off & 7))) != 0;
+}
+
+/* A load, or a store of defined values (or an atomic), of global memory whose every lane's nb
+ * bytes lie in the allocation looked up last: worked out as where() and undefined() or
+ * written() would, lane by lane (dt[i]: the lanes whose element i is undefined), without the
+ * lookup; false (nothing done) when a lane's bytes lie elsewhere. */
+static bool global_known(pblock *b, const pinst *in, uint32_t m, const uint64_t *x, size_t nb,
+                         uint32_t *dt, unsigned vec, size_t sz) {
+    pcheck *c = b->chk;
+    uint64_t imm = (uint64_t)in->imm, a0 = x[__builtin_ctz(m)] + imm;
+    bool a32 = (in->flags & F_ADDR32) != 0;
+    if (a32) a0 = (uint32_t)a0;
+    global_map(b, a0); /* the first lane's allocation, as where() would look it up */
+    uint64_t lo = c->ilo, span = c->ihi - c->ilo;
+    if (span < nb) return false;
+    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+        uint64_t a = x[__builtin_ctz(mm)] + imm;
+        if (a32) a = (uint32_t)a;
+        if (a - lo > span - nb) return false;
+    }
+    unsigned char *map = c->imap, *undef = map + (span + 7) / 8;
+    bool ld = in->op / T_COUNT == O_LD;
+    for (uint32_t mm = map != NULL ? m : 0; mm != 0; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint64_t a = x[l] + imm;
+        if (a32) a = (uint32_t)a;
+        for (unsigned i = 0; i < vec; i++) {
+            size_t off = a - lo + i * sz;
+            if (ld) {
+                if (!bits_all_of(map, off, sz) || bits_any_of(undef, off, sz)) dt[i] |= 1u << l;
+            } else {
+                if (!bits_all_of(map, off, sz)) mock_ptx_bits_set(map, off, sz);
+                if (bits_any_of(undef, off, sz)) bits_clear(undef, off, sz);
+            }
+        }
+    }
+    return true;
+}
+
 /* The nb bytes at a written with a defined value or not (`undef`). */
 static void written(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_t nb, bool undef,
                     unsigned origin) {
@@ -295,10 +344,18 @@ static int memory(pblock *b, pwarp *w, ptaint *T, const pinst *in, uint32_t m, u
             vt[i] = taint_of(T, in->d[i], &vo[i]) | gt;
         }
     }
-    /* Shared memory all written in the block, none of it undefined: a load of it is defined. */
-    bool all_defined = op == O_LD && in->space == S_SHARED && b->chk->sh != NULL &&
+    /* Shared memory all written in the block, none of it undefined: a load of it is defined.
+     * Memory the shadow does not follow, and global memory in the allocation looked up last,
+     * need no lookup lane by lane either. */
+    int sp = in->space;
+    bool all_defined = op == O_LD && sp == S_SHARED && b->chk->sh != NULL &&
                        b->chk->sh_written >= b->smem_size && b->chk->sh_undef == 0;
-    for (uint32_t mm = all_defined ? 0 : m; mm != 0; mm &= mm - 1) {
+    bool clean = op != O_ST || (vt[0] | vt[1] | vt[2] | vt[3]) == 0;
+    uint32_t each = m; /* the lanes looked at one by one */
+    if (all_defined || (sp != S_SHARED && sp != S_GLOBAL && sp != S_GENERIC) ||
+        (sp == S_GLOBAL && clean && global_known(b, in, m, x, vec * sz, dt, vec, sz)))
+        each = 0;
+    for (uint32_t mm = each; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         const pthr *t = &b->t[w->first + l];
         uint64_t a = x[l] + (uint64_t)in->imm;
