@@ -249,6 +249,27 @@ static bool global_known(pblock *b, const pinst *in, uint32_t m, const uint64_t 
     return true;
 }
 
+/* A store of defined values (or an atomic) to shared memory: written() of each lane's elements,
+ * without where(). */
+static bool shared_defined(pblock *b, const pinst *in, uint32_t m, const uint64_t *x, unsigned vec,
+                           size_t sz) {
+    pcheck *c = b->chk;
+    if (c->sh == NULL || !b->run->chk_run->shared_init || sz > b->smem_size) return false;
+    uint64_t imm = (uint64_t)in->imm, lim = b->smem_size - sz;
+    bool a32 = (in->flags & F_ADDR32) != 0;
+    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+        uint64_t a = x[__builtin_ctz(mm)] + imm;
+        if (a32) a = (uint32_t)a;
+        for (unsigned i = 0; i < vec; i++) {
+            uint64_t off = a + i * sz;
+            if (off > lim) continue; /* where() leaves it */
+            for (size_t j = 0; j < sz; j++) c->sh[off + j].pad = 0;
+            if ((off | sz) & 3) ptx__shadow_words(c, b->smem_size, off, sz);
+        }
+    }
+    return true;
+}
+
 /* The nb bytes at a written with a defined value or not (`undef`). */
 static void written(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_t nb, bool undef,
                     unsigned origin) {
@@ -353,7 +374,8 @@ static int memory(pblock *b, pwarp *w, ptaint *T, const pinst *in, uint32_t m, u
     bool clean = op != O_ST || (vt[0] | vt[1] | vt[2] | vt[3]) == 0;
     uint32_t each = m; /* the lanes looked at one by one */
     if (all_defined || (sp != S_SHARED && sp != S_GLOBAL && sp != S_GENERIC) ||
-        (sp == S_GLOBAL && clean && global_known(b, in, m, x, vec * sz, dt, vec, sz)))
+        (sp == S_GLOBAL && clean && global_known(b, in, m, x, vec * sz, dt, vec, sz)) ||
+        (sp == S_SHARED && clean && op != O_LD && shared_defined(b, in, m, x, vec, sz)))
         each = 0;
     for (uint32_t mm = each; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
