@@ -164,9 +164,10 @@ static inline void record(pshadow *s, bool ld, uint32_t e, uint32_t me, uint32_t
 }
 
 /* Whether race() has anything to look at: the byte written, or (for a write) read, in the
- * epoch. */
-static inline bool may_race(const pshadow *s, bool ld, uint32_t e) {
-    return s->wep == e || (!ld && s->rep == e);
+ * epoch, by another thread than `me` (its own accesses are ordered). */
+static inline bool may_race(const pshadow *s, bool ld, uint32_t e, uint32_t me) {
+    return (s->wep == e && s->wthr != me) ||
+           (!ld && s->rep == e && (s->rthr != me || s->rthr2 != PSH_NOBODY));
 }
 
 static int touch(access *x, pshadow *s, uint64_t addr) {
@@ -179,7 +180,7 @@ static int touch(access *x, pshadow *s, uint64_t addr) {
         s->wline = x->in->line;
         return TS_RUN;
     }
-    if ((r->checks & MOCK_PTX_CHECK_RACE) && may_race(s, x->ld, e)) {
+    if ((r->checks & MOCK_PTX_CHECK_RACE) && may_race(s, x->ld, e, x->t->linear)) {
         int st = race(x, s, addr);
         if (st != TS_RUN) return st;
     }
@@ -315,7 +316,7 @@ static int shared_words(access *acc, pthr *lanes, uint32_t m, const uint64_t *x,
         pshadow *s = &sh[o];
         if (ld && read_known(s, k->e, k->warp)) continue;
         if (!ld) c->sh_written += (s->wep < c->base) * 4;
-        if (k->racing && may_race(s, ld, k->e)) {
+        if (k->racing && may_race(s, ld, k->e, lanes[l].linear)) {
             acc->shared = true;
             int st = lane_race(acc, lanes, l, s, o, b->smem + o);
             if (st != TS_RUN) {
@@ -349,7 +350,7 @@ static int global_lanes(access *acc, pthr *lanes, uint32_t m, const uint64_t *x,
         pshadow *s = ptx__table_get(t, a);
         if (s == NULL) continue; /* no memory for the shadow: unchecked */
         if (ld && read_known(s, k->e, k->warp)) continue;
-        if (may_race(s, ld, k->e)) {
+        if (may_race(s, ld, k->e, lanes[l].linear)) {
             acc->shared = false;
             int st = lane_race(acc, lanes, l, s, a, (const unsigned char *)(uintptr_t)a);
             if (st != TS_RUN) return st;
