@@ -73,10 +73,10 @@ typedef struct access {
     const pinst *in;
     size_t nb, sz;
     bool ld, atomic, shared;
-    int unchanged;          /* -1: not worked out yet (only a race needs it) */
-    uint32_t path;          /* the lanes of the accessing path */
-    unsigned l;             /* the lane */
-    const uint64_t *R;      /* the path's registers */
+    int unchanged; /* -1: not worked out yet (only a race needs it) */
+    uint32_t path; /* the lanes of the accessing path */
+    unsigned l;    /* the lane, and R the path's registers */
+    const uint64_t *R;
     const unsigned char *q; /* the bytes accessed */
 } access;
 
