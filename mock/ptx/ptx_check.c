@@ -17,10 +17,9 @@
  * mbarrier copies writes shared memory that the shadow does not see: initcheck of shared memory
  * is off for it.
  *
- * Most accesses are of whole words whose four records are alike (a flag per word, `uni`, says
- * so): one record is worked out and copied to the other three, and a load that finds a reader
- * of its epoch and warp recorded already is left at that (ptx__check_mem's loops). The block's
- * shadow is made, started and freed in ptx_check_block.c. */
+ * Most accesses are of whole words whose four records are alike (a flag per word, `uni`): one
+ * record is worked out and copied to the other three, and a load that finds a reader of its
+ * epoch and warp recorded is left at that. The shadow is made in ptx_check_block.c. */
 #include <stdio.h>
 #include <string.h>
 
