@@ -5,45 +5,9 @@
  * a buggy one is caught with its source line, whichever host thread ran the block that fired. */
 #include <stdlib.h>
 
-#include "testutil.h"
+#include "sanitizer_fixture.h"
 
 enum { BLOCKS = 64, THREADS = 256, N = BLOCKS * THREADS };
-
-static cushim_context *ctx;
-static const cushim_driver_table *t;
-static CUmodule mod;
-
-static int setup(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    t = cushim_driver();
-    mod = NULL;
-    if (cushim_context_create(&ctx, 0, 0) != CUDA_SUCCESS) return -1;
-    return t->cuCtxSetCurrent(cushim_context_raw(ctx)) == CUDA_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    if (mod != NULL) t->cuModuleUnload(mod);
-    t->cuCtxSetCurrent(NULL);
-    cushim_context_release(ctx);
-    mock.set_check(NULL, 0, false);
-    return mock_teardown(state);
-}
-
-/* Kernel `name` of the PTX file at dir/file. */
-static CUfunction load(const char *dir, const char *file, const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.ptx", dir, file);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) fail_msg("cannot open %s", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    assert_ok(t->cuModuleLoadData(&mod, text));
-    CUfunction fn;
-    assert_ok(t->cuModuleGetFunction(&fn, mod, name));
-    return fn;
-}
 
 /* N ints 0, 1, ..., 6, 0, 1, ... copied to a device allocation made while the checks run (so
  * initcheck keeps its written bits). */
@@ -63,7 +27,7 @@ static void test_correct_kernel_reports_nothing(void **state) {
     mock.set_check(cushim_context_raw(ctx), CUSHIM_MOCK_CHECK_ALL, false);
     unsigned long long before[4];
     for (int k = 0; k < 4; k++) before[k] = mock.check_reports(k);
-    CUfunction fn = load(KERNELS_DIR, "reduce", "k_reduce");
+    CUfunction fn = load_ptx(KERNELS_DIR, "reduce", "k_reduce");
     CUdeviceptr in = input(), total;
     assert_ok(t->cuMemAlloc(&total, sizeof(int)));
     assert_ok(t->cuMemsetD32(total, 0, 1));
@@ -82,7 +46,7 @@ static void test_correct_kernel_reports_nothing(void **state) {
 
 static void test_race_found_in_every_block(void **state) {
     (void)state;
-    CUfunction fn = load(PTX_DIR, "race_reduce", "race_reduce");
+    CUfunction fn = load_ptx(PTX_DIR, "race_reduce", "race_reduce");
     CUdeviceptr in = input(), out;
     assert_ok(t->cuMemAlloc(&out, BLOCKS * sizeof(int)));
     void *params[] = {&in, &out};
