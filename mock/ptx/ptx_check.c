@@ -17,86 +17,20 @@
  * mbarrier copies writes shared memory that the shadow does not see: initcheck of shared memory
  * is off for it.
  *
- * Epochs go on growing across the blocks a host thread runs, so a block starts without clearing
- * its shadow: what an earlier block recorded is of an older epoch. */
+ * Most accesses are of whole words whose four records are alike (a flag per word, `uni`): one
+ * record is worked out and copied to the other three, and a load that finds a reader of its
+ * epoch and warp recorded is left at that. The shadow is made in ptx_check_block.c. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptx_check.h"
 #include "ptx_check_src.h"
 #include "ptx_check_report.h"
 #include "ptx_check_table.h"
-#include "ptx_check_taint.h"
 #include "ptx_val.h"
 
-/* Whether any function of the kernel's module copies asynchronously into shared memory. */
-static bool has_async(const mock_ptx_module *m) {
-    for (size_t i = 0; i < m->nfuncs; i++) {
-        const mock_ptx_func *f = &m->funcs[i];
-        if (!f->decoded || f->error != NULL) continue;
-        for (size_t j = 0; j < f->ncode; j++) {
-            if (f->code[j].op / T_COUNT == O_ASYNC) return true;
-        }
-    }
-    return false;
-}
-
-bool ptx__check_run_begin(prun *r) {
-    r->checks = r->l->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT | MOCK_PTX_CHECK_SYNC |
-                                MOCK_PTX_CHECK_RACE_STRICT);
-    if (r->checks & MOCK_PTX_CHECK_RACE_STRICT) r->checks |= MOCK_PTX_CHECK_RACE;
-    if (r->checks == 0) return true;
-    r->chk_run = calloc(1, sizeof *r->chk_run);
-    if (r->chk_run == NULL) return false;
-    r->chk_run->shared_init = (r->checks & MOCK_PTX_CHECK_INIT) && !has_async(r->k->mod);
-    return true;
-}
-
-void ptx__check_run_end(prun *r) {
-    free(r->chk_run);
-    r->chk_run = NULL;
-}
-
-bool ptx__check_block_alloc(pblock *b) {
-    prun *r = b->run;
-    if (r->checks == 0) return true;
-    b->chk = calloc(1, sizeof *b->chk);
-    if (b->chk == NULL) return false;
-    if ((r->checks & MOCK_PTX_CHECK_RACE) &&
-        (b->chk->wsync = calloc(b->nwarps, sizeof *b->chk->wsync)) == NULL)
-        return false;
-    if ((r->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT)) && b->smem_size > 0) {
-        b->chk->sh = calloc(b->smem_size, sizeof *b->chk->sh);
-        if (b->chk->sh == NULL) return false;
-    }
-    return ptx__taint_alloc(b);
-}
-
-void ptx__check_block_start(pblock *b) {
-    pcheck *c = b->chk;
-    if (c == NULL) return;
-    if (c->epoch >= 0xfff00000u) { /* epochs about to wrap: start the shadow over */
-        if (c->sh != NULL) memset(c->sh, 0, b->smem_size * sizeof *c->sh);
-        c->epoch = 0;
-    }
-    c->base = ++c->epoch;
-    c->sh_written = c->sh_undef = 0;
-    if (c->wsync != NULL) memset(c->wsync, 0, b->nwarps * sizeof *c->wsync);
-    ptx__taint_start(b);
-}
-
-void ptx__check_block_free(pblock *b) {
-    if (b->chk == NULL) return;
-    ptx__taint_free(b);
-    ptx__table_free(&b->chk->global);
-    free(b->chk->wsync);
-    free(b->chk->sh);
-    free(b->chk);
-    b->chk = NULL;
-}
-
 static const char *const access_names[] = {"read", "write"};
+static const char *const space_names[] = {"global", "shared"};
 
 /* The thread of the block with linear index i and its PTX line, for the other side of a race. */
 static void thread_text(const pblock *b, uint32_t i, unsigned line, char *buf, size_t len) {
@@ -136,10 +70,22 @@ typedef struct access {
     pblock *b;
     pthr *t;
     const pinst *in;
-    size_t nb;
-    bool ld, atomic, unchanged, shared;
+    size_t nb, sz;
+    bool ld, atomic, shared;
+    int unchanged; /* -1: not worked out yet (only a race needs it) */
     uint32_t path; /* the lanes of the accessing path */
+    unsigned l;    /* the lane, and R the path's registers */
+    const uint64_t *R;
+    const unsigned char *q; /* the bytes accessed */
 } access;
+
+/* Whether the store would leave the bytes as they were (racecheck-strict's case), worked out
+ * the first time a race asks. */
+static bool unchanged(access *x) {
+    if (x->unchanged < 0)
+        x->unchanged = !x->ld && !x->atomic && same_bytes(x->in, x->R, x->l, x->q, x->sz);
+    return x->unchanged != 0;
+}
 
 static const char warp_text[] =
     " (lanes of one warp in divergent code, with no __syncwarp between them)";
@@ -156,29 +102,28 @@ static bool warp_race(const access *x, uint16_t thr, uint32_t mask, uint32_t syn
 static const char unchanged_text[] =
     "; the store leaves the bytes as they were, reported at the strict level only";
 
-static int race(const access *x, const pshadow *s, uint64_t addr) {
+__attribute__((noinline)) static int race(access *x, const pshadow *s, uint64_t addr) {
     prun *r = x->b->run;
     uint32_t e = x->b->chk->epoch, warp = x->t->warp;
     bool strict = (r->checks & MOCK_PTX_CHECK_RACE_STRICT) != 0;
-    const char *space = x->shared ? "shared" : "global";
     char other[256];
     bool wwarp = s->wthr / 32 == warp;
     if (s->wep == e && s->wthr != PSH_ATOMIC &&
-        (!wwarp || warp_race(x, s->wthr, s->wmask, s->wsync)) && (!x->unchanged || strict)) {
+        (!wwarp || warp_race(x, s->wthr, s->wmask, s->wsync)) && (strict || !unchanged(x))) {
         thread_text(x->b, s->wthr, s->wline, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, s->wline,
             "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
             "barrier between them (%s)%s%s",
-            x->nb, access_names[!x->ld], space, (unsigned long long)addr, other,
+            x->nb, access_names[!x->ld], space_names[x->shared], (unsigned long long)addr, other,
             x->ld ? "read after write" : "write after write", wwarp ? warp_text : "",
-            x->unchanged ? unchanged_text : "");
+            unchanged(x) ? unchanged_text : "");
     }
     bool rwarp = s->rthr / 32 == warp && s->rthr2 == PSH_NOBODY;
     if (!x->ld && s->rep == e &&
         (s->rthr / 32 != warp || s->rthr2 != PSH_NOBODY ||
          warp_race(x, s->rthr, s->rmask, s->rsync)) &&
-        (!x->unchanged || strict)) {
+        (strict || !unchanged(x))) {
         /* The reader of another warp (the first, or the first of a second warp), or of this
          * warp in divergent code. */
         bool first = s->rthr / 32 != warp || rwarp;
@@ -188,50 +133,75 @@ static int race(const access *x, const pshadow *s, uint64_t addr) {
             x->b, x->t, x->in, 1, line,
             "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
             "barrier between them (write after read)%s%s",
-            x->nb, space, (unsigned long long)addr, other, rwarp ? warp_text : "",
-            x->unchanged ? unchanged_text : "");
+            x->nb, space_names[x->shared], (unsigned long long)addr, other, rwarp ? warp_text : "",
+            unchanged(x) ? unchanged_text : "");
     }
     return TS_RUN;
 }
 
-static int touch(const access *x, pshadow *s, uint64_t addr) {
+/* A plain (not atomic) access recorded: thread `me` of warp `warp`, at PTX line `line`, by the
+ * path of lanes `path` at the warp's __syncwarp count `sync`, in epoch e. */
+static inline void record(pshadow *s, bool ld, uint32_t e, uint32_t me, uint32_t warp,
+                          uint32_t line, uint32_t path, uint32_t sync) {
+    if (!ld) {
+        s->wep = e;
+        s->wthr = (uint16_t)me;
+        s->wline = line;
+        s->wmask = path;
+        s->wsync = sync;
+    } else if (s->rep != e) {
+        s->rep = e;
+        s->rthr = (uint16_t)me;
+        s->rline = line;
+        s->rthr2 = PSH_NOBODY;
+        s->rmask = path;
+        s->rsync = sync;
+    } else if (s->rthr2 == PSH_NOBODY && s->rthr / 32 != warp) {
+        s->rthr2 = (uint16_t)me;
+        s->rline2 = line;
+    }
+}
+
+/* Whether race() has anything to look at: the byte written, or (for a write) read, in the
+ * epoch, by another thread than `me` (its own accesses are ordered). */
+static inline bool may_race(const pshadow *s, bool ld, uint32_t e, uint32_t me) {
+    return (s->wep == e && s->wthr != me) ||
+           (!ld && s->rep == e && (s->rthr != me || s->rthr2 != PSH_NOBODY));
+}
+
+static int touch(access *x, pshadow *s, uint64_t addr) {
     pcheck *c = x->b->chk;
     prun *r = x->b->run;
-    uint32_t e = c->epoch, me = x->t->linear;
+    uint32_t e = c->epoch;
     if (x->atomic) {
         s->wep = e;
         s->wthr = PSH_ATOMIC;
         s->wline = x->in->line;
         return TS_RUN;
     }
-    if (r->checks & MOCK_PTX_CHECK_RACE) {
+    if ((r->checks & MOCK_PTX_CHECK_RACE) && may_race(s, x->ld, e, x->t->linear)) {
         int st = race(x, s, addr);
         if (st != TS_RUN) return st;
     }
     uint32_t sync = c->wsync != NULL ? c->wsync[x->t->warp] : 0;
-    if (!x->ld) {
-        s->wep = e;
-        s->wthr = (uint16_t)me;
-        s->wline = x->in->line;
-        s->wmask = x->path;
-        s->wsync = sync;
-    } else if (s->rep != e) {
-        s->rep = e;
-        s->rthr = (uint16_t)me;
-        s->rline = x->in->line;
-        s->rthr2 = PSH_NOBODY;
-        s->rmask = x->path;
-        s->rsync = sync;
-    } else if (s->rthr2 == PSH_NOBODY && s->rthr / 32 != x->t->warp) {
-        s->rthr2 = (uint16_t)me;
-        s->rline2 = x->in->line;
-    }
+    record(s, x->ld, e, x->t->linear, x->t->warp, x->in->line, x->path, sync);
     return TS_RUN;
 }
 
-/* One lane's access of [a, a + nb): shared memory (initcheck, racecheck) or global (racecheck
- * within the block). Addresses the access itself would refuse are left to it. */
-static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, size_t sz) {
+/* Words [off / 4, (off + nb + 3) / 4) of shared memory looked at again: a word's flag in uni
+ * says its four records are alike (then an access of the whole word works out one record). */
+void ptx__shadow_words(pcheck *c, size_t size, size_t off, size_t nb) {
+    for (size_t w = off / 4; w * 4 < off + nb; w++) {
+        const pshadow *s = &c->sh[w * 4];
+        bool alike = w * 4 + 4 <= size;
+        for (size_t i = 1; i < 4 && alike; i++) alike = memcmp(&s[i], s, sizeof *s) == 0;
+        c->uni[w] = alike;
+    }
+}
+
+/* One lane's access of [a, a + nb), any case: shared memory (initcheck, racecheck) or global
+ * (racecheck within the block). Addresses the access itself would refuse are left to it. */
+static int lane_access(access *x, uint64_t a) {
     pblock *b = x->b;
     pcheck *c = b->chk;
     uintptr_t smem = (uintptr_t)b->smem;
@@ -253,9 +223,7 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     } else {
         return TS_RUN;
     }
-    const unsigned char *q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
-    x->unchanged = !x->ld && !x->atomic && (b->run->checks & MOCK_PTX_CHECK_RACE) &&
-                   same_bytes(x->in, R, l, q, sz);
+    x->q = x->shared ? b->smem + off : (const unsigned char *)(uintptr_t)a;
     if (!x->shared) {
         /* Global memory: one record per access, keyed by its first byte (accesses of other
          * sizes or starts that overlap it are not compared: a race missed, never a false one). */
@@ -270,14 +238,123 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
     }
     bool uniform = x->nb > 1;
     for (size_t i = 1; i < x->nb && uniform; i++) uniform = memcmp(&sh[i], sh, sizeof *sh) == 0;
+    int st = TS_RUN;
     if (uniform) {
-        int st = touch(x, sh, off);
+        st = touch(x, sh, off);
         for (size_t i = 1; i < x->nb; i++) sh[i] = sh[0];
-        return st;
+    } else {
+        for (size_t i = 0; i < x->nb && st == TS_RUN; i++) st = touch(x, &c->sh[off + i], off + i);
     }
-    for (size_t i = 0; i < x->nb; i++) {
-        int st = touch(x, &c->sh[off + i], off + i);
-        if (st != TS_RUN) return st;
+    ptx__shadow_words(c, b->smem_size, off, x->nb);
+    return st;
+}
+
+/* Whether a load would change nothing in a record and report nothing: no write in its epoch,
+ * and a reader of the epoch recorded already, of this warp or of a second warp. */
+static inline bool read_known(const pshadow *s, uint32_t e, uint32_t warp) {
+    return s->wep != e && s->rep == e && (s->rthr2 != PSH_NOBODY || s->rthr / 32 == warp);
+}
+
+/* Copies a record over the n - 1 after it (the bytes of an access with one history). */
+static inline void spread(pshadow *s, size_t n) {
+    if (n == 4) {
+        s[1] = s[2] = s[3] = s[0];
+        return;
+    }
+    for (size_t i = 1; i < n; i++) s[i] = s[0];
+}
+
+/* The lanes' accesses, each by lane_access, or at less cost (the same records, the same
+ * reports) in the common cases: shared memory at whole words whose records are alike, and global
+ * memory in an allocation the host thread looked up lately (so not shared, local or parameter
+ * memory, and no fault). */
+/* The rare cases of one lane, out of the loops below: lane_access, or race(). */
+__attribute__((noinline)) static int lane_slow(access *acc, pthr *lanes, unsigned l, uint64_t a) {
+    acc->t = &lanes[l];
+    acc->l = l;
+    acc->unchanged = -1;
+    return lane_access(acc, a);
+}
+
+__attribute__((noinline)) static int lane_race(access *acc, pthr *lanes, unsigned l, pshadow *s,
+                                               uint64_t addr, const unsigned char *q) {
+    acc->t = &lanes[l];
+    acc->l = l;
+    acc->unchanged = -1;
+    acc->q = q;
+    return race(acc, s, addr);
+}
+
+/* What the lanes of one instruction share: its warp, the epoch, its line, the warp's
+ * __syncwarp count. */
+typedef struct shared_by {
+    uint32_t warp, e, line, path, sync;
+    bool racing;
+} shared_by;
+
+/* Plain accesses of shared words (S_SHARED, 4 bytes): lane_access's case of bytes with one
+ * history, where the word's records are alike, without its calls. */
+static int shared_words(access *acc, pthr *lanes, uint32_t m, const uint64_t *x, uint64_t imm,
+                        bool a32, const shared_by *k) {
+    pblock *b = acc->b;
+    pcheck *c = b->chk;
+    const uint8_t *uni = c->uni;
+    pshadow *sh = c->sh;
+    uint64_t lim = b->smem_size - 4;
+    bool ld = acc->ld;
+    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint64_t o = x[l] + imm;
+        if (a32) o = (uint32_t)o;
+        if ((o & 3) || o > lim || !uni[o / 4]) {
+            acc->shared = true;
+            int st = lane_slow(acc, lanes, l, o);
+            if (st != TS_RUN) return st;
+            continue;
+        }
+        pshadow *s = &sh[o];
+        if (ld && read_known(s, k->e, k->warp)) continue;
+        if (!ld) c->sh_written += (s->wep < c->base) * 4;
+        if (k->racing && may_race(s, ld, k->e, lanes[l].linear)) {
+            acc->shared = true;
+            int st = lane_race(acc, lanes, l, s, o, b->smem + o);
+            if (st != TS_RUN) {
+                spread(s, 4);
+                return st;
+            }
+        }
+        record(s, ld, k->e, lanes[l].linear, k->warp, k->line, k->path, k->sync);
+        spread(s, 4);
+    }
+    return TS_RUN;
+}
+
+/* Plain accesses of global memory (S_GLOBAL) in the allocation [lo, lo + span) that the host
+ * thread looked up lately (so no fault), by lane_access's rule, without its calls. */
+static int global_lanes(access *acc, pthr *lanes, uint32_t m, const uint64_t *x, uint64_t imm,
+                        bool a32, const shared_by *k, uint64_t lo, uint64_t span) {
+    ptable *t = &acc->b->chk->global;
+    size_t nb = acc->nb;
+    bool ld = acc->ld;
+    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint64_t a = x[l] + imm;
+        if (a32) a = (uint32_t)a;
+        if (a - lo > span - nb || (a & (nb - 1))) {
+            acc->shared = false;
+            int st = lane_slow(acc, lanes, l, a);
+            if (st != TS_RUN) return st;
+            continue;
+        }
+        pshadow *s = ptx__table_get(t, a);
+        if (s == NULL) continue; /* no memory for the shadow: unchecked */
+        if (ld && read_known(s, k->e, k->warp)) continue;
+        if (may_race(s, ld, k->e, lanes[l].linear)) {
+            acc->shared = false;
+            int st = lane_race(acc, lanes, l, s, a, (const unsigned char *)(uintptr_t)a);
+            if (st != TS_RUN) return st;
+        }
+        record(s, ld, k->e, lanes[l].linear, k->warp, k->line, k->path, k->sync);
     }
     return TS_RUN;
 }
@@ -285,22 +362,39 @@ static int lane_access(access *x, const uint64_t *R, unsigned l, uint64_t a, siz
 int ptx__check_mem(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint32_t path,
                    const uint64_t *R, bool ld, bool atomic) {
     pcheck *c = b->chk;
-    if (c == NULL || !(b->run->checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
-    if (in->space != S_SHARED && in->space != S_GLOBAL && in->space != S_GENERIC) return TS_RUN;
+    unsigned checks = b->run->checks;
+    if (c == NULL || !(checks & (MOCK_PTX_CHECK_RACE | MOCK_PTX_CHECK_INIT))) return TS_RUN;
+    int sp = in->space;
+    if (sp != S_SHARED && sp != S_GLOBAL && sp != S_GENERIC) return TS_RUN;
     const uint64_t *x = R + ((size_t)in->s[0] << 5);
-    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8;
-    access acc = {b, NULL, in, sz * (atomic ? 1 : in->vec), ld, atomic, false, false, path};
+    size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8, nb = sz * (atomic ? 1 : in->vec);
+    access acc = {b, NULL, in, nb, sz, ld, atomic, false, -1, path, 0, R, NULL};
+    uint64_t imm = (uint64_t)in->imm;
+    bool a32 = (in->flags & F_ADDR32) != 0;
+    unsigned first = (unsigned)__builtin_ctz(m);
+    shared_by k = {
+        lanes[first].warp, c->epoch, in->line, path, 0, (checks & MOCK_PTX_CHECK_RACE) != 0};
+    if (c->wsync != NULL) k.sync = c->wsync[k.warp];
+    if (!atomic && sp == S_SHARED && nb == 4 && c->sh != NULL && b->smem_size >= 4)
+        return shared_words(&acc, lanes, m, x, imm, a32, &k);
+    if (sp == S_GLOBAL && !k.racing) return TS_RUN; /* initcheck's is in ptx_check_taint.c */
+    if (!atomic && sp == S_GLOBAL && !(nb & (nb - 1))) {
+        /* The allocation of the first lane's address, if the host thread looked it up lately
+         * (none: every lane by lane_access, which looks it up). */
+        const pworker *wk = b->w;
+        uint64_t a0 = x[first] + imm;
+        if (a32) a0 = (uint32_t)a0;
+        unsigned i = 0;
+        while (i < 3 && a0 - wk->lo[i] >= wk->hi[i] - wk->lo[i]) i++;
+        uint64_t lo = wk->lo[i], span = wk->hi[i] - wk->lo[i];
+        if (nb <= span) return global_lanes(&acc, lanes, m, x, imm, a32, &k, lo, span);
+    }
     for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
-        uint64_t a = x[l] + (uint64_t)in->imm;
-        if (in->flags & F_ADDR32) a = (uint32_t)a;
-        acc.t = &lanes[l];
-        int st = lane_access(&acc, R, l, a, sz);
+        uint64_t a = x[l] + imm;
+        if (a32) a = (uint32_t)a;
+        int st = lane_slow(&acc, lanes, l, a);
         if (st != TS_RUN) return st;
     }
     return TS_RUN;
-}
-
-void ptx__check_heap_new(pblock *b, uint64_t p, uint64_t n) {
-    if (b->chk != NULL && p != 0) ptx__table_forget(&b->chk->global, p, n);
 }

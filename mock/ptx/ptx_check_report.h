@@ -11,6 +11,7 @@
 
 typedef struct pcheck {
     pshadow *sh;            /* one per byte of the block's shared memory, NULL when not needed */
+    uint8_t *uni;           /* one per word of it: 1 when the word's four records are alike */
     ptable global;          /* global bytes the block touched (racecheck) */
     uintptr_t ilo, ihi;     /* initcheck: the allocation whose written bits were looked up last, */
     unsigned char *imap;    /* and its bits */
@@ -27,6 +28,10 @@ typedef struct pcheck_run {
     unsigned nseen;
     bool shared_init; /* initcheck of shared memory (off for a kernel with async copies) */
 } pcheck_run;
+
+/* The flags `uni` of the words [off / 4, (off + nb + 3) / 4) of shared memory (`size` bytes)
+ * worked out again, after their records changed byte by byte (ptx_check.c). */
+void ptx__shadow_words(pcheck *c, size_t size, size_t off, size_t nb);
 
 /* A check of kind 0..3 (memcheck, racecheck, initcheck, synccheck) fired: counted, then the
  * launch fails with CUDA_ERROR_LAUNCH_FAILED (the first fault wins; TS_FAULT), or in report mode

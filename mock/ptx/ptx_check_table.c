@@ -8,25 +8,15 @@
 
 #include "ptx_check_table.h"
 
-#define TABLE_SLOTS (1u << 12)
-
-pshadow *ptx__table_get(ptable *t, uint64_t addr) {
-    if (t->keys == NULL) {
-        t->keys = calloc(TABLE_SLOTS, sizeof *t->keys);
-        t->vals = malloc(TABLE_SLOTS * sizeof *t->vals);
-        if (t->keys == NULL || t->vals == NULL) {
-            ptx__table_free(t);
-            return NULL;
-        }
-        t->cap = TABLE_SLOTS;
+pshadow *ptx__table_first(ptable *t, uint64_t addr) {
+    t->keys = calloc(TABLE_SLOTS, sizeof *t->keys);
+    t->vals = malloc(TABLE_SLOTS * sizeof *t->vals);
+    if (t->keys == NULL || t->vals == NULL) {
+        ptx__table_free(t);
+        return NULL;
     }
-    uint64_t key = addr + 1, h = key * 0x9e3779b97f4a7c15ull;
-    size_t j = (size_t)(h >> 52);
-    if (t->keys[j] != key) {
-        t->keys[j] = key;
-        memset(&t->vals[j], 0, sizeof t->vals[j]);
-    }
-    return &t->vals[j];
+    t->cap = TABLE_SLOTS;
+    return ptx__table_get(t, addr);
 }
 
 void ptx__table_forget(ptable *t, uint64_t addr, uint64_t n) {
@@ -39,7 +29,7 @@ void ptx__table_forget(ptable *t, uint64_t addr, uint64_t n) {
     }
     for (uint64_t a = addr; a - addr < n; a++) {
         uint64_t key = a + 1, h = key * 0x9e3779b97f4a7c15ull;
-        size_t j = (size_t)(h >> 52);
+        size_t j = (size_t)(h >> TABLE_SHIFT);
         if (t->keys[j] == key) t->keys[j] = 0;
     }
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PSH_NOBODY 0xffffu /* rthr2: no second reader */
 #define PSH_ATOMIC 0xfffeu /* wthr: written by an atomic (races with nothing) */
@@ -29,9 +30,24 @@ typedef struct ptable {
     size_t cap;
 } ptable;
 
+#define TABLE_SLOTS (1u << 12)
+#define TABLE_SHIFT 52 /* 64 - log2(TABLE_SLOTS): the top bits of the hash index the table */
+
+/* ptx__table_get's first call, which makes the table (NULL when out of memory). */
+pshadow *ptx__table_first(ptable *t, uint64_t addr);
+
 /* The record of global address `addr`, zeroed when its slot held another address; NULL when
  * out of memory. */
-pshadow *ptx__table_get(ptable *t, uint64_t addr);
+static inline pshadow *ptx__table_get(ptable *t, uint64_t addr) {
+    if (t->keys == NULL) return ptx__table_first(t, addr);
+    uint64_t key = addr + 1, h = key * 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(h >> TABLE_SHIFT);
+    if (t->keys[j] != key) {
+        t->keys[j] = key;
+        memset(&t->vals[j], 0, sizeof t->vals[j]);
+    }
+    return &t->vals[j];
+}
 /* Forgets what was recorded of the n bytes at addr (memory handed out anew: device malloc). */
 void ptx__table_forget(ptable *t, uint64_t addr, uint64_t n);
 void ptx__table_free(ptable *t);

@@ -14,7 +14,6 @@
  * What the shadow does not follow is taken as defined: local memory, parameters, textures,
  * matrix fragments, a function's arguments and results. A report can be missed that way, never
  * made up. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "ptx_check_report.h"
 #include "ptx_check_src.h"
 #include "ptx_check_taint.h"
+#include "ptx_check_tmem.h"
 #include "ptx_coll.h"
 #include "ptx_val.h"
 
@@ -67,164 +67,6 @@ static ptaint *frame(pblock *b, const pwarp *w, int d) {
         tw->nframe++;
     }
     return f[d];
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Who stored undefined values, for the report of a copy to the host                          */
-/* ------------------------------------------------------------------------------------------ */
-
-#define NOTED_CAP 64
-static struct {
-    uintptr_t lo;
-    char by[320];
-} noted[NOTED_CAP];
-static unsigned noted_next;
-static pthread_mutex_t noted_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The kernel and line that stored an undefined value into the allocation at lo, kept once per
- * block and allocation (the latest launch's wins). */
-static void note_store(pblock *b, const pthr *t, const pinst *in, uintptr_t lo, unsigned origin) {
-    pcheck *c = b->chk;
-    if (c->unoted == lo) return;
-    c->unoted = lo;
-    char where[512], file[128], from[200] = "";
-    unsigned src = 0;
-    ptx__where_text(where, sizeof where, b, t, in);
-    if (origin != 0) {
-        int n = snprintf(from, sizeof from, ", a value loaded at PTX line %u", origin);
-        if (ptx__src_line(b->run->k->mod, origin, file, sizeof file, &src))
-            snprintf(from + n, sizeof from - (size_t)n, " (%s:%u)", file, src);
-    }
-    size_t wl = strlen(where);
-    if (wl >= 2 && where[wl - 2] == ':') where[wl - 2] = '\0'; /* "...): " */
-    pthread_mutex_lock(&noted_lock);
-    unsigned i = 0;
-    while (i < NOTED_CAP && noted[i].lo != lo) i++;
-    if (i == NOTED_CAP) {
-        i = noted_next;
-        noted_next = (noted_next + 1) % NOTED_CAP;
-    }
-    noted[i].lo = lo;
-    snprintf(noted[i].by, sizeof noted[i].by, "stored by %s%s", where, from);
-    pthread_mutex_unlock(&noted_lock);
-}
-
-bool mock__ptx_undef_by(uintptr_t lo, char *buf, size_t len) {
-    bool found = false;
-    pthread_mutex_lock(&noted_lock);
-    for (unsigned i = 0; i < NOTED_CAP && !found; i++) {
-        if (noted[i].lo == lo && noted[i].by[0] != '\0') {
-            snprintf(buf, len, "%s", noted[i].by);
-            found = true;
-        }
-    }
-    pthread_mutex_unlock(&noted_lock);
-    return found;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Memory                                                                                     */
-/* ------------------------------------------------------------------------------------------ */
-
-/* The written bits of the allocation holding global address a (NULL: none kept, or not an
- * allocation), with the block's cache of the last one looked up. */
-static unsigned char *global_map(pblock *b, uint64_t a) {
-    pcheck *c = b->chk;
-    const mock_ptx_launch *l = b->run->l;
-    if (a < c->ilo || a - c->ilo >= c->ihi - c->ilo) {
-        uintptr_t lo = 0, hi = 0;
-        unsigned char *map = l->init_map != NULL ? l->init_map(l->check_ctx, a, &lo, &hi) : NULL;
-        if (hi == 0) return NULL; /* not an allocation (a module's variables) */
-        c->ilo = lo;              /* remembered with or without bits */
-        c->ihi = hi;
-        c->imap = map;
-    }
-    return c->imap;
-}
-
-static void bits_clear(unsigned char *map, size_t off, size_t n) {
-    for (size_t i = off; i < off + n; i++) {
-        unsigned char bit = (unsigned char)(1u << (i % 8));
-        if (__atomic_load_n(&map[i / 8], __ATOMIC_RELAXED) & bit)
-            __atomic_fetch_and(&map[i / 8], (unsigned char)~bit, __ATOMIC_RELAXED);
-    }
-}
-
-static bool bits_any(const unsigned char *map, size_t off, size_t n) {
-    for (size_t i = off; i < off + n; i++) {
-        if (__atomic_load_n(&map[i / 8], __ATOMIC_RELAXED) & (1u << (i % 8))) return true;
-    }
-    return false;
-}
-
-/* Where an access of nb bytes at a goes: 1 shared memory at *off, 2 an allocation's bytes at
- * *off of the map *map, 0 memory the shadow does not follow. */
-static int where(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_t nb, size_t *off,
-                 unsigned char **map) {
-    pcheck *c = b->chk;
-    uintptr_t smem = (uintptr_t)b->smem;
-    int sp = in->space;
-    if (sp == S_SHARED || (sp == S_GENERIC && a >= smem && a - smem < b->smem_size)) {
-        *off = sp == S_SHARED ? a : a - smem;
-        bool ok = c->sh != NULL && b->run->chk_run->shared_init && *off <= b->smem_size &&
-                  nb <= b->smem_size - *off;
-        return ok ? 1 : 0;
-    }
-    if (sp != S_GLOBAL && sp != S_GENERIC) return 0;
-    if (sp == S_GENERIC && (a - (uintptr_t)t->local < b->run->local_size ||
-                            a - (uintptr_t)b->run->params < b->run->param_bytes))
-        return 0;
-    *map = global_map(b, a);
-    if (*map == NULL || a + nb > c->ihi) return 0;
-    *off = a - c->ilo;
-    return 2;
-}
-
-/* Whether the nb bytes at a hold a value no one wrote, or one stored undefined. */
-static bool undefined(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_t nb) {
-    size_t off = 0;
-    unsigned char *map = NULL;
-    switch (where(b, t, in, a, nb, &off, &map)) {
-    case 1: {
-        const pshadow *s = &b->chk->sh[off];
-        for (size_t i = 0; i < nb; i++) {
-            if (s[i].wep < b->chk->base || s[i].pad != 0) return true;
-        }
-        return false;
-    }
-    case 2: {
-        size_t bytes = (size_t)(b->chk->ihi - b->chk->ilo + 7) / 8;
-        return !mock_ptx_bits_all(map, off, nb) || bits_any(map + bytes, off, nb);
-    }
-    default: return false;
-    }
-}
-
-/* The nb bytes at a written with a defined value or not (`undef`). */
-static void written(pblock *b, const pthr *t, const pinst *in, uint64_t a, size_t nb, bool undef,
-                    unsigned origin) {
-    size_t off = 0;
-    unsigned char *map = NULL;
-    switch (where(b, t, in, a, nb, &off, &map)) {
-    case 1:
-        /* Its epoch is the racecheck's (ptx_check.c), written after this. */
-        for (size_t i = 0; i < nb; i++) b->chk->sh[off + i].pad = undef;
-        b->chk->sh_undef += undef;
-        break;
-    case 2: {
-        size_t bytes = (size_t)(b->chk->ihi - b->chk->ilo + 7) / 8;
-        if (!undef) {
-            mock_ptx_bits_set(map, off, nb);
-            bits_clear(map + bytes, off, nb);
-            break;
-        }
-        bits_clear(map, off, nb);
-        mock_ptx_bits_set(map + bytes, off, nb);
-        note_store(b, t, in, b->chk->ilo, origin);
-        break;
-    }
-    default: break;
-    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -293,10 +135,19 @@ static int memory(pblock *b, pwarp *w, ptaint *T, const pinst *in, uint32_t m, u
             vt[i] = taint_of(T, in->d[i], &vo[i]) | gt;
         }
     }
-    /* Shared memory all written in the block, none of it undefined: a load of it is defined. */
-    bool all_defined = op == O_LD && in->space == S_SHARED && b->chk->sh != NULL &&
+    /* Shared memory all written in the block, none of it undefined: a load of it is defined.
+     * Memory the shadow does not follow, and global memory in the allocation looked up last,
+     * need no lookup lane by lane either. */
+    int sp = in->space;
+    bool all_defined = op == O_LD && sp == S_SHARED && b->chk->sh != NULL &&
                        b->chk->sh_written >= b->smem_size && b->chk->sh_undef == 0;
-    for (uint32_t mm = all_defined ? 0 : m; mm != 0; mm &= mm - 1) {
+    bool clean = op != O_ST || (vt[0] | vt[1] | vt[2] | vt[3]) == 0;
+    uint32_t each = m; /* the lanes looked at one by one */
+    if (all_defined || (sp != S_SHARED && sp != S_GLOBAL && sp != S_GENERIC) ||
+        (sp == S_GLOBAL && clean && ptx__init_global_known(b, in, m, x, vec * sz, dt, vec, sz)) ||
+        (sp == S_SHARED && clean && op != O_LD && ptx__init_shared_defined(b, in, m, x, vec, sz)))
+        each = 0;
+    for (uint32_t mm = each; mm != 0; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         const pthr *t = &b->t[w->first + l];
         uint64_t a = x[l] + (uint64_t)in->imm;
@@ -304,10 +155,10 @@ static int memory(pblock *b, pwarp *w, ptaint *T, const pinst *in, uint32_t m, u
         for (unsigned i = 0; i < vec; i++) {
             uint64_t ea = a + i * sz;
             if (op == O_LD) {
-                if (undefined(b, t, in, ea, sz)) dt[i] |= 1u << l;
+                if (ptx__init_undefined(b, t, in, ea, sz)) dt[i] |= 1u << l;
             } else {
                 bool u = op == O_ST && ((vt[i] >> l) & 1);
-                written(b, t, in, ea, sz, u, vo[i]);
+                ptx__init_written(b, t, in, ea, sz, u, vo[i]);
             }
         }
     }

@@ -5,45 +5,11 @@
  * host pointer and a leak at a context's destruction. */
 #include <stdlib.h>
 
-#include "testutil.h"
-
+#include "sanitizer_fixture.h"
 #include "stderr_of.h"
 
-static cushim_context *ctx;
-static const cushim_driver_table *t;
-static CUmodule mod;
-
-static int setup(void **state) {
-    if (mock_setup(state) != 0) return -1;
-    t = cushim_driver();
-    mod = NULL;
-    if (cushim_context_create(&ctx, 0, 0) != CUDA_SUCCESS) return -1;
-    return t->cuCtxSetCurrent(cushim_context_raw(ctx)) == CUDA_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    if (mod != NULL) t->cuModuleUnload(mod);
-    t->cuCtxSetCurrent(NULL);
-    cushim_context_release(ctx);
-    mock.set_check(NULL, 0, false);
-    return mock_teardown(state);
-}
-
 /* Kernel `name` of ptx/sanitizer/NAME.ptx. */
-static CUfunction load(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.ptx", PTX_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) fail_msg("cannot open %s", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    assert_ok(t->cuModuleLoadData(&mod, text));
-    CUfunction fn;
-    assert_ok(t->cuModuleGetFunction(&fn, mod, name));
-    return fn;
-}
+static CUfunction load(const char *name) { return load_ptx(PTX_DIR, name, name); }
 
 /* Launches fn on one block of `threads` with params, then synchronises: the first error. */
 static CUresult launch(CUfunction fn, unsigned threads, void **params) {
