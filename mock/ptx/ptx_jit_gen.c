@@ -176,6 +176,21 @@ static void zero_extended(const mock_ptx_func *k, const uint8_t *kinds, uint8_t 
     }
 }
 
+/* Special registers that hold one value for every lane of a warp (the block's index, its and
+ * the grid's dimensions, ...), where no instruction names them as a destination: compiled code
+ * loads lane 0's into a scalar. */
+static void uniforms(const mock_ptx_func *k, uint8_t *uni) {
+    static const uint32_t same[] = {SL_NTID,  SL_NTIDY,   SL_NTIDZ,   SL_CTAID, SL_CTAIDY,
+                                    SL_CTAIDZ, SL_NCTAID, SL_NCTAIDY, SL_NCTAIDZ, SL_NWARP,
+                                    SL_SMID,  SL_NSMID,   SL_DYNSMEM, SL_TOTSMEM, SL_GRIDID};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (same[i] < k->nslots) uni[same[i]] = 1;
+    for (size_t j = 0; j < k->ncode; j++) {
+        for (int q = 0; q < 4; q++)
+            if (k->code[j].d[q] < k->nslots) uni[k->code[j].d[q]] = 0;
+    }
+}
+
 /* Where a stretch ends: after an unconditional branch or exit, or a branch out of the code. */
 static bool ends_stretch(const pinst *c, int kind, size_t nc) {
     return (kind == K_BRA && (c->guard == SL_TRUE || (size_t)c->imm >= nc)) ||
@@ -187,8 +202,10 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     const pinst *code = k->code;
     uint8_t *kinds = malloc(nc + 1), *leader = calloc(nc + 1, 1);
     uint8_t *konst = calloc((size_t)k->nslots + 1, 1), *zx = calloc((size_t)k->nslots + 1, 1);
+    uint8_t *uni = calloc((size_t)k->nslots + 1, 1), *scalar = calloc((size_t)k->nslots + 1, 1);
     pjit_sbuf s = {0};
-    if (kinds == NULL || leader == NULL || konst == NULL || zx == NULL) {
+    if (kinds == NULL || leader == NULL || konst == NULL || zx == NULL || uni == NULL ||
+        scalar == NULL) {
         s.bad = true;
         goto out;
     }
@@ -203,8 +220,11 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     for (size_t j = 0; j < nc; j++) entry[j] = leader[j] && kinds[j] != K_NO;
     constants(k, kinds, konst);
     zero_extended(k, kinds, zx);
+    uniforms(k, uni);
+    for (uint32_t q = 0; q < k->nslots; q++) scalar[q] = konst[q] || uni[q];
     size_t words = ((size_t)k->nslots + 63) / 64;
-    pjit_kernel g = {k, nc, words, kinds, entry, konst, zx, liveness(k, kinds, words)};
+    pjit_kernel g = {k,     nc,  words,  kinds, entry, konst,
+                     uni, scalar, zx, liveness(k, kinds, words)};
     ptx__jit_put(&s, "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s",
                  nc, ptx__jit_prelude);
     ptx__jit_put(&s, "int pjit_run(struct pjit_ctx *c) {\n  uint64_t *restrict R = c->R;\n");
@@ -240,6 +260,8 @@ out:
     free(leader);
     free(konst);
     free(zx);
+    free(uni);
+    free(scalar);
     if (s.bad) {
         free(s.p);
         return NULL;

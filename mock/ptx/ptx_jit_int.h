@@ -76,6 +76,8 @@ typedef struct pjit_kernel {
     const uint8_t *kinds; /* K_* */
     const uint8_t *entry; /* compiled code may start here */
     const uint8_t *konst; /* the same literal value in every lane, all launch */
+    const uint8_t *uni;   /* special registers the same in every lane, never written */
+    const uint8_t *scalar; /* konst or uni: one C scalar, not an array of lanes */
     const uint8_t *zx;    /* always 32 bits zero-extended in the register block */
     const uint64_t *live; /* live on entry to each instruction (nc + 1 sets); NULL: all */
 } pjit_kernel;

@@ -179,8 +179,11 @@ static void needs(const stretch *t, size_t p, uint64_t *out) {
 /* One loop over the lanes moving the slots of set between the arrays and the block. */
 static void move(stretch *t, const uint64_t *set, bool load) {
     bool any = false;
+    for (uint32_t q = 0; load && q < t->g->k->nslots; q++) {
+        if (HAS(set, q) && t->g->uni[q]) ptx__jit_put(t->s, "  v%u = R[%uu * 32];\n", q, q);
+    }
     for (uint32_t q = 0; q < t->g->k->nslots; q++) {
-        if (!HAS(set, q) || t->g->konst[q]) continue;
+        if (!HAS(set, q) || t->g->scalar[q]) continue;
         if (!any) ptx__jit_put(t->s, "  for (unsigned l = 0; l < 32; l++) {");
         any = true;
         if (load)
@@ -211,16 +214,15 @@ static void bail(stretch *t, size_t j) {
 /* The guard of in as a mask in gm. */
 static void guard(stretch *t, const pinst *in) {
     uint32_t g = in->guard;
-    if (t->g->konst[g])
-        ptx__jit_put(t->s, "  gm = (%lluull & 1) ? 0xffffffffu : 0;\n",
-                     (unsigned long long)ptx__jit_kval(t->g->k, g));
+    if (t->g->scalar[g])
+        ptx__jit_put(t->s, "  gm = (v%u & 1) ? 0xffffffffu : 0;\n", g);
     else
         ptx__jit_put(t->s, "  gm = gmask%d(v%u);\n", t->narrow[g] ? 32 : 64, g);
     if (in->gneg) ptx__jit_put(t->s, "  gm = ~gm;\n");
 }
 
 static void name(const stretch *t, uint32_t q, const char *lane, char *out, size_t n) {
-    if (t->g->konst[q])
+    if (t->g->scalar[q])
         snprintf(out, n, "v%u", q);
     else
         snprintf(out, n, "v%u[%s]", q, lane);
@@ -237,7 +239,7 @@ static void lanes(stretch *t, size_t i, size_t e) {
         uint32_t w[2];
         int nw = ptx__jit_lane_writes(in, w);
         if (nw == 0) continue;
-        ptx__jit_lane_expr(in, g->k, g->konst, ex, sizeof ex);
+        ptx__jit_lane_expr(in, g->k, g->scalar, ex, sizeof ex);
         name(t, w[0], "l", a, sizeof a);
         ptx__jit_put(t->s, "    { uint64_t x = %s;", ex);
         if (in->guard != SL_TRUE) {
@@ -259,7 +261,7 @@ static void mem(stretch *t, size_t j) {
     const pinst *in = &t->g->k->code[j];
     int ty = in->op % T_COUNT;
     bool ld = in->op / T_COUNT == O_LD, a32 = (in->flags & F_ADDR32) != 0;
-    bool shared = in->space == S_SHARED, dn = t->narrow[in->d[0]] && !t->g->konst[in->d[0]];
+    bool shared = in->space == S_SHARED, dn = t->narrow[in->d[0]] && !t->g->scalar[in->d[0]];
     unsigned nb = (unsigned)bits_of(ty) / 8;
     unsigned long long imm = (unsigned long long)in->imm;
     const char *keep = a32 ? "(uint32_t)" : "";
@@ -297,7 +299,7 @@ static void mem(stretch *t, size_t j) {
     ptx__jit_put(t->s, "    unsigned char *q = %sa0);\n", base);
     const char *rd = nb == 8 ? "ld_u64" : ty == T_S32 ? "ld_s32" : "ld_u32";
     const char *wt = nb == 8 ? "uint64_t" : "uint32_t";
-    bool whole = !t->g->konst[in->d[0]] && (nb == 8 || (dn && ty != T_S32)) && (nb == 4) == dn;
+    bool whole = !t->g->scalar[in->d[0]] && (nb == 8 || (dn && ty != T_S32)) && (nb == 4) == dn;
     if (ld) {
         if (whole)
             ptx__jit_put(t->s, "    if (cons == 0) memcpy(v%u, q, %u);\n", in->d[0], 32 * nb);
@@ -392,7 +394,9 @@ static void emit(stretch *t) {
     const pjit_kernel *g = t->g;
     ptx__jit_put(t->s, "  { /* instructions %zu to %zu */\n", t->s0, t->e - 1);
     for (uint32_t q = 0; q < g->k->nslots; q++) {
-        if (HAS(t->touched, q))
+        if (HAS(t->touched, q) && g->uni[q])
+            ptx__jit_put(t->s, "  uint64_t v%u;\n", q);
+        else if (HAS(t->touched, q))
             ptx__jit_put(t->s, "  uint%d_t v%u[32] __attribute__((aligned(32)));\n",
                          t->narrow[q] ? 32 : 64, q);
     }
