@@ -204,6 +204,12 @@ int ptx__jit_lane_writes(const pinst *in, uint32_t *w) {
 
 static bool word32(int ty) { return ty == T_U32 || ty == T_S32 || ty == T_F32; }
 
+/* The arithmetic whose 32-bit forms read and write only 32 bits a lane. */
+static bool arith(int op) {
+    return op == O_ADD || op == O_SUB || op == O_MUL || op == O_MAD || op == O_FMA || op == O_MIN ||
+           op == O_MAX || op == O_NEG;
+}
+
 /* Whether in (of kind K_*) reads only the low 32 bits of slot wherever it names it as a source
  * (a guard reads its bit 0): then a 32-bit local may hold it. */
 bool ptx__jit_reads32(const pinst *in, int kind, uint32_t slot) {
@@ -219,20 +225,11 @@ bool ptx__jit_reads32(const pinst *in, int kind, uint32_t slot) {
     bool named = false;
     for (int q = 0; q < nr; q++) named |= r[q] == slot && !(q == 0 && in->guard == slot);
     if (!named) return true;
+    if (arith(op) || op == O_MULWIDE || op == O_SETP) return word32(ty);
     switch (op) {
-    case O_ADD:
-    case O_SUB:
-    case O_MUL:
-    case O_MAD:
-    case O_FMA:
-    case O_MIN:
-    case O_MAX:
-    case O_NEG:
-    case O_MULWIDE:
-    case O_SETP: return word32(ty) || (op == O_MULWIDE && (ty == T_S32 || ty == T_U32));
     case O_SHL:
     case O_SHR: return ty == T_U32 || ty == T_S32;
-    case O_NOT: return true; /* of a predicate: its bit 0 */
+    case O_NOT: return true;                                  /* of a predicate: its bit 0 */
     case O_SELP: return in->s[0] != slot && in->s[1] != slot; /* the choice: bit 0 */
     case O_CVT: return ty == T_U32 || ty == T_S32 || in->type2 == T_U32 || in->type2 == T_S32;
     default: return false;
@@ -244,22 +241,13 @@ bool ptx__jit_reads32(const pinst *in, int kind, uint32_t slot) {
 bool ptx__jit_writes_zx(const pinst *in, int kind, const uint8_t *zx) {
     int op = in->op / T_COUNT, ty = in->op % T_COUNT;
     if (kind == K_MEM) return op == O_LD && bits_of(ty) == 32 && ty != T_S32;
+    if (arith(op) || op == O_SHL || op == O_SHR) return word32(ty);
     switch (op) {
     case O_MOV: return zx[in->s[0]];
     case O_AND:
     case O_OR:
     case O_XOR:
     case O_SELP: return zx[in->s[0]] && zx[in->s[1]];
-    case O_ADD:
-    case O_SUB:
-    case O_MUL:
-    case O_MAD:
-    case O_FMA:
-    case O_MIN:
-    case O_MAX:
-    case O_NEG:
-    case O_SHL:
-    case O_SHR: return word32(ty);
     case O_SETP:
     case O_NOT: return true;
     case O_CVT:

@@ -180,9 +180,9 @@ static void zero_extended(const mock_ptx_func *k, const uint8_t *kinds, uint8_t 
  * the grid's dimensions, ...), where no instruction names them as a destination: compiled code
  * loads lane 0's into a scalar. */
 static void uniforms(const mock_ptx_func *k, uint8_t *uni) {
-    static const uint32_t same[] = {SL_NTID,  SL_NTIDY,   SL_NTIDZ,   SL_CTAID, SL_CTAIDY,
+    static const uint32_t same[] = {SL_NTID,   SL_NTIDY,  SL_NTIDZ,   SL_CTAID,   SL_CTAIDY,
                                     SL_CTAIDZ, SL_NCTAID, SL_NCTAIDY, SL_NCTAIDZ, SL_NWARP,
-                                    SL_SMID,  SL_NSMID,   SL_DYNSMEM, SL_TOTSMEM, SL_GRIDID};
+                                    SL_SMID,   SL_NSMID,  SL_DYNSMEM, SL_TOTSMEM, SL_GRIDID};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
         if (same[i] < k->nslots) uni[same[i]] = 1;
     for (size_t j = 0; j < k->ncode; j++) {
@@ -223,9 +223,9 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     uniforms(k, uni);
     for (uint32_t q = 0; q < k->nslots; q++) scalar[q] = konst[q] || uni[q];
     size_t words = ((size_t)k->nslots + 63) / 64;
-    pjit_kernel g = {k,     nc,  words,  kinds, entry, konst,
-                     uni, scalar, zx, liveness(k, kinds, words)};
-    ptx__jit_put(&s, "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s",
+    pjit_kernel g = {k, nc, words, kinds, entry, konst, uni, scalar, zx, liveness(k, kinds, words)};
+    ptx__jit_put(&s,
+                 "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s",
                  nc, ptx__jit_prelude);
     ptx__jit_put(&s, "int pjit_run(struct pjit_ctx *c) {\n  uint64_t *restrict R = c->R;\n");
     ptx__jit_put(&s, "  const unsigned char *params = c->params;\n  const uintptr_t *lo = c->lo, "

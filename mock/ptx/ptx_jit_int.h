@@ -72,14 +72,14 @@ void ptx__jit_put(pjit_sbuf *s, const char *fmt, ...) __attribute__((format(prin
 /* What the source's maker knows of a kernel, per instruction (nc of them) and per slot. */
 typedef struct pjit_kernel {
     const mock_ptx_func *k;
-    size_t nc, words;     /* words: 64-bit words a set of slots */
-    const uint8_t *kinds; /* K_* */
-    const uint8_t *entry; /* compiled code may start here */
-    const uint8_t *konst; /* the same literal value in every lane, all launch */
-    const uint8_t *uni;   /* special registers the same in every lane, never written */
+    size_t nc, words;      /* words: 64-bit words a set of slots */
+    const uint8_t *kinds;  /* K_* */
+    const uint8_t *entry;  /* compiled code may start here */
+    const uint8_t *konst;  /* the same literal value in every lane, all launch */
+    const uint8_t *uni;    /* special registers the same in every lane, never written */
     const uint8_t *scalar; /* konst or uni: one C scalar, not an array of lanes */
-    const uint8_t *zx;    /* always 32 bits zero-extended in the register block */
-    const uint64_t *live; /* live on entry to each instruction (nc + 1 sets); NULL: all */
+    const uint8_t *zx;     /* always 32 bits zero-extended in the register block */
+    const uint64_t *live;  /* live on entry to each instruction (nc + 1 sets); NULL: all */
 } pjit_kernel;
 /* A konst slot's value. */
 uint64_t ptx__jit_kval(const mock_ptx_func *k, uint32_t slot);

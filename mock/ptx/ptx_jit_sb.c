@@ -1,4 +1,7 @@
-/* A straight-line stretch of compiled instructions as C (ptx_jit_int.h): the compiling tier's
+/* (Over 400 lines: the stretch's analysis and its C share the per-point sets of the stretch
+ * structure below; apart, that structure and its helpers would sit in a header for one reader.)
+ *
+ * A straight-line stretch of compiled instructions as C (ptx_jit_int.h): the compiling tier's
  * unit of code. A stretch runs from an instruction the tier compiles to the next unconditional
  * branch or exit, or to an instruction it leaves to the interpreter; guarded branches inside it
  * leave it, jump forward within it, or loop back to its start.
@@ -138,9 +141,9 @@ static bool analyse(stretch *t) {
     /* Backwards: what is read before written, and what is used, from each point on. The end
      * (the interpreter's next instruction, or the end of the code) is left with its live set. */
     const pinst *last = &g->k->code[t->e - 1];
-    bool falls = !((g->kinds[t->e - 1] == K_BRA &&
-                    (last->guard == SL_TRUE || (size_t)last->imm >= g->nc)) ||
-                   (g->kinds[t->e - 1] == K_EXIT && last->guard == SL_TRUE));
+    bool falls =
+        !((g->kinds[t->e - 1] == K_BRA && (last->guard == SL_TRUE || (size_t)last->imm >= g->nc)) ||
+          (g->kinds[t->e - 1] == K_EXIT && last->guard == SL_TRUE));
     if (falls) live_at(t, t->e, at(t, t->U, t->e));
     for (size_t j = t->e; j-- > t->s0;) {
         const pinst *in = &g->k->code[j];
@@ -164,7 +167,8 @@ static bool analyse(stretch *t) {
         }
     }
     for (uint32_t q = 0; q < g->k->nslots; q++)
-        t->narrow[q] = HAS(t->touched, q) && (g->zx[q] || (!HAS(t->written, q) && !HAS(t->wide, q)));
+        t->narrow[q] =
+            HAS(t->touched, q) && (g->zx[q] || (!HAS(t->written, q) && !HAS(t->wide, q)));
     return true;
 }
 
@@ -172,8 +176,7 @@ static bool analyse(stretch *t) {
  * written from p on, and what was written before p and is used from p on. */
 static void needs(const stretch *t, size_t p, uint64_t *out) {
     const uint64_t *rb = at(t, t->RBW, p), *wr = at(t, t->W, p), *u = at(t, t->U, p);
-    for (size_t q = 0; q < t->words; q++)
-        out[q] = t->loop ? t->touched[q] : rb[q] | (wr[q] & u[q]);
+    for (size_t q = 0; q < t->words; q++) out[q] = t->loop ? t->touched[q] : rb[q] | (wr[q] & u[q]);
 }
 
 /* One loop over the lanes moving the slots of set between the arrays and the block. */
@@ -422,9 +425,9 @@ static void emit(stretch *t) {
         j++;
     }
     const pinst *last = &g->k->code[t->e - 1];
-    bool ends = (g->kinds[t->e - 1] == K_BRA &&
-                 (last->guard == SL_TRUE || (size_t)last->imm >= g->nc)) ||
-                (g->kinds[t->e - 1] == K_EXIT && last->guard == SL_TRUE);
+    bool ends =
+        (g->kinds[t->e - 1] == K_BRA && (last->guard == SL_TRUE || (size_t)last->imm >= g->nc)) ||
+        (g->kinds[t->e - 1] == K_EXIT && last->guard == SL_TRUE);
     if (!ends) bail(t, t->e);
     ptx__jit_put(t->s, "  }\n");
 }
