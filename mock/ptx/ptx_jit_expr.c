@@ -2,11 +2,40 @@
  * expression, the register slots it reads and writes, and what the tier does with it. Each
  * compiled case means what ptx_exec.c's case for it means, bit for bit; the text is made from the
  * decoder's slots only (opcodes, register indexes, immediates), never from the module's PTX;
- * and the helpers every compiled file starts with. */
+ * the helpers every compiled file starts with, and the text buffer the source is made in. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ptx_jit_int.h"
 #include "ptx_val.h"
+
+/* Text being made: appended to, grown as it needs. */
+void ptx__jit_put(pjit_sbuf *s, const char *fmt, ...) {
+    if (s->bad) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(s->p + s->n, s->cap - s->n, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            s->bad = true;
+            return;
+        }
+        if ((size_t)k < s->cap - s->n) {
+            s->n += (size_t)k;
+            return;
+        }
+        size_t cap = s->cap * 2 + (size_t)k + 4096;
+        char *q = realloc(s->p, cap);
+        if (q == NULL) {
+            s->bad = true;
+            return;
+        }
+        s->p = q;
+        s->cap = cap;
+    }
+}
 
 #define OPT(o, t) ((o)*T_COUNT + (t))
 

@@ -9,39 +9,12 @@
  * Here: the entry points, the slots that hold one literal for the whole launch, those that always
  * hold a zero-extended 32-bit value, which slots are live where, and the kernel cut into
  * straight-line stretches (ptx_jit_sb.c makes each one's C). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_jit_int.h"
 #include "ptx_val.h"
-
-void ptx__jit_put(pjit_sbuf *s, const char *fmt, ...) {
-    if (s->bad) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(s->p + s->n, s->cap - s->n, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            s->bad = true;
-            return;
-        }
-        if ((size_t)k < s->cap - s->n) {
-            s->n += (size_t)k;
-            return;
-        }
-        size_t cap = s->cap * 2 + (size_t)k + 4096;
-        char *q = realloc(s->p, cap);
-        if (q == NULL) {
-            s->bad = true;
-            return;
-        }
-        s->p = q;
-        s->cap = cap;
-    }
-}
 
 /* Which registers a later instruction may read before writing them, at each instruction (live
  * on entry), so that a run stores only those: the interpreter, handed back at any later point,
@@ -118,7 +91,7 @@ static uint64_t *liveness(const mock_ptx_func *k, const uint8_t *kinds, size_t w
     return in;
 }
 
-uint64_t ptx__jit_kval(const mock_ptx_func *k, uint32_t slot) {
+static uint64_t kval(const mock_ptx_func *k, uint32_t slot) {
     return slot == SL_TRUE ? 1 : slot == SL_FALSE || slot == SL_ZERO ? 0 : k->init[slot];
 }
 
@@ -234,7 +207,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     for (uint32_t q = 0; q < k->nslots; q++) {
         if (konst[q])
             ptx__jit_put(&s, "  const uint64_t v%u = 0x%llxull;\n", q,
-                         (unsigned long long)ptx__jit_kval(k, q));
+                         (unsigned long long)kval(k, q));
     }
     ptx__jit_put(&s, "  switch (c->pc) {\n");
     for (size_t j = 0; j < nc; j++) {

@@ -61,7 +61,7 @@ int ptx__jit_lane_writes(const pinst *in, uint32_t *w);
 /* The helpers every compiled file starts with (ptx_jit_expr.c). */
 extern const char ptx__jit_prelude[];
 
-/* Text being made (ptx_jit_gen.c): bad once out of memory. */
+/* Text being made (ptx_jit_expr.c): bad once out of memory. */
 typedef struct pjit_sbuf {
     char *p;
     size_t n, cap;
@@ -81,8 +81,6 @@ typedef struct pjit_kernel {
     const uint8_t *zx;     /* always 32 bits zero-extended in the register block */
     const uint64_t *live;  /* live on entry to each instruction (nc + 1 sets); NULL: all */
 } pjit_kernel;
-/* A konst slot's value. */
-uint64_t ptx__jit_kval(const mock_ptx_func *k, uint32_t slot);
 /* The C of a straight-line stretch [s, e) of compiled instructions (ptx_jit_sb.c); false when
  * out of memory. */
 bool ptx__jit_stretch(pjit_sbuf *out, const pjit_kernel *g, size_t s, size_t e);
