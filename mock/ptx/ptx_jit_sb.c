@@ -393,8 +393,20 @@ static void exits(stretch *t, size_t j) {
     ptx__jit_put(t->s, "  n++;\n");
 }
 
+/* The most stack a stretch's arrays may take: compiled code runs on whatever thread launched
+ * the kernel, whose stack may be small. A larger stretch is left to the interpreter. */
+#define STACK_MAX (64u << 10)
+
 static void emit(stretch *t) {
     const pjit_kernel *g = t->g;
+    size_t bytes = 0;
+    for (uint32_t q = 0; q < g->k->nslots; q++)
+        if (HAS(t->touched, q) && !g->uni[q]) bytes += t->narrow[q] ? 128 : 256;
+    if (bytes > STACK_MAX) {
+        for (size_t j = t->s0; j < t->e; j++)
+            if (g->entry[j]) ptx__jit_put(t->s, "L%zu:\n  c->pc = %zu; goto bail;\n", j, j);
+        return;
+    }
     ptx__jit_put(t->s, "  { /* instructions %zu to %zu */\n", t->s0, t->e - 1);
     for (uint32_t q = 0; q < g->k->nslots; q++) {
         if (HAS(t->touched, q) && g->uni[q])
