@@ -2,11 +2,40 @@
  * expression, the register slots it reads and writes, and what the tier does with it. Each
  * compiled case means what ptx_exec.c's case for it means, bit for bit; the text is made from the
  * decoder's slots only (opcodes, register indexes, immediates), never from the module's PTX;
- * and the helpers every compiled file starts with. */
+ * the helpers every compiled file starts with, and the text buffer the source is made in. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ptx_jit_int.h"
 #include "ptx_val.h"
+
+/* Text being made: appended to, grown as it needs. */
+void ptx__jit_put(pjit_sbuf *s, const char *fmt, ...) {
+    if (s->bad) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(s->p + s->n, s->cap - s->n, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            s->bad = true;
+            return;
+        }
+        if ((size_t)k < s->cap - s->n) {
+            s->n += (size_t)k;
+            return;
+        }
+        size_t cap = s->cap * 2 + (size_t)k + 4096;
+        char *q = realloc(s->p, cap);
+        if (q == NULL) {
+            s->bad = true;
+            return;
+        }
+        s->p = q;
+        s->cap = cap;
+    }
+}
 
 #define OPT(o, t) ((o)*T_COUNT + (t))
 
@@ -33,13 +62,20 @@ static const char *setp_op(const pinst *in) {
     }
 }
 
-/* The lane-wise expression of in, with its operands' locals X, Y, Z (v<slot>), in e; false when
+/* An operand's name in the generated C: v<slot>, or its lane of a lane array widened to 64 bits
+ * (the expressions are written over 64-bit values; a 32-bit array holds zero-extended ones). */
+void ptx__jit_name(uint32_t slot, const uint8_t *scalar, char *out, size_t n) {
+    snprintf(out, n, scalar == NULL || scalar[slot] ? "v%u" : "((uint64_t)v%u[l])", slot);
+}
+
+/* The lane-wise expression of in, with its operands X, Y, Z (ptx__jit_name), in e; false when
  * the tier does not compile it. */
-bool ptx__jit_lane_expr(const pinst *in, const mock_ptx_func *k, char *e, size_t n) {
-    char X[24], Y[24], Z[24];
-    snprintf(X, sizeof X, "v%u", in->s[0]);
-    snprintf(Y, sizeof Y, "v%u", in->s[1]);
-    snprintf(Z, sizeof Z, "v%u", in->s[2]);
+bool ptx__jit_lane_expr(const pinst *in, const mock_ptx_func *k, const uint8_t *scalar, char *e,
+                        size_t n) {
+    char X[40], Y[40], Z[40];
+    ptx__jit_name(in->s[0], scalar, X, sizeof X);
+    ptx__jit_name(in->s[1], scalar, Y, sizeof Y);
+    ptx__jit_name(in->s[2], scalar, Z, sizeof Z);
 #define E(...) (snprintf(e, n, __VA_ARGS__), true)
     switch (in->op) {
     case OPT(O_NOP, T_NONE): return E("0");
@@ -195,6 +231,62 @@ int ptx__jit_lane_writes(const pinst *in, uint32_t *w) {
     return n;
 }
 
+static bool word32(int ty) { return ty == T_U32 || ty == T_S32 || ty == T_F32; }
+
+/* The arithmetic whose 32-bit forms read and write only 32 bits a lane. */
+static bool arith(int op) {
+    return op == O_ADD || op == O_SUB || op == O_MUL || op == O_MAD || op == O_FMA || op == O_MIN ||
+           op == O_MAX || op == O_NEG;
+}
+
+/* Whether in (of kind K_*) reads only the low 32 bits of slot wherever it names it as a source
+ * (a guard reads its bit 0): then a 32-bit local may hold it. */
+bool ptx__jit_reads32(const pinst *in, int kind, uint32_t slot) {
+    int op = in->op / T_COUNT, ty = in->op % T_COUNT;
+    if (kind == K_MEM) {
+        bool st = op == O_ST;
+        if (in->s[0] == slot && !(in->flags & F_ADDR32)) return false;
+        return !(st && in->d[0] == slot && bits_of(ty) != 32);
+    }
+    if (kind != K_LANE) return true;
+    uint32_t r[8];
+    int nr = ptx__jit_lane_reads(in, r);
+    bool named = false;
+    for (int q = 0; q < nr; q++) named |= r[q] == slot && !(q == 0 && in->guard == slot);
+    if (!named) return true;
+    if (arith(op) || op == O_MULWIDE || op == O_SETP) return word32(ty);
+    switch (op) {
+    case O_SHL:
+    case O_SHR: return ty == T_U32 || ty == T_S32;
+    case O_NOT: return true;                                  /* of a predicate: its bit 0 */
+    case O_SELP: return in->s[0] != slot && in->s[1] != slot; /* the choice: bit 0 */
+    case O_CVT: return ty == T_U32 || ty == T_S32 || in->type2 == T_U32 || in->type2 == T_S32;
+    default: return false;
+    }
+}
+
+/* Whether what in (of kind K_*) writes is a 32-bit value with its upper half zero in every lane,
+ * given zx: the slots that always hold one. */
+bool ptx__jit_writes_zx(const pinst *in, int kind, const uint8_t *zx) {
+    int op = in->op / T_COUNT, ty = in->op % T_COUNT;
+    if (kind == K_MEM) return op == O_LD && bits_of(ty) == 32 && ty != T_S32;
+    if (arith(op) || op == O_SHL || op == O_SHR) return word32(ty);
+    switch (op) {
+    case O_MOV: return zx[in->s[0]];
+    case O_AND:
+    case O_OR:
+    case O_XOR:
+    case O_SELP: return zx[in->s[0]] && zx[in->s[1]];
+    case O_SETP:
+    case O_NOT: return true;
+    case O_CVT:
+        if (ty == T_U32 || ty == T_S32 || in->type2 == T_U32) return true;
+        return (in->type2 == T_U64 || in->type2 == T_S64) && zx[in->s[0]];
+    case O_LD: return bits_of(ty) == 32 && ty != T_S32;
+    default: return false;
+    }
+}
+
 int ptx__jit_kind(const pinst *in, const mock_ptx_func *k) {
     char e[256];
     int op = in->op / T_COUNT, ty = in->op % T_COUNT;
@@ -203,11 +295,12 @@ int ptx__jit_kind(const pinst *in, const mock_ptx_func *k) {
     if ((op == O_LD || op == O_ST) && (in->space == S_GLOBAL || in->space == S_SHARED) &&
         in->vec == 1 && plain_word(ty))
         return K_MEM;
-    return ptx__jit_lane_expr(in, k, e, sizeof e) ? K_LANE : K_NO;
+    return ptx__jit_lane_expr(in, k, NULL, e, sizeof e) ? K_LANE : K_NO;
 }
 
 /* What every compiled file starts with: the context structure (ptx_jit_int.h), the bit casts
- * and loads the expressions use, a guard's mask and a warp's address check. */
+ * and loads the expressions use, and a guard's lanes as a mask (as ptx_exec.c's guard_mask),
+ * from a 32-bit or a 64-bit array of lanes. */
 const char ptx__jit_prelude[] =
     "#include <stdint.h>\n"
     "#include <string.h>\n"
@@ -222,27 +315,18 @@ const char ptx__jit_prelude[] =
     "(uint64_t)(int64_t)v; }\n"
     "static inline uint64_t ld_u64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }\n"
     "#define GUARD(g, neg) (((g) & 1) != (neg))\n"
-    /* A guard's lanes as a mask, as ptx_exec.c's guard_mask. */
-    "#if defined(__SSE2__)\n#include <emmintrin.h>\n"
-    "static inline uint32_t gmask(const uint64_t *g) { uint32_t m = 0;\n"
-    "  for (unsigned l = 0; l < 32; l += 2) { __m128i v = _mm_slli_epi64(_mm_loadu_si128((const "
-    "__m128i *)(g + l)), 63);\n"
-    "    m |= (uint32_t)_mm_movemask_pd(_mm_castsi128_pd(v)) << l; }\n  return m; }\n"
+    "#if defined(__AVX2__)\n#include <immintrin.h>\n"
+    "static inline uint32_t gmask32(const uint32_t *g) { uint32_t m = 0;\n"
+    "  for (unsigned l = 0; l < 32; l += 8) { __m256i v = _mm256_slli_epi32(_mm256_loadu_si256("
+    "(const __m256i *)(g + l)), 31);\n"
+    "    m |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(v)) << l; }\n  return m; }\n"
+    "static inline uint32_t gmask64(const uint64_t *g) { uint32_t m = 0;\n"
+    "  for (unsigned l = 0; l < 32; l += 4) { __m256i v = _mm256_slli_epi64(_mm256_loadu_si256("
+    "(const __m256i *)(g + l)), 63);\n"
+    "    m |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(v)) << l; }\n  return m; }\n"
     "#else\n"
-    "static inline uint32_t gmask(const uint64_t *g) { uint32_t m = 0;\n"
+    "static inline uint32_t gmask32(const uint32_t *g) { uint32_t m = 0;\n"
+    "  for (unsigned l = 0; l < 32; l++) m |= (g[l] & 1u) << l;\n  return m; }\n"
+    "static inline uint32_t gmask64(const uint64_t *g) { uint32_t m = 0;\n"
     "  for (unsigned l = 0; l < 32; l++) m |= (uint32_t)(g[l] & 1) << l;\n  return m; }\n"
-    "#endif\n"
-    /* A whole warp's addresses x[l] + imm (kept to 32 bits where keep says): nonzero when one
-     * lies outside [base, base + lim] or is not a multiple of alm + 1; *cons nonzero when they
-     * are not a0, a0 + sz, ... In vectors of four, which the compiler keeps to vector
-     * instructions. */
-    "typedef uint64_t u4 __attribute__((vector_size(32)));\n"
-    "static inline uint64_t addr_check(const uint64_t *x, uint64_t imm, uint64_t keep, uint64_t "
-    "base, uint64_t lim, uint64_t alm, uint64_t a0, uint64_t sz, uint64_t *cons) {\n"
-    "  u4 bad = {0, 0, 0, 0}, nc = {0, 0, 0, 0}, want = {a0, a0 + sz, a0 + 2 * sz, a0 + 3 * sz};\n"
-    "  u4 I = {imm, imm, imm, imm}, K = {keep, keep, keep, keep}, B = {base, base, base, base};\n"
-    "  u4 L = {lim, lim, lim, lim}, A = {alm, alm, alm, alm}, S = {4 * sz, 4 * sz, 4 * sz, 4 * "
-    "sz};\n"
-    "  for (unsigned l = 0; l < 32; l += 4) { u4 v; memcpy(&v, x + l, sizeof v); v = (v + I) & K;\n"
-    "    bad |= (u4)((v - B) > L) | (v & A); nc |= v ^ want; want += S; }\n"
-    "  *cons = nc[0] | nc[1] | nc[2] | nc[3];\n  return bad[0] | bad[1] | bad[2] | bad[3]; }\n";
+    "#endif\n";

@@ -6,50 +6,15 @@
  * means, bit for bit; everything else (and any case the interpreter would do otherwise, a guard
  * the lanes disagree on, an access it would check the slow way) returns to the interpreter.
  *
- * Runs of lane-wise instructions between entry points become one loop over the 32 lanes, their
- * registers in locals for the run, so that the compiler vectorises the whole run; a global load
- * or store is a loop of its own, after every lane's address is checked against the allocation
- * the interpreter found last. */
-#include <stdarg.h>
+ * Here: the entry points, the slots that hold one literal for the whole launch, those that always
+ * hold a zero-extended 32-bit value, which slots are live where, and the kernel cut into
+ * straight-line stretches (ptx_jit_sb.c makes each one's C). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_jit_int.h"
 #include "ptx_val.h"
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool bad;
-} sbuf;
-
-static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *s, const char *fmt, ...) {
-    if (s->bad) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(s->p + s->n, s->cap - s->n, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            s->bad = true;
-            return;
-        }
-        if ((size_t)k < s->cap - s->n) {
-            s->n += (size_t)k;
-            return;
-        }
-        size_t cap = s->cap * 2 + (size_t)k + 4096;
-        char *q = realloc(s->p, cap);
-        if (q == NULL) {
-            s->bad = true;
-            return;
-        }
-        s->p = q;
-        s->cap = cap;
-    }
-}
 
 /* Which registers a later instruction may read before writing them, at each instruction (live
  * on entry), so that a run stores only those: the interpreter, handed back at any later point,
@@ -126,159 +91,96 @@ static uint64_t *liveness(const mock_ptx_func *k, const uint8_t *kinds, size_t w
     return in;
 }
 
-/* A run of lane-wise instructions [i, e) as one loop over the lanes. */
-static void emit_run(sbuf *s, const mock_ptx_func *k, size_t i, size_t e, const uint64_t *live,
-                     const uint8_t *konst) {
-    const pinst *code = k->code;
-    /* Locals for the slots the run touches: loaded first where it reads them before writing
-     * them (or writes them under a guard), stored at the end where it writes them. */
-    uint32_t *slots = calloc(2 * (e - i) * 6 + 1, sizeof *slots);
-    uint8_t *flag = calloc(k->nslots + 1, 1); /* 1: loaded, 2: written */
-    if (slots == NULL || flag == NULL) {
-        s->bad = true;
-        free(slots);
-        free(flag);
-        return;
-    }
-    size_t ns = 0;
-    for (size_t j = i; j < e; j++) {
-        uint32_t r[6], w[2];
-        int nr = ptx__jit_lane_reads(&code[j], r), nw = ptx__jit_lane_writes(&code[j], w);
-        if (code[j].guard != SL_TRUE) {
-            for (int q = 0; q < nw; q++) r[nr++] = w[q];
-        }
-        for (int q = 0; q < nr; q++) {
-            if (flag[r[q]] == 0) slots[ns++] = r[q];
-            if (!(flag[r[q]] & 2)) flag[r[q]] |= 1;
-        }
-        for (int q = 0; q < nw; q++) {
-            if (flag[w[q]] == 0) slots[ns++] = w[q];
-            flag[w[q]] |= 2;
-        }
-    }
-    put(s, "  n += %zu;\n#pragma GCC ivdep\n  for (unsigned l = 0; l < 32; l++) {\n", e - i);
-    for (size_t q = 0; q < ns; q++) {
-        if ((flag[slots[q]] & 1) && konst[slots[q]])
-            put(s, "    const uint64_t v%u = 0x%llxull;\n", slots[q],
-                (unsigned long long)k->init[slots[q]]);
-        else if (flag[slots[q]] & 1)
-            put(s, "    uint64_t v%u = R[%uu * 32 + l];\n", slots[q], slots[q]);
-        else
-            put(s, "    uint64_t v%u;\n", slots[q]);
-    }
-    for (size_t j = i; j < e; j++) {
-        const pinst *in = &code[j];
-        char ex[256];
-        uint32_t w[2];
-        int nw = ptx__jit_lane_writes(in, w);
-        if (nw == 0) continue;
-        ptx__jit_lane_expr(in, k, ex, sizeof ex);
-        put(s, "    { uint64_t t = %s;", ex);
-        if (in->guard != SL_TRUE) put(s, " if (GUARD(v%u, %d))", in->guard, in->gneg != 0);
-        if (nw == 2)
-            put(s, " { v%u = t; v%u = !t; } }\n", w[0], w[1]);
-        else
-            put(s, " v%u = t; }\n", w[0]);
-    }
-    for (size_t q = 0; q < ns; q++) {
-        bool needed = live == NULL || (live[slots[q] / 64] >> (slots[q] % 64) & 1);
-        if ((flag[slots[q]] & 2) && needed)
-            put(s, "    R[%uu * 32 + l] = v%u;\n", slots[q], slots[q]);
-    }
-    put(s, "  }\n");
-    free(slots);
-    free(flag);
+static uint64_t kval(const mock_ptx_func *k, uint32_t slot) {
+    return slot == SL_TRUE ? 1 : slot == SL_FALSE || slot == SL_ZERO ? 0 : k->init[slot];
 }
 
-/* The lanes' guard as a mask in gm. */
-static void emit_guard(sbuf *s, const pinst *in) {
-    put(s, "  gm = gmask(R + %uu * 32);\n", in->guard);
-    if (in->gneg) put(s, "  gm = ~gm;\n");
+/* Slots that hold the same value in every lane for the whole launch: the decoder's constants
+ * (from const_start) and true, false and zero, where no instruction may write them (none names
+ * them as a destination, and none the tier leaves to the interpreter names a constant at all).
+ * Their values are literals in the code. */
+static void constants(const mock_ptx_func *k, const uint8_t *kinds, uint8_t *konst) {
+    konst[SL_TRUE] = konst[SL_FALSE] = konst[SL_ZERO] = 1;
+    for (uint32_t q = k->const_start; q < k->nslots; q++) konst[q] = 1;
+    for (size_t j = 0; j < k->ncode; j++) {
+        const pinst *c = &k->code[j];
+        for (int q = 0; q < 4; q++) {
+            if (c->d[q] < k->nslots) konst[c->d[q]] = 0;
+            if (kinds[j] == K_NO && c->s[q] < k->nslots && c->s[q] >= k->const_start)
+                konst[c->s[q]] = 0;
+        }
+        if (kinds[j] == K_NO && c->guard < k->nslots && c->guard >= k->const_start)
+            konst[c->guard] = 0;
+    }
 }
 
-/* A global load or store of a whole warp, instruction j. */
-static void emit_mem(sbuf *s, const pinst *in, size_t j) {
-    int ty = in->op % T_COUNT;
-    bool ld = in->op / T_COUNT == O_LD, a32 = (in->flags & F_ADDR32) != 0;
-    bool shared = in->space == S_SHARED;
-    unsigned nb = (unsigned)bits_of(ty) / 8;
-    unsigned long long imm = (unsigned long long)in->imm;
-    const char *tr = a32 ? "(uint32_t)" : "";
-    /* Where an address a points: in the block's shared memory (offsets from 0), or the host's
-     * own address for global memory. */
-    const char *at = shared ? "(sm + " : "((unsigned char *)(uintptr_t)";
-    if (in->guard != SL_TRUE) {
-        emit_guard(s, in);
-        put(s,
-            "  if (gm == 0) goto skip%zu;\n  if (gm != 0xffffffffu) { c->pc = %zu; goto bail; }\n",
-            j, j);
+/* Slots whose every lane always holds a 32-bit value zero-extended, in the register block and
+ * so in what compiled code loads: special registers the launch sets (32-bit, never written),
+ * constants below 2^32, and registers that only compiled instructions write (the interpreter
+ * runs the same instructions to the same bits), each write 32 bits wide. The block starts
+ * zeroed. */
+static void zero_extended(const mock_ptx_func *k, const uint8_t *kinds, uint8_t *zx) {
+    for (uint32_t q = 0; q < k->nslots; q++)
+        zx[q] = q >= k->const_start ? k->init[q] >> 32 == 0
+                                    : q != SL_SINK && q != SL_CARRY && q != SL_FRAME;
+    for (size_t j = 0; j < k->ncode; j++) {
+        const pinst *c = &k->code[j];
+        if (kinds[j] != K_NO) continue;
+        for (int q = 0; q < 4; q++) {
+            if (c->d[q] < k->nslots) zx[c->d[q]] = 0;
+            if (c->s[q] < k->nslots) zx[c->s[q]] = 0;
+        }
+        if (c->guard < k->nslots) zx[c->guard] = 0;
     }
-    put(s, "  {\n    const uint64_t *x = R + %uu * 32;\n    uint64_t *d = R + %uu * 32;\n",
-        in->s[0], in->d[0]);
-    put(s, "    uint64_t a0 = %s(x[0] + %lluull), cons;\n", tr, imm);
-    if (shared) {
-        put(s, "    unsigned char *sm = c->smem;\n    uint64_t base = 0, span = c->smem_size;\n");
-    } else {
-        put(s, "    unsigned k = 0;\n    while (k < 3 && a0 - lo[k] >= hi[k] - lo[k]) k++;\n");
-        put(s, "    uint64_t base = lo[k], span = hi[k] - lo[k];\n");
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t j = 0; j < k->ncode; j++) {
+            const pinst *c = &k->code[j];
+            uint32_t w[2];
+            int nw = 0;
+            if (kinds[j] == K_LANE) nw = ptx__jit_lane_writes(c, w);
+            if (kinds[j] == K_MEM && c->op / T_COUNT == O_LD) w[nw++] = c->d[0];
+            if (nw == 0 || ptx__jit_writes_zx(c, kinds[j], zx)) continue;
+            for (int q = 0; q < nw; q++) {
+                changed |= zx[w[q]] != 0;
+                zx[w[q]] = 0;
+            }
+        }
     }
-    put(s,
-        "    uint64_t bad = span < %u || addr_check(x, %lluull, %s, base, span - %u, %u, a0, %u, "
-        "&cons);\n",
-        nb, imm, a32 ? "0xffffffffull" : "~0ull", nb, nb - 1, nb);
-    put(s, "    if (bad) { c->pc = %zu; goto bail; }\n", j);
-    const char *rd = nb == 8 ? "ld_u64" : ty == T_S32 ? "ld_s32" : "ld_u32";
-    if (ld) {
-        put(s,
-            "    if (cons == 0) { const unsigned char *q = %sa0);\n"
-            "      for (unsigned l = 0; l < 32; l++) d[l] = %s(q + l * %u); }\n",
-            at, rd, nb);
-        put(s,
-            "    else { uint64_t t[32];\n"
-            "      for (unsigned l = 0; l < 32; l++) t[l] = %s(%s%s(x[l] + %lluull)));\n"
-            "      memcpy(d, t, sizeof t); }\n",
-            rd, at, tr, imm);
-    } else {
-        const char *wt = nb == 8 ? "uint64_t" : "uint32_t";
-        put(s,
-            "    if (cons == 0) { unsigned char *q = %sa0);\n"
-            "      for (unsigned l = 0; l < 32; l++) { %s v = (%s)d[l]; memcpy(q + l * %u, &v, "
-            "%u); } }\n",
-            at, wt, wt, nb, nb);
-        put(s,
-            "    else for (unsigned l = 0; l < 32; l++) { %s v = (%s)d[l]; memcpy(%s%s(x[l] + "
-            "%lluull)), &v, %u); }\n",
-            wt, wt, at, tr, imm, nb);
-    }
-    put(s, "  }\n");
-    if (in->guard != SL_TRUE) put(s, "skip%zu:\n", j);
-    put(s, "  n++;\n");
 }
 
-static void emit_bra(sbuf *s, const pinst *in, size_t j) {
-    size_t t = (size_t)in->imm;
-    const char *go = "";
-    char yield[160] = "";
-    if (t <= j)
-        snprintf(yield, sizeof yield, " if (n >= c->budget) { c->pc = %zu; goto yield; }", t);
-    if (in->guard == SL_TRUE) {
-        put(s, "  n++;%s goto L%zu;\n", yield, t);
-        return;
+/* Special registers that hold one value for every lane of a warp (the block's index, its and
+ * the grid's dimensions, ...), where no instruction names them as a destination: compiled code
+ * loads lane 0's into a scalar. */
+static void uniforms(const mock_ptx_func *k, uint8_t *uni) {
+    static const uint32_t same[] = {SL_NTID,   SL_NTIDY,  SL_NTIDZ,   SL_CTAID,   SL_CTAIDY,
+                                    SL_CTAIDZ, SL_NCTAID, SL_NCTAIDY, SL_NCTAIDZ, SL_NWARP,
+                                    SL_SMID,   SL_NSMID,  SL_DYNSMEM, SL_TOTSMEM, SL_GRIDID};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (same[i] < k->nslots) uni[same[i]] = 1;
+    for (size_t j = 0; j < k->ncode; j++) {
+        for (int q = 0; q < 4; q++)
+            if (k->code[j].d[q] < k->nslots) uni[k->code[j].d[q]] = 0;
     }
-    emit_guard(s, in);
-    put(s, "  if (gm == 0xffffffffu) { n++;%s goto L%zu; }\n%s", yield, t, go);
-    put(s, "  if (gm != 0) { c->pc = %zu; goto bail; }\n  n++;\n", j);
+}
+
+/* Where a stretch ends: after an unconditional branch or exit, or a branch out of the code. */
+static bool ends_stretch(const pinst *c, int kind, size_t nc) {
+    return (kind == K_BRA && (c->guard == SL_TRUE || (size_t)c->imm >= nc)) ||
+           (kind == K_EXIT && c->guard == SL_TRUE);
 }
 
 char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     size_t nc = k->ncode;
     const pinst *code = k->code;
     uint8_t *kinds = malloc(nc + 1), *leader = calloc(nc + 1, 1);
-    sbuf s = {0};
-    if (kinds == NULL || leader == NULL) {
-        free(kinds);
-        free(leader);
-        return NULL;
+    uint8_t *konst = calloc((size_t)k->nslots + 1, 1), *zx = calloc((size_t)k->nslots + 1, 1);
+    uint8_t *uni = calloc((size_t)k->nslots + 1, 1), *scalar = calloc((size_t)k->nslots + 1, 1);
+    pjit_sbuf s = {0};
+    if (kinds == NULL || leader == NULL || konst == NULL || zx == NULL || uni == NULL ||
+        scalar == NULL) {
+        s.bad = true;
+        goto out;
     }
     /* Entry points: the start, branch targets, and what follows a branch or an instruction
      * the interpreter runs (where it hands back). */
@@ -288,80 +190,51 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
         if (kinds[j] == K_BRA && (size_t)code[j].imm < nc) leader[code[j].imm] = 1;
         if (kinds[j] == K_BRA || kinds[j] == K_NO || kinds[j] == K_EXIT) leader[j + 1] = 1;
     }
-    /* Slots that hold the same value in every lane for the whole launch: the decoder's
-     * constants (from const_start), where no instruction may write them (none names them as
-     * a destination, and none the tier leaves to the interpreter names them at all). Their
-     * values are literals in the code. */
-    uint8_t *konst = calloc((size_t)k->nslots + 1, 1);
-    if (konst == NULL) {
-        free(kinds);
-        free(leader);
-        return NULL;
-    }
-    for (uint32_t q = k->const_start; q < k->nslots; q++) konst[q] = 1;
-    for (size_t j = 0; j < nc; j++) {
-        const pinst *c = &code[j];
-        for (int q = 0; q < 4; q++) {
-            if (c->d[q] < k->nslots) konst[c->d[q]] = 0;
-            if (kinds[j] == K_NO && c->s[q] < k->nslots) konst[c->s[q]] = 0;
-        }
-        if (kinds[j] == K_NO && c->guard < k->nslots) konst[c->guard] = 0;
-    }
+    for (size_t j = 0; j < nc; j++) entry[j] = leader[j] && kinds[j] != K_NO;
+    constants(k, kinds, konst);
+    zero_extended(k, kinds, zx);
+    uniforms(k, uni);
+    for (uint32_t q = 0; q < k->nslots; q++) scalar[q] = konst[q] || uni[q];
     size_t words = ((size_t)k->nslots + 63) / 64;
-    uint64_t *live = liveness(k, kinds, words);
-    put(&s, "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s", nc,
-        ptx__jit_prelude);
-    put(&s, "int pjit_run(struct pjit_ctx *c) {\n  uint64_t *restrict R = c->R;\n");
-    put(&s, "  const unsigned char *params = c->params;\n  const uintptr_t *lo = c->lo, *hi = "
-            "c->hi;\n  uint64_t n = c->n;\n  uint32_t gm;\n  (void)params; (void)lo; (void)hi; "
-            "(void)gm;\n");
-    put(&s, "  switch (c->pc) {\n");
+    pjit_kernel g = {k, nc, words, kinds, entry, konst, uni, scalar, zx, liveness(k, kinds, words)};
+    ptx__jit_put(&s,
+                 "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s",
+                 nc, ptx__jit_prelude);
+    ptx__jit_put(&s, "int pjit_run(struct pjit_ctx *c) {\n  uint64_t *restrict R = c->R;\n");
+    ptx__jit_put(&s, "  const unsigned char *params = c->params;\n  const uintptr_t *lo = c->lo, "
+                     "*hi = c->hi;\n  uint64_t n = c->n;\n  uint32_t gm;\n  (void)params; "
+                     "(void)lo; (void)hi; (void)gm;\n");
+    for (uint32_t q = 0; q < k->nslots; q++) {
+        if (konst[q])
+            ptx__jit_put(&s, "  const uint64_t v%u = 0x%llxull;\n", q,
+                         (unsigned long long)kval(k, q));
+    }
+    ptx__jit_put(&s, "  switch (c->pc) {\n");
     for (size_t j = 0; j < nc; j++) {
-        entry[j] = leader[j] && kinds[j] != K_NO;
-        if (entry[j]) put(&s, "  case %zu: goto L%zu;\n", j, j);
+        if (entry[j]) ptx__jit_put(&s, "  case %zu: goto L%zu;\n", j, j);
     }
-    put(&s, "  default: goto bail;\n  }\n");
-    for (size_t j = 0; j < nc;) {
-        if (leader[j]) put(&s, "L%zu:;\n", j);
+    ptx__jit_put(&s, "  default: goto bail;\n  }\n");
+    for (size_t j = 0; j < nc && !s.bad;) {
         if (kinds[j] == K_NO) {
-            put(&s, "  c->pc = %zu; goto bail;\n", j);
             j++;
-        } else if (kinds[j] == K_BRA) {
-            if ((size_t)code[j].imm >= nc) {
-                put(&s, "  c->pc = %zu; goto bail;\n", j);
-            } else {
-                emit_bra(&s, &code[j], j);
-            }
-            j++;
-        } else if (kinds[j] == K_MEM) {
-            emit_mem(&s, &code[j], j);
-            j++;
-        } else if (kinds[j] == K_EXIT) {
-            /* The whole warp leaves (ptx_jit.c marks its lanes); none of it goes on past. */
-            if (code[j].guard != SL_TRUE) {
-                emit_guard(&s, &code[j]);
-                put(&s, "  if (gm != 0 && gm != 0xffffffffu) { c->pc = %zu; goto bail; }\n", j);
-                put(&s, "  if (gm == 0xffffffffu) { n++; c->pc = %zu; goto leave; }\n  n++;\n",
-                    j + 1);
-            } else {
-                put(&s, "  n++; c->pc = %zu; goto leave;\n", j + 1);
-            }
-            j++;
-        } else {
-            size_t e = j + 1;
-            while (e < nc && kinds[e] == K_LANE && !leader[e]) e++;
-            emit_run(&s, k, j, e, live != NULL ? live + e * words : NULL, konst);
-            j = e;
+            continue;
         }
+        size_t e = j;
+        while (e < nc && kinds[e] != K_NO && !ends_stretch(&code[e], kinds[e], nc)) e++;
+        if (e < nc && kinds[e] != K_NO) e++; /* the branch or exit that ends it */
+        if (!ptx__jit_stretch(&s, &g, j, e)) s.bad = true;
+        j = e;
     }
-    put(&s,
-        "L%zu:\n  c->pc = %zu;\nbail:\n  c->n = n;\n  return 0;\nyield:\n  c->n = n;\n  "
-        "return 1;\nleave:\n  c->n = n;\n  return 2;\n}\n",
-        nc, nc);
+    ptx__jit_put(&s, "bail:\n  c->n = n;\n  return 0;\nyield:\n  c->n = n;\n  return 1;\nleave:\n "
+                     " c->n = n;\n  return 2;\n}\n");
+    free((void *)g.live);
+out:
     free(kinds);
     free(leader);
-    free(live);
     free(konst);
+    free(zx);
+    free(uni);
+    free(scalar);
     if (s.bad) {
         free(s.p);
         return NULL;

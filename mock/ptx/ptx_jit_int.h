@@ -42,15 +42,48 @@ typedef struct pjit {
 enum { K_NO, K_LANE, K_MEM, K_BRA, K_EXIT };
 /* One of K_*: what the tier does with instruction in of kernel k. */
 int ptx__jit_kind(const pinst *in, const mock_ptx_func *k);
-/* The lane-wise expression of in over the run's locals v<slot>, in e (n bytes); false when the
- * tier does not compile it. */
-bool ptx__jit_lane_expr(const pinst *in, const mock_ptx_func *k, char *e, size_t n);
+/* An operand's name in the generated C (n bytes at out): v<slot>, or its lane l of a lane array,
+ * as 64 bits, unless scalar (NULL: every slot) says it is one value for all the lanes. */
+void ptx__jit_name(uint32_t slot, const uint8_t *scalar, char *out, size_t n);
+/* The lane-wise expression of in over the operands ptx__jit_name gives, in e (n bytes); false
+ * when the tier does not compile it. */
+bool ptx__jit_lane_expr(const pinst *in, const mock_ptx_func *k, const uint8_t *scalar, char *e,
+                        size_t n);
+/* Whether in (of kind K_*) reads only the low 32 bits of slot wherever it names it. */
+bool ptx__jit_reads32(const pinst *in, int kind, uint32_t slot);
+/* Whether what in (of kind K_*) writes is 32 bits zero-extended in every lane, given zx (per
+ * slot: it always holds such a value). */
+bool ptx__jit_writes_zx(const pinst *in, int kind, const uint8_t *zx);
 /* The slots a lane-wise instruction reads (up to 4) into r and writes (up to 2) into w. */
 int ptx__jit_lane_reads(const pinst *in, uint32_t *r);
 int ptx__jit_lane_writes(const pinst *in, uint32_t *w);
 
 /* The helpers every compiled file starts with (ptx_jit_expr.c). */
 extern const char ptx__jit_prelude[];
+
+/* Text being made (ptx_jit_expr.c): bad once out of memory. */
+typedef struct pjit_sbuf {
+    char *p;
+    size_t n, cap;
+    bool bad;
+} pjit_sbuf;
+void ptx__jit_put(pjit_sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What the source's maker knows of a kernel, per instruction (nc of them) and per slot. */
+typedef struct pjit_kernel {
+    const mock_ptx_func *k;
+    size_t nc, words;      /* words: 64-bit words a set of slots */
+    const uint8_t *kinds;  /* K_* */
+    const uint8_t *entry;  /* compiled code may start here */
+    const uint8_t *konst;  /* the same literal value in every lane, all launch */
+    const uint8_t *uni;    /* special registers the same in every lane, never written */
+    const uint8_t *scalar; /* konst or uni: one C scalar, not an array of lanes */
+    const uint8_t *zx;     /* always 32 bits zero-extended in the register block */
+    const uint64_t *live;  /* live on entry to each instruction (nc + 1 sets); NULL: all */
+} pjit_kernel;
+/* The C of a straight-line stretch [s, e) of compiled instructions (ptx_jit_sb.c); false when
+ * out of memory. */
+bool ptx__jit_stretch(pjit_sbuf *out, const pjit_kernel *g, size_t s, size_t e);
 
 /* The C source for kernel k (ptx_jit_gen.c): malloc'd text, and in `entry` (ncode bytes, given)
  * the instructions it may start at; NULL when out of memory. */

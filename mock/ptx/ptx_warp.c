@@ -158,6 +158,7 @@ bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
         }
         if (w->paths[i].mask == 0) path_remove(w, i);
         if (w->live != live && b->waiting_warp > 0) ptx__warp_try(b, w->index);
+        if (w->npaths == 0) return true; /* every lane has exited: nothing left to pick */
         if (s == TS_YIELD) {
             /* Others of the warp runnable: they get the next turns, one after another. */
             for (int j = 0; j < w->npaths; j++) {

@@ -92,6 +92,36 @@ static void test_alu_families_agree(void **state) {
     dev_free_all();
 }
 
+/* A stretch of 300 live 64-bit registers, more than compiled code may keep on a thread's stack:
+ * it runs interpreted, to the same results. */
+static void test_wide_stretch_runs_interpreted(void **state) {
+    (void)state;
+    size_t cap = 64 * 1024;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    int k = snprintf(text, cap,
+                     HEAD ".visible .entry k(.param .u64 out)\n{\n"
+                          ".reg .b32 %%r<2>; .reg .b64 %%rd<310>;\n"
+                          "ld.param.u64 %%rd0, [out]; mov.u32 %%r1, %%tid.x;\n"
+                          "cvt.u64.u32 %%rd1, %%r1; add.s64 %%rd2, %%rd1, 3;\n");
+    for (int i = 3; i < 303; i++)
+        k += snprintf(text + k, cap - (size_t)k, "add.s64 %%rd%d, %%rd%d, %%rd%d;\n", i, i - 1,
+                      i - 2);
+    k += snprintf(text + k, cap - (size_t)k,
+                  "mul.lo.s64 %%rd303, %%rd1, 8; add.s64 %%rd304, %%rd0, %%rd303;\n"
+                  "xor.b64 %%rd305, %%rd302, %%rd150; xor.b64 %%rd305, %%rd305, %%rd3;\n"
+                  "st.global.u64 [%%rd304], %%rd305;\nret;\n}\n");
+    assert_true((size_t)k < cap);
+    unsigned char *out = dev_alloc(32 * 8);
+    void *p[] = {&out};
+    assert_int_equal(same_both_ways(text, 1, 32, p, out, 32 * 8, CUDA_SUCCESS), 0);
+    uint64_t lane5;
+    memcpy(&lane5, out + 5 * 8, 8);
+    assert_true(lane5 != 0);
+    free(text);
+    dev_free_all();
+}
+
 static const char oob_ptx[] = HEAD ".visible .entry k(.param .u64 out)\n{\n"
                                    ".reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
                                    "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
@@ -305,6 +335,7 @@ int main(void) {
     setenv("CUSHIM_MOCK_JIT_CACHE", cache, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alu_families_agree),
+        cmocka_unit_test(test_wide_stretch_runs_interpreted),
         cmocka_unit_test(test_out_of_bounds_same_fault),
         cmocka_unit_test(test_shared_memory_agrees),
         cmocka_unit_test(test_spin_fails_within_bounds),
