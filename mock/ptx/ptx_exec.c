@@ -970,8 +970,24 @@ out:
 
 /* The loop built twice on x86-64: for the baseline and for CPUs with AVX2, FMA and POPCNT (four
  * lanes of the 64-bit register file per operation, fma.rn in one instruction), chosen once by the
- * CPU's features; each also with the compiling tier's stops (ptx_jit.c). */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+ * CPU's features; each also with the compiling tier's stops (ptx_jit.c). Builds with sanitizers
+ * (PTX_EXEC_ONE, from mock/meson.build) have it once: four instrumented copies of this loop took
+ * clang over eight minutes of one core in CI, and speed is not what those builds are for. */
+#if defined(PTX_EXEC_ONE)
+static __attribute__((noinline)) int exec_one(pblock *b, pwarp *w, ppath *p, uint64_t budget,
+                                              uint64_t n0, const uint8_t *stop, uint64_t *ran) {
+    return exec(b, w, p, budget, n0, stop, ran);
+}
+
+int ptx__exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+    return exec_one(b, w, p, budget, 0, NULL, NULL);
+}
+
+int ptx__exec_from(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0, const uint8_t *stop,
+                   uint64_t *ran) {
+    return exec_one(b, w, p, budget, n0, stop, ran);
+}
+#elif defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("avx2,fma,popcnt"))) static int exec_avx2(pblock *b, pwarp *w, ppath *p,
                                                                 uint64_t budget) {
     return exec(b, w, p, budget, 0, NULL, NULL);
