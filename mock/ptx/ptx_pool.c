@@ -26,7 +26,7 @@ static struct {
     pthread_cond_t done; /* a helper left a job */
     pjob *jobs;          /* jobs whose callers still run them */
     pthread_t *th;
-    int nth, idle;
+    int nth, idle, started;
     bool stop;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
           .work = PTHREAD_COND_INITIALIZER,
@@ -37,6 +37,8 @@ static pthread_once_t registered = PTHREAD_ONCE_INIT;
 static void *helper(void *unused) {
     (void)unused;
     pthread_mutex_lock(&pool.lock);
+    pool.started++;
+    pthread_cond_broadcast(&pool.done);
     for (;;) {
         pjob *j = pool.jobs;
         while (j != NULL && j->joined >= j->want) j = j->next;
@@ -67,6 +69,7 @@ static void after_fork_child(void) {
     pool.th = NULL;
     pool.nth = 0;
     pool.idle = 0;
+    pool.started = 0;
     pool.jobs = NULL;
     pool.stop = false;
     pool.work = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
@@ -98,7 +101,12 @@ __attribute__((destructor)) static void pool_end(void) {
     free(th);
 }
 
-/* At least `want` threads in the pool (the lock held); fewer when the system refuses more. */
+/* At least `want` threads in the pool (the lock held); fewer when the system refuses more. Each
+ * new thread has reached helper() before this returns, so that a fork() after a launch never
+ * copies one in the middle of its start: a thread starting under gcc 12's AddressSanitizer holds
+ * the sanitizer's allocator lock for a moment, which that allocator does not take across fork(),
+ * and a child forked then had its own threads wait on that lock for ever (test_ptx_sync's child,
+ * 2 runs in 150 under load). */
 static void grow(int want) {
     if (want > MAX_HELPERS) want = MAX_HELPERS;
     if (pool.nth >= want || pool.stop) return;
@@ -107,6 +115,7 @@ static void grow(int want) {
     pool.th = th;
     while (pool.nth < want && pthread_create(&pool.th[pool.nth], NULL, helper, NULL) == 0)
         pool.nth++;
+    while (pool.started < pool.nth) pthread_cond_wait(&pool.done, &pool.lock);
 }
 
 void ptx__pool_run(void (*fn)(void *), void *arg, int helpers) {
