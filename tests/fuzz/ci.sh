@@ -36,13 +36,26 @@ echo "fuzz: replaying tests/fuzz/corpus"
 meson test -C "$build" --no-rebuild --print-errorlogs fuzz_corpus_replay
 
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+ptx_pid=
+trap '[ -z "$ptx_pid" ] || kill "$ptx_pid" 2>/dev/null || true; rm -rf "$scratch"' EXIT
 mkdir "$scratch/corpus"
 cp tests/fuzz/corpus/* "$scratch/corpus/"
 artifacts="$build/fuzz-artifacts"
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
 log="$build/fuzz.log"
+
+# The PTX interpreter's parser and checker: malformed PTX is refused with a sentence, never a
+# crash (its seeds, PTX of every instruction family, replay in every build as well). Its fuzzer
+# runs beside the API's (each is one process), its inputs named ptx-* among the artifacts.
+ptx_seconds=${FUZZ_PTX_SECONDS:-30}
+mkdir "$scratch/ptx-corpus"
+cp tests/fuzz/ptx-corpus/* "$scratch/ptx-corpus/"
+ptx_log="$build/fuzz-ptx.log"
+echo "fuzz: the PTX parser for $ptx_seconds s, beside the API (log: $ptx_log)"
+"$build/tests/fuzz/fuzz_ptx" -max_total_time="$ptx_seconds" -timeout=30 -print_final_stats=1 \
+  -artifact_prefix="$artifacts/ptx-" "$scratch/ptx-corpus" >"$ptx_log" 2>&1 &
+ptx_pid=$!
 
 echo "fuzz: fuzzing for $seconds s (log: $log)"
 status=0
@@ -54,13 +67,13 @@ done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1 || t
 reports=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log" ||
           true)
 reports=$((reports + $(grep -cE 'cushim fuzz: invariant|cushim mock: ' "$log" || true)))
-found=$(find "$artifacts" -type f | wc -l)
+found=$(find "$artifacts" -type f ! -name 'ptx-*' | wc -l)
 
 if [ "$status" -ne 0 ] || [ -z "$done_line" ] || [ "$reports" -ne 0 ] || [ "$found" -ne 0 ]; then
   echo "fuzz: FAILED (exit status $status); the end of $log:"
   tail -n 60 "$log"
   for f in "$artifacts"/*; do
-    [ -f "$f" ] || continue
+    [ -f "$f" ] && [[ $(basename "$f") != ptx-* ]] || continue
     echo "fuzz: input $f, replay with: $fuzzer $f  (CUSHIM_FUZZ_TRACE=1 lists its calls)"
     base64 -w 0 "$f"
     echo
@@ -72,18 +85,11 @@ runs=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1/' <<<"$done_line")
 secs=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\2/' <<<"$done_line")
 echo "fuzz: $runs executions in $secs s, 0 failures"
 
-# The PTX interpreter's parser and checker: malformed PTX is refused with a sentence, never a
-# crash (its seeds, PTX of every instruction family, replay in every build as well).
-ptx_seconds=${FUZZ_PTX_SECONDS:-30}
-mkdir "$scratch/ptx-corpus"
-cp tests/fuzz/ptx-corpus/* "$scratch/ptx-corpus/"
-ptx_log="$build/fuzz-ptx.log"
-echo "fuzz: the PTX parser for $ptx_seconds s (log: $ptx_log)"
 status=0
-"$build/tests/fuzz/fuzz_ptx" -max_total_time="$ptx_seconds" -timeout=30 -print_final_stats=1 \
-  -artifact_prefix="$artifacts/ptx-" "$scratch/ptx-corpus" >"$ptx_log" 2>&1 || status=$?
+wait "$ptx_pid" || status=$?
+ptx_pid=
 done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$ptx_log" | tail -n 1 || true)
-found=$(find "$artifacts" -type f | wc -l)
+found=$(find "$artifacts" -type f -name 'ptx-*' | wc -l)
 if [ "$status" -ne 0 ] || [ -z "$done_line" ] || [ "$found" -ne 0 ]; then
   echo "fuzz: the PTX fuzzer FAILED (exit status $status); the end of $ptx_log:"
   tail -n 60 "$ptx_log"
