@@ -274,7 +274,7 @@ def fast_path(i, e, mode, real, described):
     _args, stream, function = described
     names = e["args"]
     out = ["    unsigned long long cushim__w =\n"
-           "        atomic_load_explicit(&cushim__hook_bypass, memory_order_relaxed);\n"
+           "        atomic_load_explicit(&cushim__hook_bypass, memory_order_acquire);\n"
            "    if (CUSHIM__LIKELY(cushim__w != 0)) {\n"
            "        unsigned long long cushim__t = cushim__clock_ticks();\n"
            "        CUresult cushim__r = __atomic_load_n(&%s.%s, __ATOMIC_RELAXED)(%s);\n"

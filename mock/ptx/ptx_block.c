@@ -55,6 +55,7 @@ bool ptx__block_alloc(pblock *b, prun *r) {
     b->n = r->threads;
     b->nwarps = (b->n + 31) / 32;
     b->nslots = r->nslots;
+    b->kernel = k->uid;
     b->local_size = r->local_size;
     b->t = calloc(b->n, sizeof *b->t);
     b->local_all = malloc(r->local_size * b->n + 16);
@@ -89,6 +90,15 @@ bool ptx__block_take(pblock *b, prun *r) {
     b->run = r;
     b->steps = 0;
     b->jit_ran = 0;
+    if (b->kernel != r->k->uid) {
+        /* Another kernel's values out of its registers, as in a block just made: a register
+         * read before it is written (undefined, but seen) reads the same whatever ran before,
+         * and the compiling tier's 32-bit slots (zero-extended) hold what it assumes. */
+        size_t from = (size_t)SL_RESERVED << 5, to = (size_t)r->k->const_start << 5;
+        for (unsigned w = 0; w < b->nwarps && to > from; w++)
+            memset(b->warps[w].regs[0] + from, 0, (to - from) * sizeof(uint64_t));
+        b->kernel = r->k->uid;
+    }
     ptx__warps_lanes(b); /* another kernel's constants, or another launch's dimensions */
     return true;
 }
@@ -97,6 +107,13 @@ void ptx__block_give(pblock *b) {
     if (b->chk != NULL || b->bytes > KEEP_ONE || b->t == NULL) {
         ptx__block_free(b);
         return;
+    }
+    /* The register blocks of call depths (ptx_exec.c's call() makes them, and sets them at each
+     * call) go: a deep recursion's would otherwise stay, uncounted in its bytes. */
+    for (unsigned k = 0; b->warps != NULL && k < b->nwarps; k++) {
+        pwarp *w = &b->warps[k];
+        for (int d = 1; d < w->nregs; d++) free(w->regs[d]);
+        if (w->nregs > 1) w->nregs = 1;
     }
     pblock old;
     bool drop = false;

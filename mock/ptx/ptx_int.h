@@ -269,6 +269,7 @@ typedef struct mock_ptx_func {
     /* A kernel's, set once by mock__ptx_prepare under the module's lock and published by
      * `prepared` (release; a launch reads it with acquire and then reads these unlocked): */
     bool prepared;
+    uint64_t uid;        /* this kernel's number in the process, never reused (kept blocks) */
     uint32_t run_nslots; /* the widest frame of what it may call */
     size_t smem_static;  /* the module's static shared memory when it was decoded, its own
                           * .shared included, */

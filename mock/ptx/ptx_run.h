@@ -91,6 +91,7 @@ typedef struct pblock {
     uint64_t rng;       /* the random schedule's state, 0 for none */
     struct pcheck *chk; /* the checks' shadow of the block (ptx_check.c), NULL when off */
     uint32_t nslots;    /* its shape, which a later launch's must match to run in it */
+    uint64_t kernel;    /* the uid of the kernel whose registers it holds */
     size_t local_size;
     size_t bytes; /* about what it holds */
 } pblock;

@@ -280,6 +280,8 @@ bool mock__ptx_prepare(const mock_ptx_kernel *kernel, char *err, size_t errlen) 
                 }
                 k->smem_static = m->smem_static;
                 k->smem_dyn_off = m->smem_dyn_off;
+                static uint64_t uids;
+                k->uid = __atomic_add_fetch(&uids, 1, __ATOMIC_RELAXED);
             }
             /* A reason that stays (not a passing lack of memory) is published as well. */
             if (ok || k->error != NULL) __atomic_store_n(&k->prepared, true, __ATOMIC_RELEASE);

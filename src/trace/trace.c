@@ -203,8 +203,12 @@ static void go_fast(const config *c) {
     cushim__clock_start();
     atomic_store(&cushim__writer_run, runs);
     unsigned make = (c->calls ? CUSHIM__REC_LINE : 0u) | (c->timeline ? CUSHIM__REC_SPAN : 0u);
-    (void)cushim__hook_set_bypass(hook_id, CUSHIM__FAST_WORD(runs, make));
+    /* A stop on another thread removed the hook meanwhile: no run is left to tag. */
+    if (!cushim__hook_set_bypass(hook_id, CUSHIM__FAST_WORD(runs, make)))
+        atomic_store(&cushim__writer_run, 0u);
 }
+
+static void no_op(cushim__tbuf *b) { (void)b; }
 
 /* Starts as asked; on failure returns its code with the sentence in `warning`. */
 static CUresult start(const char *what, const char *path) {
@@ -289,6 +293,10 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     observe(false);                    /* and for a kernel told to the observer */
     unsigned long dropped = cushim__writer_drain(); /* every record, before the file's tail */
     atomic_store(&cushim__writer_run, 0u); /* a fast call that outlived the hook: left out */
+    /* A thread's exit that began before that store may still be formatting such a call into the
+     * file: it holds the list of rings' lock until its bytes are out, so taking that lock once
+     * waits for it, and every later exit sees no run and skips the record. */
+    cushim__tbuf_each(no_op);
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) cushim__out_append("\n]\n", 3);

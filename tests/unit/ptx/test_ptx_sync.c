@@ -148,6 +148,23 @@ static void dims_launch(const char *text, unsigned grid, unsigned block, uint32_
     dev_free_all();
 }
 
+/* Two kernels of one shape: `set` leaves a 64-bit value in %rd3, `get` stores %rd3 without
+ * writing it first (undefined on a GPU, but it must not depend on what ran before). */
+#define REGS_PTX(BODY)                                                                             \
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"                                                 \
+         ".reg .b64 %rd<4>;\n"                                                                     \
+         "ld.param.u64 %rd1, [out]; mov.u64 %rd2, 0x1234567890;\n" BODY                            \
+         "st.global.u64 [%rd1], %rd3;\nret;\n}\n"
+
+static uint64_t regs_launch(const char *text) {
+    uint64_t *out = dev_alloc(8);
+    void *p[] = {&out};
+    assert_ok(run_ex(text, "k", 1, 32, p, 1, false, NULL));
+    uint64_t v = *out;
+    dev_free_all();
+    return v;
+}
+
 static void test_block_memory_across_launches(void **state) {
     (void)state;
     dims_launch(DIMS_PTX("7"), 4, 64, 7);
@@ -155,6 +172,12 @@ static void test_block_memory_across_launches(void **state) {
     dims_launch(DIMS_PTX("7"), 6, 64, 7);
     dims_launch(DIMS_PTX("7"), 2, 96, 7); /* another shape: memory of its own */
     dims_launch(DIMS_PTX("1000"), 5, 64, 1000);
+    /* A block kept from another kernel starts with that kernel's registers cleared, as a block
+     * just made: the same result whatever ran before. */
+    uint64_t first = regs_launch(REGS_PTX(""));
+    assert_int_equal(regs_launch(REGS_PTX("mov.u64 %rd3, %rd2;\n")), 0x1234567890ull);
+    assert_int_equal(regs_launch(REGS_PTX("")), first);
+    assert_int_equal(first, 0);
 }
 
 /* A grid barrier from atomics and a spin (as cooperative groups build one): it completes only
