@@ -47,20 +47,27 @@ static bool has_flag(const char *line, const char *flag) {
     return false;
 }
 
-/* The kernel's word on the counter: the same rate always (constant_tsc), also in deep sleep
- * states (nonstop_tsc), and the kernel's own clock (the current clocksource is tsc), which it
- * uses only when the counters of all the CPUs agree: the flags alone do not say that, and
- * records of threads on different CPUs would be out of order. */
-static bool tsc_invariant(void) {
+/* Whether the kernel's own clock is the counter, which it is only where the counters of all the
+ * CPUs agree: the CPU's flags alone do not say that, and records of threads on different CPUs
+ * would be out of order. */
+static bool clocksource_tsc(void) {
     FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
     if (f == NULL) return false;
     char source[32] = "";
     bool ok = fgets(source, sizeof source, f) != NULL && strcmp(source, "tsc\n") == 0;
     fclose(f);
-    if (!ok || (f = fopen("/proc/cpuinfo", "re")) == NULL) return false;
+    return ok;
+}
+
+/* The kernel's word on the counter: the same rate always (constant_tsc), also in deep sleep
+ * states (nonstop_tsc), and its own clock (clocksource_tsc). */
+static bool tsc_invariant(void) {
+    if (!clocksource_tsc()) return false;
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (f == NULL) return false;
     char *line = NULL;
     size_t cap = 0;
-    ok = false;
+    bool ok = false;
     while (getline(&line, &cap, f) > 0) {
         if (strncmp(line, "flags", 5) != 0) continue;
         ok = has_flag(line, "constant_tsc") && has_flag(line, "nonstop_tsc");

@@ -106,6 +106,11 @@ void cushim__tbuf_put(cushim__tbuf *b, const char *p, size_t n) {
     }
 }
 
+void cushim__tbuf_wait_exits(void) {
+    pthread_mutex_lock(&list_lock);
+    pthread_mutex_unlock(&list_lock);
+}
+
 void cushim__tbuf_each(void (*fn)(cushim__tbuf *b)) {
     pthread_mutex_lock(&list_lock);
     for (cushim__tbuf *b = list; b != NULL; b = b->next) fn(b);

@@ -73,6 +73,9 @@ void cushim__tbuf_room(cushim__tbuf *b);
 
 /* Calls fn on every thread's state, under the list's lock (which a thread's exit takes). */
 void cushim__tbuf_each(void (*fn)(cushim__tbuf *b));
+/* Returns once every thread exit that is formatting its ring has written it (an exit holds the
+ * list's lock for that long). */
+void cushim__tbuf_wait_exits(void);
 
 /* This thread's buffer as it is (NULL when it has none): nothing made, nothing written. */
 cushim__tbuf *cushim__tbuf_current(void);

@@ -208,8 +208,6 @@ static void go_fast(const config *c) {
         atomic_store(&cushim__writer_run, 0u);
 }
 
-static void no_op(cushim__tbuf *b) { (void)b; }
-
 /* Starts as asked; on failure returns its code with the sentence in `warning`. */
 static CUresult start(const char *what, const char *path) {
     config c;
@@ -294,9 +292,8 @@ CUSHIM_API CUresult cushim_trace_stop(void) {
     unsigned long dropped = cushim__writer_drain(); /* every record, before the file's tail */
     atomic_store(&cushim__writer_run, 0u); /* a fast call that outlived the hook: left out */
     /* A thread's exit that began before that store may still be formatting such a call into the
-     * file: it holds the list of rings' lock until its bytes are out, so taking that lock once
-     * waits for it, and every later exit sees no run and skips the record. */
-    cushim__tbuf_each(no_op);
+     * file; every later exit sees no run and skips the record. */
+    cushim__tbuf_wait_exits();
     pthread_mutex_lock(&lock);
     if (running) {
         if (cfg.timeline && !atomic_load(&reopen)) cushim__out_append("\n]\n", 3);
