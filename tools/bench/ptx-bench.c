@@ -14,6 +14,9 @@
  * (ptx-native.c, -O3 for this CPU, one host thread): its CPU time a run, and how many times that
  * the interpreter's CPU time a launch is.
  *
+ * With --only NAME,... only those rows run ("saxpy", "saxpy+jit", ...; with --checks, the kernels
+ * named).
+ *
  * With --checks (after --quick, if both) each kernel runs with each of CUSHIM_MOCK_CHECK's
  * checks in turn, set through the mock's control API in the same process, unchecked rows
  * interleaved with the checked ones (off, memcheck, racecheck, initcheck, synccheck, all, off),
@@ -210,7 +213,17 @@ static void checked_rows(cushim_context *ctx, workload *w, double seconds, const
     printf("\n");
 }
 
-static void run_all(bool quick, bool checks) {
+/* --only's list (comma-separated row names, "saxpy+jit" for a tier row): NULL runs every row. */
+static bool wanted(const char *only, const char *name) {
+    if (only == NULL) return true;
+    size_t n = strlen(name);
+    for (const char *p = only; *p != 0; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strcspn(p, ",") == n && strncmp(p, name, n) == 0) return true;
+    }
+    return false;
+}
+
+static void run_all(bool quick, bool checks, const char *only) {
     if (cushim_init() != CUDA_SUCCESS) die("cushim_init");
     cushim_context *ctx = NULL;
     if (cushim_context_primary(&ctx, 0) != CUDA_SUCCESS ||
@@ -263,6 +276,7 @@ static void run_all(bool quick, bool checks) {
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         if (checks) {
+            if (!wanted(only, w[i].name)) continue;
             setenv("CUSHIM_MOCK_JIT", "off", 1);
             checked_rows(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
             continue;
@@ -272,9 +286,11 @@ static void run_all(bool quick, bool checks) {
         snprintf(name, sizeof name, "%s+jit", w[i].name);
         jit.name = name;
         setenv("CUSHIM_MOCK_JIT", "off", 1);
-        measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+        if (wanted(only, w[i].name))
+            measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
         setenv("CUSHIM_MOCK_JIT", "on", 1);
-        measure(ctx, &jit, quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+        if (wanted(only, jit.name))
+            measure(ctx, &jit, quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
     }
     free(h.x);
     free(h.y);
@@ -288,9 +304,11 @@ static void run_all(bool quick, bool checks) {
 
 int main(int argc, char **argv) {
     bool quick = false, checks = false;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
         checks |= strcmp(argv[i], "--checks") == 0;
+        if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     }
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
         char cores[16];
@@ -303,6 +321,6 @@ int main(int argc, char **argv) {
         if (r == 0 && !checks) ptx_scale_print(&scale, atoi(cores), quick);
         return r;
     }
-    run_all(quick, checks);
+    run_all(quick, checks, only);
     return 0;
 }
