@@ -17,7 +17,7 @@ static bool warp_ready(pblock *b, unsigned w, const pinst *in, uint32_t mask, ui
     for (unsigned i = 0; i < n; i++) {
         pthr *x = &b->t[first + i];
         bool member = (mask >> i) & 1;
-        if (!member || x->state == TS_EXIT) continue;
+        if (!member || !((b->warps[w].live >> i) & 1)) continue; /* an exited lane */
         if (x->state == TS_RUN) return false;
         if (x->state != TS_WARP || x->wait->op / T_COUNT != in->op / T_COUNT) return false;
         *part |= 1u << i;

@@ -105,9 +105,6 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
             p->pc = c.pc;
             if (s == PJIT_YIELD) return TS_YIELD;
             if (s == PJIT_EXIT) { /* as ptx_exec.c's exit of a whole path */
-                pthr *lanes = b->t + w->first;
-#pragma GCC unroll 32
-                for (unsigned l = 0; l < 32; l++) lanes[l].state = TS_EXIT;
                 b->exited += 32;
                 w->live = 0;
                 p->mask = 0;

@@ -86,6 +86,7 @@ typedef struct pblock {
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     unsigned bar_arrived[16], bar_arrive_count[16]; /* bar.arrive's, until the barrier completes */
     bool done;
+    bool lanes_clean;   /* every pthr says TS_RUN (the last block ended with all lanes exited) */
     uint64_t steps;     /* thread-instructions of this block and those its host thread ran before */
     uint64_t jit_ran;   /* warp-instructions of compiled code, counted as steps are */
     uint64_t rng;       /* the random schedule's state, 0 for none */

@@ -44,10 +44,11 @@ static ppath *path_add(pwarp *w, int depth) {
 
 /* Removes path i; its frames stay in the slot past the end, for the next path_add. */
 static void path_remove(pwarp *w, int i) {
+    int last = --w->npaths;
+    if (i == last) return; /* the common case (the warp's one path): nothing moves */
     ppath tmp = w->paths[i];
-    w->paths[i] = w->paths[w->npaths - 1];
-    w->paths[w->npaths - 1] = tmp;
-    w->npaths--;
+    w->paths[i] = w->paths[last];
+    w->paths[last] = tmp;
 }
 
 static bool same_stack(const ppath *a, const ppath *b) {
