@@ -317,6 +317,8 @@ const char ptx__jit_prelude[] =
     "(uint64_t)(int64_t)v; }\n"
     "static inline uint64_t ld_u64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }\n"
     "#define GUARD(g, neg) (((g) & 1) != (neg))\n"
+    "static inline int differ(const uint64_t *r) { uint64_t d = 0;\n"
+    "  for (unsigned l = 0; l < 32; l++) d |= r[l] ^ r[0];\n  return d != 0; }\n"
     "#if defined(__AVX2__)\n#include <immintrin.h>\n"
     "static inline uint32_t gmask32(const uint32_t *g) { uint32_t m = 0;\n"
     "  for (unsigned l = 0; l < 32; l += 8) { __m256i v = _mm256_slli_epi32(_mm256_loadu_si256("

@@ -164,6 +164,71 @@ static void uniforms(const mock_ptx_func *k, uint8_t *uni) {
     }
 }
 
+/* Registers likely to hold one value in every lane of a warp wherever compiled code reads them
+ * (lu): written only by compiled lane-wise instructions whose operands and guard are such values
+ * (or constants, or uniform special registers), outside code that a branch the lanes may
+ * disagree on skips or repeats. Compiled code keeps each in one C scalar. That is exact
+ * within a stretch (compiled code runs whole warps only); where a stretch loads one from the
+ * register block (the interpreter may have written lanes apart), it checks that the 32 lanes
+ * agree and hands back to the interpreter where they do not, so this only guesses well, and
+ * a wrong guess costs speed, not correctness. */
+static void warp_uniform(const mock_ptx_func *k, const uint8_t *kinds, const uint8_t *konst,
+                         const uint8_t *uni, const uint64_t *live, size_t words, uint8_t *lu) {
+    size_t nc = k->ncode;
+    for (uint32_t q = SL_RESERVED; q < k->nslots; q++) lu[q] = !konst[q];
+    for (size_t j = 0; j < nc; j++) {
+        const pinst *c = &k->code[j];
+        if (kinds[j] == K_LANE) continue;
+        for (int q = 0; q < 4; q++)
+            if (c->d[q] < k->nslots) lu[c->d[q]] = 0;
+    }
+#define SCALAR(q) (konst[q] || uni[q] || lu[q])
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t j = 0; j < nc; j++) {
+            const pinst *c = &k->code[j];
+            uint32_t r[8], w[2];
+            int nw = kinds[j] == K_LANE ? ptx__jit_lane_writes(c, w) : 0;
+            bool same = true;
+            if (kinds[j] == K_LANE) {
+                int nr = ptx__jit_lane_reads(c, r);
+                for (int q = 0; q < nr; q++) same &= SCALAR(r[q]) != 0;
+                for (int q = 0; q < nw; q++) same &= lu[w[q]] != 0; /* all or none */
+            }
+            if (!same) {
+                for (int q = 0; q < nw; q++) {
+                    changed |= lu[w[q]] != 0;
+                    lu[w[q]] = 0;
+                }
+            }
+            /* A branch the lanes may disagree on: what the code it skips (forward, to the
+             * join, past an else part's unconditional jump) or repeats (backward) writes
+             * differs between lanes after it, where it is read after the join (live there). */
+            if (c->op / T_COUNT != O_BRA || SCALAR(c->guard) || (size_t)c->imm >= nc) continue;
+            size_t from = (size_t)c->imm <= j ? (size_t)c->imm : j + 1;
+            size_t to = (size_t)c->imm <= j ? j + 1 : (size_t)c->imm;
+            for (size_t i = from; i < to && i < nc; i++) {
+                const pinst *x = &k->code[i];
+                if (x->op / T_COUNT == O_BRA && x->guard == SL_TRUE && (size_t)x->imm > to &&
+                    (size_t)x->imm <= nc)
+                    to = (size_t)x->imm;
+            }
+            const uint64_t *after = live != NULL && to <= nc ? live + to * words : NULL;
+            for (size_t i = from; i < to && i < nc; i++) {
+                const pinst *x = &k->code[i];
+                for (int q = 0; q < 4; q++) {
+                    uint32_t d = x->d[q];
+                    if (d >= k->nslots || !lu[d]) continue;
+                    if (after != NULL && !((after[d / 64] >> (d % 64)) & 1)) continue;
+                    lu[d] = 0;
+                    changed = true;
+                }
+            }
+        }
+    }
+#undef SCALAR
+}
+
 /* Where a stretch ends: after an unconditional branch or exit, or a branch out of the code. */
 static bool ends_stretch(const pinst *c, int kind, size_t nc) {
     return (kind == K_BRA && (c->guard == SL_TRUE || (size_t)c->imm >= nc)) ||
@@ -176,9 +241,10 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     uint8_t *kinds = malloc(nc + 1), *leader = calloc(nc + 1, 1);
     uint8_t *konst = calloc((size_t)k->nslots + 1, 1), *zx = calloc((size_t)k->nslots + 1, 1);
     uint8_t *uni = calloc((size_t)k->nslots + 1, 1), *scalar = calloc((size_t)k->nslots + 1, 1);
+    uint8_t *lu = calloc((size_t)k->nslots + 1, 1);
     pjit_sbuf s = {0};
     if (kinds == NULL || leader == NULL || konst == NULL || zx == NULL || uni == NULL ||
-        scalar == NULL) {
+        scalar == NULL || lu == NULL) {
         s.bad = true;
         goto out;
     }
@@ -194,9 +260,11 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     constants(k, kinds, konst);
     zero_extended(k, kinds, zx);
     uniforms(k, uni);
-    for (uint32_t q = 0; q < k->nslots; q++) scalar[q] = konst[q] || uni[q];
     size_t words = ((size_t)k->nslots + 63) / 64;
-    pjit_kernel g = {k, nc, words, kinds, entry, konst, uni, scalar, zx, liveness(k, kinds, words)};
+    uint64_t *live = liveness(k, kinds, words);
+    warp_uniform(k, kinds, konst, uni, live, words, lu);
+    for (uint32_t q = 0; q < k->nslots; q++) scalar[q] = konst[q] || uni[q] || lu[q];
+    pjit_kernel g = {k, nc, words, kinds, entry, konst, uni, lu, scalar, zx, live};
     ptx__jit_put(&s,
                  "/* cushim mock: kernel code compiled from decoded PTX, %zu instructions */\n%s",
                  nc, ptx__jit_prelude);
@@ -234,6 +302,7 @@ out:
     free(konst);
     free(zx);
     free(uni);
+    free(lu);
     free(scalar);
     if (s.bad) {
         free(s.p);

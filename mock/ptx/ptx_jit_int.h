@@ -77,7 +77,8 @@ typedef struct pjit_kernel {
     const uint8_t *entry;  /* compiled code may start here */
     const uint8_t *konst;  /* the same literal value in every lane, all launch */
     const uint8_t *uni;    /* special registers the same in every lane, never written */
-    const uint8_t *scalar; /* konst or uni: one C scalar, not an array of lanes */
+    const uint8_t *lu;     /* written, and likely the same in every lane (checked where loaded) */
+    const uint8_t *scalar; /* konst, uni or lu: one C scalar, not an array of lanes */
     const uint8_t *zx;     /* always 32 bits zero-extended in the register block */
     const uint64_t *live;  /* live on entry to each instruction (nc + 1 sets); NULL: all */
 } pjit_kernel;

@@ -179,23 +179,39 @@ static void needs(const stretch *t, size_t p, uint64_t *out) {
     for (size_t q = 0; q < t->words; q++) out[q] = t->loop ? t->touched[q] : rb[q] | (wr[q] & u[q]);
 }
 
-/* One loop over the lanes moving the slots of set between the arrays and the block. */
+/* One loop over the lanes moving the slots of set between the arrays and the block (a scalar
+ * loaded from lane 0, stored to every lane). */
 static void move(stretch *t, const uint64_t *set, bool load) {
+    const pjit_kernel *g = t->g;
     bool any = false;
-    for (uint32_t q = 0; load && q < t->g->k->nslots; q++) {
-        if (HAS(set, q) && t->g->uni[q]) ptx__jit_put(t->s, "  v%u = R[%uu * 32];\n", q, q);
+    for (uint32_t q = 0; load && q < g->k->nslots; q++) {
+        if (HAS(set, q) && (g->uni[q] || g->lu[q]))
+            ptx__jit_put(t->s, "  v%u = R[%uu * 32];\n", q, q);
     }
-    for (uint32_t q = 0; q < t->g->k->nslots; q++) {
-        if (!HAS(set, q) || t->g->scalar[q]) continue;
+    for (uint32_t q = 0; q < g->k->nslots; q++) {
+        if (!HAS(set, q) || (g->scalar[q] && (load || !g->lu[q]))) continue;
         if (!any) ptx__jit_put(t->s, "  for (unsigned l = 0; l < 32; l++) {");
         any = true;
         if (load)
             ptx__jit_put(t->s, " v%u[l] = %sR[%uu * 32 + l];", q, t->narrow[q] ? "(uint32_t)" : "",
                          q);
         else
-            ptx__jit_put(t->s, " R[%uu * 32 + l] = v%u[l];", q, q);
+            ptx__jit_put(t->s, " R[%uu * 32 + l] = v%u%s;", q, q, g->lu[q] ? "" : "[l]");
     }
     if (any) ptx__jit_put(t->s, " }\n");
+}
+
+/* After move loaded set: "  if (<a loaded lu slot's lanes disagree>)" for the caller's way
+ * out, and true; false (nothing written) where set holds none. */
+static bool lu_check(stretch *t, const uint64_t *set) {
+    bool any = false;
+    for (uint32_t q = 0; q < t->g->k->nslots; q++) {
+        if (!HAS(set, q) || !t->g->lu[q]) continue;
+        ptx__jit_put(t->s, any ? " | differ(R + %uu * 32)" : "  if (differ(R + %uu * 32)", q);
+        any = true;
+    }
+    if (any) ptx__jit_put(t->s, ")");
+    return any;
 }
 
 /* Leaving at instruction p towards `to` (live there): the written slots stored, then `go`. */
@@ -231,11 +247,22 @@ static void name(const stretch *t, uint32_t q, const char *lane, char *out, size
         snprintf(out, n, "v%u[%s]", q, lane);
 }
 
-/* A run [i, e) of lane-wise instructions as one loop over the lanes. */
-static void lanes(stretch *t, size_t i, size_t e) {
+/* Whether lane-wise instruction j writes scalars (lu slots: all it writes, or none). */
+static bool writes_scalar(const stretch *t, size_t j) {
+    uint32_t w[2];
+    return ptx__jit_lane_writes(&t->g->k->code[j], w) > 0 && t->g->lu[w[0]];
+}
+
+/* A run [i, e) of lane-wise instructions as one loop over the lanes, or, where they write
+ * scalars (sc: their operands are scalars too), as plain statements in order. */
+static void lanes(stretch *t, size_t i, size_t e, bool sc) {
     const pjit_kernel *g = t->g;
-    ptx__jit_put(t->s, "  n += %zu;\n#pragma GCC ivdep\n  for (unsigned l = 0; l < 32; l++) {\n",
-                 e - i);
+    if (sc)
+        ptx__jit_put(t->s, "  n += %zu;\n  {\n", e - i);
+    else
+        ptx__jit_put(t->s,
+                     "  n += %zu;\n#pragma GCC ivdep\n  for (unsigned l = 0; l < 32; l++) {\n",
+                     e - i);
     for (size_t j = i; j < e; j++) {
         const pinst *in = &g->k->code[j];
         char ex[512], a[24], b[24], gd[24];
@@ -342,7 +369,11 @@ static void taken(stretch *t, size_t j) {
         needs(t, to, t->tmp);
         const uint64_t *wr = at(t, t->W, j);
         for (size_t q = 0; q < t->words; q++) t->tmp[q] &= ~wr[q];
-        if (!t->loop) move(t, t->tmp, true);
+        if (!t->loop) {
+            move(t, t->tmp, true);
+            snprintf(go, sizeof go, "c->pc = %zu; goto bail;", to);
+            if (lu_check(t, t->tmp)) leave(t, j, to, go);
+        }
         ptx__jit_put(t->s, "  goto I%zu;\n", to);
         return;
     }
@@ -401,7 +432,7 @@ static void emit(stretch *t) {
     const pjit_kernel *g = t->g;
     size_t bytes = 0;
     for (uint32_t q = 0; q < g->k->nslots; q++)
-        if (HAS(t->touched, q) && !g->uni[q]) bytes += t->narrow[q] ? 128 : 256;
+        if (HAS(t->touched, q) && !g->uni[q] && !g->lu[q]) bytes += t->narrow[q] ? 128 : 256;
     if (bytes > STACK_MAX) {
         for (size_t j = t->s0; j < t->e; j++)
             if (g->entry[j]) ptx__jit_put(t->s, "L%zu:\n  c->pc = %zu; goto bail;\n", j, j);
@@ -409,7 +440,7 @@ static void emit(stretch *t) {
     }
     ptx__jit_put(t->s, "  { /* instructions %zu to %zu */\n", t->s0, t->e - 1);
     for (uint32_t q = 0; q < g->k->nslots; q++) {
-        if (HAS(t->touched, q) && g->uni[q])
+        if (HAS(t->touched, q) && (g->uni[q] || g->lu[q]))
             ptx__jit_put(t->s, "  uint64_t v%u;\n", q);
         else if (HAS(t->touched, q))
             ptx__jit_put(t->s, "  uint%d_t v%u[32] __attribute__((aligned(32)));\n",
@@ -421,13 +452,17 @@ static void emit(stretch *t) {
             ptx__jit_put(t->s, "L%zu:;\n", j);
             needs(t, j, t->tmp);
             move(t, t->tmp, true);
+            if (lu_check(t, t->tmp)) ptx__jit_put(t->s, " { c->pc = %zu; goto bail; }\n", j);
         }
         if (g->entry[j] || t->jt[j - t->s0]) ptx__jit_put(t->s, "I%zu:;\n", j);
         int kind = g->kinds[j];
         if (kind == K_LANE) {
             size_t e = j + 1;
-            while (e < t->e && g->kinds[e] == K_LANE && !g->entry[e] && !t->jt[e - t->s0]) e++;
-            lanes(t, j, e);
+            bool sc = writes_scalar(t, j);
+            while (e < t->e && g->kinds[e] == K_LANE && !g->entry[e] && !t->jt[e - t->s0] &&
+                   writes_scalar(t, e) == sc)
+                e++;
+            lanes(t, j, e, sc);
             j = e;
             continue;
         }

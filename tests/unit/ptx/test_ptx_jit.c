@@ -122,6 +122,42 @@ static void test_wide_stretch_runs_interpreted(void **state) {
     dev_free_all();
 }
 
+/* %r3 is written twice, each time the same in every lane (a literal), and the tier keeps such
+ * a register in one scalar; but lanes 0 to 15 branch around the first write (to B) and the
+ * others around the second (through J), so after the barrier, where the warp is whole again and
+ * compiled code loads %r3, the lanes disagree: the load must see that and leave the instruction
+ * to the interpreter. Lanes below 16 of each warp store 12, the others 11. */
+static const char split_uniform_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"
+         ".reg .pred %p<3>; .reg .b32 %r<6>; .reg .b64 %rd<4>;\n"
+         "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+         "and.b32 %r5, %r1, 31; setp.lt.u32 %p1, %r5, 16;\n"
+         "mov.u32 %r2, 7; setp.ne.u32 %p2, %r2, 0;\n"
+         "@%p1 bra B;\n"
+         "mov.u32 %r3, 1;\n"
+         "@%p2 bra J;\n"
+         "B:\n"
+         "mov.u32 %r3, 2;\n"
+         "J:\n"
+         "bar.sync 0;\n"
+         "add.s32 %r4, %r3, 10;\n"
+         "mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+         "st.global.u32 [%rd3], %r4;\n"
+         "ret;\n}\n";
+
+static void test_uniform_guess_checked(void **state) {
+    (void)state;
+    unsigned char *out = dev_alloc(64 * 4);
+    void *p[] = {&out};
+    assert_true(same_both_ways(split_uniform_ptx, 1, 64, p, out, 64 * 4, CUDA_SUCCESS) > 0);
+    for (unsigned i = 0; i < 64; i++) {
+        uint32_t v;
+        memcpy(&v, out + i * 4, 4);
+        assert_int_equal(v, i % 32 < 16 ? 12 : 11);
+    }
+    dev_free_all();
+}
+
 static const char oob_ptx[] = HEAD ".visible .entry k(.param .u64 out)\n{\n"
                                    ".reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
                                    "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
@@ -336,6 +372,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alu_families_agree),
         cmocka_unit_test(test_wide_stretch_runs_interpreted),
+        cmocka_unit_test(test_uniform_guess_checked),
         cmocka_unit_test(test_out_of_bounds_same_fault),
         cmocka_unit_test(test_shared_memory_agrees),
         cmocka_unit_test(test_spin_fails_within_bounds),
