@@ -178,16 +178,16 @@ typedef uint32_t u32x4 __attribute__((vector_size(16)));
 typedef int32_t s32x4 __attribute__((vector_size(16)));
 typedef int64_t s64x4 __attribute__((vector_size(32)));
 static inline __attribute__((always_inline)) void coalesced(unsigned char *q, uint64_t *d, int ty,
-                                                            bool ld) {
+                                                            bool ld, unsigned lanes) {
     if (bits_of(ty) == 64) {
         if (ld)
-            memcpy(d, q, 32 * 8);
+            memcpy(d, q, lanes * 8);
         else
-            memcpy(q, d, 32 * 8);
+            memcpy(q, d, lanes * 8);
         return;
     }
     /* Four lanes a step, widened or narrowed by vector conversions. */
-    for (unsigned l = 0; l < 32; l += 4) {
+    for (unsigned l = 0; l < lanes; l += 4) {
         if (ld && ty == T_S32) {
             s32x4 v;
             memcpy(&v, q + l * 4, sizeof v);
@@ -205,6 +205,46 @@ static inline __attribute__((always_inline)) void coalesced(unsigned char *q, ui
             memcpy(q + l * 4, &v, sizeof v);
         }
     }
+}
+
+/* A warp's load whose two halves (lanes 0-15, 16-31) each read one word (a broadcast) or 16
+ * consecutive ones: the rows and columns of a 16x16 tile in shared memory (As[ty][k] and
+ * Bs[k][tx] with two rows of threads a warp), or one row of a 32-wide tile read by every
+ * lane. Both halves' runs checked within [base, base + lim) and aligned, then a word or a
+ * copy each; false (nothing done) for any other pattern, or a run out of bounds. */
+static inline __attribute__((always_inline)) bool halves(const uint64_t *x, uint64_t imm, bool a32,
+                                                         uint64_t sz, uint64_t base, uint64_t lim,
+                                                         unsigned char *mem, uint64_t *d, int ty) {
+    uint64_t km = a32 ? 0xffffffffu : ~(uint64_t)0;
+    u64x4 acc = {0, 0, 0, 0}, add = {imm, imm, imm, imm}, keep = {km, km, km, km};
+    uint64_t h[2], st[2];
+    for (unsigned i = 0; i < 2; i++) {
+        h[i] = (x[16 * i] + imm) & km;
+        st[i] = ((x[16 * i + 1] + imm) & km) - h[i];
+        uint64_t s = st[i], run = 15 * s + sz;
+        if ((s != 0 && s != sz) || run > lim || h[i] - base > lim - run || (h[i] & (sz - 1)))
+            return false;
+        u64x4 want = {h[i], h[i] + s, h[i] + 2 * s, h[i] + 3 * s};
+        u64x4 step = {4 * s, 4 * s, 4 * s, 4 * s};
+        for (unsigned l = 16 * i; l < 16 * i + 16; l += 4) {
+            u64x4 v;
+            memcpy(&v, x + l, sizeof v);
+            acc |= ((v + add) & keep) ^ want;
+            want += step;
+        }
+    }
+    if ((acc[0] | acc[1] | acc[2] | acc[3]) != 0) return false;
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned char *q = mem != NULL ? mem + h[i] : (unsigned char *)(uintptr_t)h[i];
+        if (st[i] != 0) {
+            coalesced(q, d + 16 * i, ty, true, 16);
+            continue;
+        }
+        uint64_t v = load(q, ty);
+        u64x4 w = {v, v, v, v};
+        for (unsigned l = 0; l < 16; l += 4) memcpy(d + 16 * i + l, &w, sizeof w);
+    }
+    return true;
 }
 #endif
 
@@ -262,9 +302,12 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
             if (apart == 0) apart = not_consecutive(x, imm, a32, a0, sz);
             if (apart == 0 && run <= lim && a0 - base <= lim - run && !(a0 & (sz - 1))) {
                 coalesced(sp == S_SHARED ? b->smem + a0 : (unsigned char *)(uintptr_t)a0, d, ty,
-                          ld);
+                          ld, 32);
                 return true;
             }
+            if (ld && apart != 0 &&
+                halves(x, imm, a32, sz, base, lim, sp == S_SHARED ? b->smem : NULL, d, ty))
+                return true;
         }
 #endif
         for (unsigned l = 0; l < 32; l++) {
