@@ -56,6 +56,14 @@ static long blocks_of(const ptx_native_grid *g) {
 static void run_block(ptx_native_grid *g, long i) {
     if (g->kernel == PTX_NATIVE_SAXPY) {
         ptx_native_saxpy(256, g->a, g->x + i * 256, g->y + i * 256);
+    } else if (g->kernel == PTX_NATIVE_ALU) {
+        unsigned sum = 0;
+        for (unsigned j = 0; j < 256; j++) {
+            unsigned v = (unsigned)i * 256u + j;
+            for (unsigned s = 0; s < 64; s++) v = (v ^ (v >> 15)) * 0x2c1b3c6du + s;
+            sum += v;
+        }
+        __atomic_fetch_add(&g->total, sum, __ATOMIC_RELAXED);
     } else if (g->kernel == PTX_NATIVE_REDUCE) {
         unsigned sum = 0;
         for (int j = 0; j < 256; j++) sum += (unsigned)g->in[i * 256 + j];

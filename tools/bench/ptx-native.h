@@ -19,10 +19,13 @@ int ptx_native_reduce(const int *in, int n);
 float *ptx_native_floats(size_t n);
 int *ptx_native_ints(size_t n);
 
-enum { PTX_NATIVE_SAXPY, PTX_NATIVE_MATMUL, PTX_NATIVE_REDUCE };
+/* PTX_NATIVE_ALU is no kernel of the bench: a block of 256 integer hash chains of 64 steps,
+ * no memory (the compiler keeps it to vector multiplies, shifts and xors): what the machine
+ * gives work bound by its arithmetic units alone, as an interpreter's is, over N threads. */
+enum { PTX_NATIVE_SAXPY, PTX_NATIVE_MATMUL, PTX_NATIVE_REDUCE, PTX_NATIVE_ALU };
 
 /* The host copies a grid works on: saxpy's n elements of x and y, matmul's dim x dim matrices,
- * reduce's n integers summed into total. */
+ * reduce's n integers summed into total (and the ALU blocks' hashes, n / 256 blocks). */
 typedef struct ptx_native_grid {
     int kernel; /* PTX_NATIVE_* */
     int n, dim;

@@ -79,14 +79,14 @@ void ptx_scale_print(const ptx_scale *s, int threads, bool quick) {
           *ma = ptx_native_floats((size_t)dim * dim), *mb = ptx_native_floats((size_t)dim * dim),
           *c = ptx_native_floats((size_t)dim * dim);
     int *in = ptx_native_ints((size_t)n);
-    static const char *kernels[] = {"saxpy", "matmul", "reduce"};
+    static const char *kernels[] = {"saxpy", "matmul", "reduce", "alu (C)"};
     char many[16];
     snprintf(many, sizeof many, "%d", threads);
     printf("\nscaling from 1 to %d host threads (wall time a launch on 1 over that on %d):\n",
            threads, threads);
     printf("%-10s %10s %10s %10s %12s %12s\n", "kernel", "interp", "interp+jit", "native",
            "native ms 1", "native ms N");
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) { /* the last: native only (no kernel), PTX_NATIVE_ALU */
         char jit[32];
         snprintf(jit, sizeof jit, "%s+jit", kernels[k]);
         ptx_native_grid g = {k, n, dim, 2.0f, x, y, ma, mb, c, in, 0};
