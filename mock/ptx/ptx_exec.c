@@ -301,8 +301,8 @@ access(pblock *b, pthr *lanes, const pinst *in, uint32_t m, uint64_t *R, int sp,
             uint64_t apart = (a32 ? (uint32_t)(x[31] + imm) : x[31] + imm) ^ (a0 + 31 * sz);
             if (apart == 0) apart = not_consecutive(x, imm, a32, a0, sz);
             if (apart == 0 && run <= lim && a0 - base <= lim - run && !(a0 & (sz - 1))) {
-                coalesced(sp == S_SHARED ? b->smem + a0 : (unsigned char *)(uintptr_t)a0, d, ty,
-                          ld, 32);
+                coalesced(sp == S_SHARED ? b->smem + a0 : (unsigned char *)(uintptr_t)a0, d, ty, ld,
+                          32);
                 return true;
             }
             if (ld && apart != 0 &&

@@ -260,9 +260,8 @@ static void lanes(stretch *t, size_t i, size_t e, bool sc) {
     if (sc)
         ptx__jit_put(t->s, "  n += %zu;\n  {\n", e - i);
     else
-        ptx__jit_put(t->s,
-                     "  n += %zu;\n#pragma GCC ivdep\n  for (unsigned l = 0; l < 32; l++) {\n",
-                     e - i);
+        ptx__jit_put(
+            t->s, "  n += %zu;\n#pragma GCC ivdep\n  for (unsigned l = 0; l < 32; l++) {\n", e - i);
     for (size_t j = i; j < e; j++) {
         const pinst *in = &g->k->code[j];
         char ex[512], a[24], b[24], gd[24];
