@@ -34,7 +34,9 @@
 
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
-static bool stopping;           /* under wake_lock */
+static bool stopping; /* under wake_lock */
+static bool started;  /* under wake_lock: the thread has begun writer_main */
+static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
 static atomic_bool thread_runs; /* the background thread exists (in this process) */
 /* The writer waits the long wait: set under wake_lock, read by the threads without it. */
 static atomic_bool writer_idle;
@@ -180,6 +182,8 @@ static void wake(void) {
 static void *writer_main(void *unused) {
     (void)unused;
     pthread_mutex_lock(&wake_lock);
+    started = true;
+    pthread_cond_broadcast(&start_cond);
     while (!stopping) {
         pthread_mutex_unlock(&wake_lock);
         pass_cells = 0;
@@ -225,6 +229,12 @@ bool cushim__writer_start(void) {
     pthread_sigmask(SIG_SETMASK, &all, &old);
     bool made = pthread_create(&thread, NULL, writer_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* Returns once the thread runs the writer's code: a fork() just after must not find it
+     * still inside the C library's or a sanitizer's start-up of a thread, holding a lock that
+     * would stay held in the child (the mock's host-thread pool hung so under ASan). */
+    pthread_mutex_lock(&wake_lock);
+    while (made && !started) pthread_cond_wait(&start_cond, &wake_lock);
+    pthread_mutex_unlock(&wake_lock);
     atomic_store(&thread_runs, made);
     return made;
 }
@@ -236,6 +246,9 @@ unsigned long cushim__writer_drain(void) {
         pthread_cond_signal(&wake_cond);
         pthread_mutex_unlock(&wake_lock);
         (void)pthread_join(thread, NULL);
+        pthread_mutex_lock(&wake_lock);
+        started = false;
+        pthread_mutex_unlock(&wake_lock);
         atomic_store(&thread_runs, false);
     }
     cushim__tbuf_each(drain_one);
@@ -321,8 +334,10 @@ void cushim__ring_crossed(size_t old, size_t h) {
 static void after_fork_child(void) {
     pthread_mutex_init(&wake_lock, NULL);
     pthread_cond_init(&wake_cond, NULL);
+    pthread_cond_init(&start_cond, NULL);
     atomic_store(&thread_runs, false);
     stopping = false;
+    started = false;
     forked = true;
 }
 static CUSHIM__CONSTRUCTOR void writer_register_fork(void) {
