@@ -159,19 +159,24 @@ static inline bool plain_word(int ty) {
  * a0 + sz, a0 + 2 sz, ... (32-bit ones that wrap are not). In vectors of four, which the
  * compiler keeps to vector instructions (its own vectoriser left this reduction scalar). */
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
+/* The same for the n lanes from x (n a multiple of 4) against a0, a0 + sz, ... (sz 0: all a0). */
 static inline __attribute__((always_inline)) uint64_t
-not_consecutive(const uint64_t *x, uint64_t imm, bool a32, uint64_t a0, uint64_t sz) {
+off_stride(const uint64_t *x, unsigned n, uint64_t imm, bool a32, uint64_t a0, uint64_t sz) {
     u64x4 acc = {0, 0, 0, 0}, want = {a0, a0 + sz, a0 + 2 * sz, a0 + 3 * sz};
     u64x4 add = {imm, imm, imm, imm}, step = {4 * sz, 4 * sz, 4 * sz, 4 * sz};
     uint64_t km = a32 ? 0xffffffffu : ~(uint64_t)0;
     u64x4 keep = {km, km, km, km};
-    for (unsigned l = 0; l < 32; l += 4) {
+    for (unsigned l = 0; l < n; l += 4) {
         u64x4 v;
         memcpy(&v, x + l, sizeof v);
         acc |= ((v + add) & keep) ^ want;
         want += step;
     }
     return acc[0] | acc[1] | acc[2] | acc[3];
+}
+static inline __attribute__((always_inline)) uint64_t
+not_consecutive(const uint64_t *x, uint64_t imm, bool a32, uint64_t a0, uint64_t sz) {
+    return off_stride(x, 32, imm, a32, a0, sz);
 }
 
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
@@ -216,24 +221,15 @@ static inline __attribute__((always_inline)) bool halves(const uint64_t *x, uint
                                                          uint64_t sz, uint64_t base, uint64_t lim,
                                                          unsigned char *mem, uint64_t *d, int ty) {
     uint64_t km = a32 ? 0xffffffffu : ~(uint64_t)0;
-    u64x4 acc = {0, 0, 0, 0}, add = {imm, imm, imm, imm}, keep = {km, km, km, km};
     uint64_t h[2], st[2];
     for (unsigned i = 0; i < 2; i++) {
         h[i] = (x[16 * i] + imm) & km;
         st[i] = ((x[16 * i + 1] + imm) & km) - h[i];
         uint64_t s = st[i], run = 15 * s + sz;
-        if ((s != 0 && s != sz) || run > lim || h[i] - base > lim - run || (h[i] & (sz - 1)))
+        if ((s != 0 && s != sz) || run > lim || h[i] - base > lim - run || (h[i] & (sz - 1)) ||
+            off_stride(x + 16 * i, 16, imm, a32, h[i], s) != 0)
             return false;
-        u64x4 want = {h[i], h[i] + s, h[i] + 2 * s, h[i] + 3 * s};
-        u64x4 step = {4 * s, 4 * s, 4 * s, 4 * s};
-        for (unsigned l = 16 * i; l < 16 * i + 16; l += 4) {
-            u64x4 v;
-            memcpy(&v, x + l, sizeof v);
-            acc |= ((v + add) & keep) ^ want;
-            want += step;
-        }
     }
-    if ((acc[0] | acc[1] | acc[2] | acc[3]) != 0) return false;
     for (unsigned i = 0; i < 2; i++) {
         unsigned char *q = mem != NULL ? mem + h[i] : (unsigned char *)(uintptr_t)h[i];
         if (st[i] != 0) {

@@ -330,18 +330,12 @@ static void mem(stretch *t, size_t j) {
     const char *wt = nb == 8 ? "uint64_t" : "uint32_t";
     bool whole = !t->g->scalar[in->d[0]] && (nb == 8 || (dn && ty != T_S32)) && (nb == 4) == dn;
     if (ld) {
-        /* A loop, not memcpy: gcc copies 128 bytes in 16-byte moves, and the next loop's
-         * 32-byte loads of the array then wait for those stores (no store forwarding). */
-        if (whole)
-            ptx__jit_put(t->s,
-                         "    if (cons == 0) for (unsigned l = 0; l < 32; l++) v%u[l] = %s(q + l * "
-                         "%u);\n",
-                         in->d[0], nb == 8 ? "ld_u64" : "(uint32_t)ld_u32", nb);
-        else
-            ptx__jit_put(t->s,
-                         "    if (cons == 0) for (unsigned l = 0; l < 32; l++) %s = %s(q + l * "
-                         "%u);\n",
-                         d, rd, nb);
+        /* A loop even for a whole array, not memcpy: gcc copies 128 bytes in 16-byte moves,
+         * and the next loop's 32-byte loads of the array then wait for those stores (no store
+         * forwarding). */
+        ptx__jit_put(t->s,
+                     "    if (cons == 0) for (unsigned l = 0; l < 32; l++) %s = %s(q + l * %u);\n",
+                     d, rd, nb);
         ptx__jit_put(t->s,
                      "    else for (unsigned l = 0; l < 32; l++) %s = %s(%s%s(%s + %lluull)));\n",
                      d, rd, base, keep, x, imm);

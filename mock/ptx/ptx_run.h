@@ -85,9 +85,8 @@ typedef struct pblock {
     unsigned exited, waiting_warp, waiting_bar;
     unsigned bar_general; /* lanes at a barrier lane by lane (TS_BAR), not in a bar_mask */
     unsigned bar_arrived[16], bar_arrive_count[16]; /* bar.arrive's, until the barrier completes */
-    bool done;
-    bool lanes_clean;   /* every pthr says TS_RUN (the last block ended with all lanes exited) */
-    uint64_t steps;     /* thread-instructions of this block and those its host thread ran before */
+    bool done;      /* every lane exited (so every pthr says TS_RUN), until the next block starts */
+    uint64_t steps; /* thread-instructions of this block and those its host thread ran before */
     uint64_t jit_ran;   /* warp-instructions of compiled code, counted as steps are */
     uint64_t rng;       /* the random schedule's state, 0 for none */
     struct pcheck *chk; /* the checks' shadow of the block (ptx_check.c), NULL when off */

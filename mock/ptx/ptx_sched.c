@@ -44,6 +44,17 @@ static void block_start(pblock *b, unsigned long long index) {
     b->ctaid[0] = (unsigned)(index % l->grid[0]);
     b->ctaid[1] = (unsigned)(index / l->grid[0] % l->grid[1]);
     b->ctaid[2] = (unsigned)(index / l->grid[0] / l->grid[1]);
+    /* A lane's state leaves TS_RUN only while it waits at a barrier or a warp collective (an
+     * exited lane is one out of its warp's live mask), so after a block that ended with every
+     * lane exited (done) they all say TS_RUN already: set again only after one that did not (a
+     * fault, a deadlock; a block just made is zeroed). Per thread, that was a fifth of a short
+     * compiled kernel's time. */
+    if (!b->done) {
+        for (unsigned i = 0; i < b->n; i++) {
+            b->t[i].state = TS_RUN;
+            b->t[i].wait = NULL;
+        }
+    }
     b->exited = 0;
     b->waiting_warp = 0;
     b->waiting_bar = 0;
@@ -69,19 +80,6 @@ static void block_start(pblock *b, unsigned long long index) {
             for (unsigned l = 0; l < 32; l++) LANE_REG(R + l, slot[j]) = v[j];
         }
     }
-    /* A lane's state leaves TS_RUN only while it waits at a barrier or a warp collective (an
-     * exited lane is one out of its warp's live mask), so after a block that ended with every
-     * lane exited they all say TS_RUN already: set again only after one that did not (a fault,
-     * a deadlock; a block just made is zeroed). Per thread, that was a fifth of a short
-     * compiled kernel's time. */
-    if (!b->lanes_clean) {
-        pthr *t = b->t;
-        for (unsigned i = 0; i < b->n; i++) {
-            t[i].state = TS_RUN;
-            t[i].wait = NULL;
-        }
-    }
-    b->lanes_clean = false;
 }
 
 /* The block's steps since the last call, added to the launch's. */
@@ -137,8 +135,7 @@ static int block_turn(pblock *b, uint64_t *counted) {
     if (!bounded(b, counted)) return -1;
     if (ptx__bar_try(b)) progress = true;
     if (b->exited == b->n) {
-        b->done = true;
-        b->lanes_clean = true; /* none waits: every pthr says TS_RUN */
+        b->done = true; /* none waits: every pthr says TS_RUN */
         return -1;
     }
     if (!progress) {

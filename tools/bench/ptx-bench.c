@@ -217,10 +217,12 @@ static void checked_rows(cushim_context *ctx, workload *w, double seconds, const
 static bool wanted(const char *only, const char *name) {
     if (only == NULL) return true;
     size_t n = strlen(name);
-    for (const char *p = only; *p != 0; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-        if (strcspn(p, ",") == n && strncmp(p, name, n) == 0) return true;
+    for (const char *p = only;; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0) return true;
+        p += len;
+        if (*p == 0) return false;
     }
-    return false;
 }
 
 static void run_all(bool quick, bool checks, const char *only) {
