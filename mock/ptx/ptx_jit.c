@@ -31,7 +31,7 @@ static void say(const mock_ptx_func *k, const char *why) {
 static pjit *compile(const mock_ptx_func *k) {
     pjit *j = calloc(1, sizeof *j);
     uint8_t *entry = calloc(k->ncode + 1, 1);
-    char *src = j != NULL && entry != NULL ? ptx__jit_source(k, entry) : NULL;
+    char *src = j != NULL && entry != NULL ? ptx__jit_source(k, entry, &j->blk_ctx) : NULL;
     char why[256] = "out of memory";
     if (src != NULL) {
         j->fn = ptx__jit_build(src, &j->dl, why, sizeof why);
@@ -84,9 +84,9 @@ void ptx__jit_ran(const mock_ptx_func *kc, uint64_t steps, uint64_t compiled) {
 
 uint64_t mock__ptx_jit_instructions(void) { return __atomic_load_n(&jit_count, __ATOMIC_RELAXED); }
 
-int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
+int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0) {
     const pjit *j = b->run->jit;
-    uint64_t n = 0;
+    uint64_t n = n0;
     for (;;) {
         if (p->mask == 0xffffffffu && p->depth == 0 && j->entry[p->pc]) {
             struct pjit_ctx c = {.R = w->regs[0],
@@ -97,6 +97,7 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
                                  .smem_size = b->smem_size,
                                  .n = n,
                                  .budget = budget,
+                                 .blk = {b->ctaid[0], b->ctaid[1], b->ctaid[2], b->smid},
                                  .pc = p->pc};
             int s = j->fn(&c);
             b->steps += (c.n - n) * 32;
@@ -114,6 +115,36 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget) {
         int st = ptx__exec_from(b, w, p, budget, n, j->entry, &n);
         if (st != TS_RUN) return st;
     }
+}
+
+bool ptx__jit_whole(const prun *r) {
+    return r->jit != NULL && r->jit->entry[0] && r->jit->blk_ctx && r->threads % 32 == 0;
+}
+
+int ptx__jit_block(pblock *b, unsigned *stop, uint64_t *used, uint32_t *pc) {
+    const pjit *j = b->run->jit;
+    struct pjit_ctx c = {.params = b->run->params,
+                         .lo = b->w->lo,
+                         .hi = b->w->hi,
+                         .smem = b->smem,
+                         .smem_size = b->smem_size,
+                         .budget = QUANTUM,
+                         .blk = {b->ctaid[0], b->ctaid[1], b->ctaid[2], b->smid}};
+    unsigned i = 0;
+    int s = PJIT_EXIT;
+    for (; i < b->nwarps; i++) {
+        c.R = b->warps[i].regs[0];
+        c.n = 0;
+        c.pc = 0;
+        s = j->fn(&c);
+        b->steps += c.n * 32;
+        b->jit_ran += c.n;
+        if (s != PJIT_EXIT) break;
+    }
+    *stop = i;
+    *used = c.n;
+    *pc = c.pc;
+    return s;
 }
 
 void ptx__jit_free(pjit *j) {

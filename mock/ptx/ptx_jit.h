@@ -21,8 +21,18 @@ pjit *ptx__jit_for(const mock_ptx_func *k, const prun *r);
 /* After a launch: the thread-instructions it ran, counted towards CUSHIM_MOCK_JIT=auto, and the
  * warp-instructions of compiled code among them (mock__ptx_jit_instructions). */
 void ptx__jit_ran(const mock_ptx_func *k, uint64_t steps, uint64_t compiled);
-/* ptx__exec, with the launch's compiled code (b->run->jit) where it may run. */
-int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget);
+/* ptx__exec, with the launch's compiled code (b->run->jit) where it may run, the path having run
+ * n0 warp-instructions of its turn already. */
+int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0);
+/* Whether launch r's blocks may run whole in compiled code (ptx__jit_block): it has some from the
+ * kernel's first instruction, its warps are all full, and it takes the block's index from its
+ * context (so a block it runs whole needs none of its registers written). */
+bool ptx__jit_whole(const prun *r);
+/* Block b's warps in turn, each in one call of the compiled code from the kernel's first
+ * instruction, while each runs to its exit: PJIT_EXIT when every one did. Otherwise warp *stop
+ * returned PJIT_BAIL or PJIT_YIELD at instruction *pc after *used warp-instructions (the warps
+ * before it exited, those after it have not started). */
+int ptx__jit_block(pblock *b, unsigned *stop, uint64_t *used, uint32_t *pc);
 void ptx__jit_free(pjit *j);
 
 #endif

@@ -235,7 +235,7 @@ static bool ends_stretch(const pinst *c, int kind, size_t nc) {
            (kind == K_EXIT && c->guard == SL_TRUE);
 }
 
-char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
+char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *blk_ctx) {
     size_t nc = k->ncode;
     const pinst *code = k->code;
     uint8_t *kinds = malloc(nc + 1), *leader = calloc(nc + 1, 1);
@@ -260,6 +260,7 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry) {
     constants(k, kinds, konst);
     zero_extended(k, kinds, zx);
     uniforms(k, uni);
+    *blk_ctx = uni[SL_CTAID] && uni[SL_CTAIDY] && uni[SL_CTAIDZ] && uni[SL_SMID];
     size_t words = ((size_t)k->nslots + 63) / 64;
     uint64_t *live = liveness(k, kinds, words);
     warp_uniform(k, kinds, konst, uni, live, words, lu);

@@ -7,7 +7,8 @@
 
 /* What compiled code is given: the text of this macro is also the structure's definition in the
  * generated C (ptx_jit_gen.c pastes it), so that the two agree. n: warp-instructions the path ran
- * in this turn (in and out); pc: where it starts, and where it stopped. */
+ * in this turn (in and out); blk: the block's %ctaid.x, .y, .z and %smid (pjit_blk); pc: where it
+ * starts, and where it stopped. */
 #define PJIT_CTX_FIELDS                                                                            \
     uint64_t *R;                                                                                   \
     const unsigned char *params;                                                                   \
@@ -17,6 +18,7 @@
     uint64_t smem_size;                                                                            \
     uint64_t n;                                                                                    \
     uint64_t budget;                                                                               \
+    uint64_t blk[4];                                                                               \
     uint32_t pc;                                                                                   \
     uint32_t pad;
 struct pjit_ctx {
@@ -28,6 +30,10 @@ struct pjit_ctx {
 /* What compiled code returns: the interpreter runs the instruction at pc; the path yields with
  * its next instruction at pc (a backward branch after its budget); its lanes exit. */
 enum { PJIT_BAIL, PJIT_YIELD, PJIT_EXIT };
+/* Where slot q is in pjit_ctx's blk, or -1 for a slot that is not one of those. */
+static inline int pjit_blk(uint32_t q) {
+    return q == SL_CTAID ? 0 : q == SL_CTAIDY ? 1 : q == SL_CTAIDZ ? 2 : q == SL_SMID ? 3 : -1;
+}
 typedef int (*pjit_fn)(struct pjit_ctx *c);
 
 /* A kernel's compiled code. */
@@ -35,6 +41,7 @@ typedef struct pjit {
     void *dl;
     pjit_fn fn;
     uint8_t *entry; /* per instruction: 1 where compiled code may start */
+    bool blk_ctx;   /* it reads the block's index and SM from the context (blk), never from R */
     size_t ncode;
 } pjit;
 
@@ -86,9 +93,10 @@ typedef struct pjit_kernel {
  * out of memory. */
 bool ptx__jit_stretch(pjit_sbuf *out, const pjit_kernel *g, size_t s, size_t e);
 
-/* The C source for kernel k (ptx_jit_gen.c): malloc'd text, and in `entry` (ncode bytes, given)
- * the instructions it may start at; NULL when out of memory. */
-char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry);
+/* The C source for kernel k (ptx_jit_gen.c): malloc'd text, in `entry` (ncode bytes, given) the
+ * instructions it may start at, and in *blk_ctx whether it reads the registers of pjit_blk from
+ * the context only (none is written); NULL when out of memory. */
+char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *blk_ctx);
 /* Compiles src (ptx_jit_cc.c), from the disk cache when it holds it: its function, and *dl the
  * library to close; NULL with a sentence in why when it cannot. */
 pjit_fn ptx__jit_build(const char *src, void **dl, char *why, size_t whylen);

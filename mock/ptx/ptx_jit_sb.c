@@ -185,7 +185,9 @@ static void move(stretch *t, const uint64_t *set, bool load) {
     const pjit_kernel *g = t->g;
     bool any = false;
     for (uint32_t q = 0; load && q < g->k->nslots; q++) {
-        if (HAS(set, q) && (g->uni[q] || g->lu[q]))
+        if (HAS(set, q) && g->uni[q] && pjit_blk(q) >= 0)
+            ptx__jit_put(t->s, "  v%u = c->blk[%d];\n", q, pjit_blk(q));
+        else if (HAS(set, q) && (g->uni[q] || g->lu[q]))
             ptx__jit_put(t->s, "  v%u = R[%uu * 32];\n", q, q);
     }
     for (uint32_t q = 0; q < g->k->nslots; q++) {

@@ -4,7 +4,7 @@
  * decoded instruction runs once for all the lanes of a path (ptx_exec.c); a branch the lanes
  * disagree on splits the path, and paths that arrive at the same instruction with the same
  * stack merge again (ptx_warp.c, which also completes barriers and warp collectives lane by
- * lane). ptx_sched.c runs the warps of a block and the blocks of a grid over host threads.
+ * lane). ptx_turn.c runs the warps of a block, ptx_sched.c the blocks of a grid over host threads.
  *
  * Registers are laid out by lane: slot s of lane l of a warp's frame at call depth d is
  * regs[d][s * 32 + l], so that one operation reads 32 consecutive values. */
@@ -14,6 +14,8 @@
 #include <pthread.h>
 
 #include "ptx_int.h"
+
+#define QUANTUM 4096 /* warp-instructions a path runs before the next gets a turn */
 
 /* What a path (or a lane) is doing. */
 enum { TS_RUN, TS_BAR, TS_WARP, TS_EXIT, TS_FAULT, TS_YIELD, TS_SPLIT };
@@ -74,7 +76,7 @@ typedef struct prun prun;
 typedef struct pblock {
     prun *run;
     struct pworker *w;
-    unsigned ctaid[3];
+    unsigned ctaid[3], smid;
     unsigned long long index;
     pthr *t;
     pwarp *warps;
@@ -193,6 +195,21 @@ void ptx__block_free(pblock *b);
 bool ptx__block_take(pblock *b, prun *r);
 void ptx__block_give(pblock *b);
 
+/* A block's run (ptx_turn.c). ptx__block_run runs block `index` in b to its end, its first turn
+ * compiled whole where `fast` (ptx__jit_whole) says it may; ptx__block_start readies it for
+ * ptx__block_turn, one turn of its warps from warp `from` on (those before have had theirs, and
+ * one ran): 1 progress, 0 nothing could run (the block is stuck), -1 finished or failed. Steps
+ * are added to the launch's every 2^16 and by ptx__block_flush (those since `counted`). */
+void ptx__block_run(pblock *b, unsigned long long index, bool fast, uint64_t *counted);
+void ptx__block_start(pblock *b, unsigned long long index);
+int ptx__block_turn(pblock *b, uint64_t *counted, unsigned from);
+uint64_t ptx__block_flush(pblock *b, uint64_t *counted);
+/* CLOCK_MONOTONIC in ns; splitmix64, the random schedule's numbers (ptx_turn.c). */
+uint64_t ptx__now_ns(void);
+uint64_t ptx__random(uint64_t *s);
+static inline bool ptx__failed(const prun *r) {
+    return __atomic_load_n(&r->failed, __ATOMIC_RELAXED) != 0;
+}
 /* Warps (ptx_warp.c): a block's warps made, started, and run a turn at a time. */
 bool ptx__warps_alloc(pblock *b);
 void ptx__warps_free(pblock *b);
@@ -200,8 +217,9 @@ void ptx__warps_start(pblock *b);
 /* The lanes' registers that no block changes (constants, thread indexes, dimensions): once for
  * all the blocks a host thread runs. */
 void ptx__warps_lanes(pblock *b);
-/* Runs warp w's paths for a turn of about `budget` warp-instructions: true when any ran. */
-bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget);
+/* Runs warp w's paths for a turn of about `budget` warp-instructions, of which its one path has run
+ * `used` already (compiled, ptx__jit_block): true when any ran. */
+bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget, uint64_t used);
 /* A lane of the block that still runs (for a timeout's message) and its instruction. */
 const pthr *ptx__where(pblock *b, const pinst **in);
 

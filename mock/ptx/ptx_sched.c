@@ -1,11 +1,8 @@
-/* Scheduling: the warps of a block (each runs its paths until they wait at a barrier or a
- * warp collective, which complete when every member has arrived), the blocks of a grid over a
- * pool of host threads, and a cooperative grid with all its blocks resident and interleaved.
- * A launch is bounded: a count of thread-instructions over all its blocks and a wall-clock
- * deadline end an endless kernel with CUDA_ERROR_LAUNCH_TIMEOUT. */
+/* Scheduling: the blocks of a grid over a pool of host threads (each block run by ptx_turn.c),
+ * and a cooperative grid with all its blocks resident and interleaved; a kernel decoded at its
+ * first launch, and a launch's parameters, bounds and schedule set up. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ptx_check.h"
@@ -13,138 +10,6 @@
 #include "ptx_jit.h"
 #include "ptx_pool.h"
 #include "ptx_run.h"
-
-#define QUANTUM 4096 /* warp-instructions a path runs before the next gets a turn */
-
-static bool failed(prun *r) { return __atomic_load_n(&r->failed, __ATOMIC_RELAXED) != 0; }
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* splitmix64: the random schedule's numbers. */
-static uint64_t next_random(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* A block                                                                                    */
-/* ------------------------------------------------------------------------------------------ */
-
-static void block_start(pblock *b, unsigned long long index) {
-    prun *r = b->run;
-    const mock_ptx_launch *l = r->l;
-    const mock_ptx_func *k = r->k;
-    b->index = index;
-    b->ctaid[0] = (unsigned)(index % l->grid[0]);
-    b->ctaid[1] = (unsigned)(index / l->grid[0] % l->grid[1]);
-    b->ctaid[2] = (unsigned)(index / l->grid[0] / l->grid[1]);
-    /* A lane's state leaves TS_RUN only while it waits at a barrier or a warp collective (an
-     * exited lane is one out of its warp's live mask), so after a block that ended with every
-     * lane exited (done) they all say TS_RUN already: set again only after one that did not (a
-     * fault, a deadlock; a block just made is zeroed). Per thread, that was a fifth of a short
-     * compiled kernel's time. */
-    if (!b->done) {
-        for (unsigned i = 0; i < b->n; i++) {
-            b->t[i].state = TS_RUN;
-            b->t[i].wait = NULL;
-        }
-    }
-    b->exited = 0;
-    b->waiting_warp = 0;
-    b->waiting_bar = 0;
-    b->bar_general = 0;
-    memset(b->bar_arrived, 0, sizeof b->bar_arrived);
-    memset(b->bar_arrive_count, 0, sizeof b->bar_arrive_count);
-    b->done = false;
-    b->rng = r->seed != 0 ? r->seed ^ (index * 0x9e3779b97f4a7c15ull) : 0;
-    /* Shared memory starts zeroed here (the GPU's holds garbage: a kernel cannot rely on
-     * either). */
-    memset(b->smem, 0, b->smem_size);
-    ptx__check_block_start(b);
-    ptx__warps_start(b);
-    /* The lanes' own registers were set when the block was made (block_alloc): nothing a
-     * kernel writes. Here only what the block's index changes. */
-    const uint32_t v[] = {b->ctaid[0], b->ctaid[1], b->ctaid[2],
-                          (uint32_t)(index % (unsigned)(l->sm_count > 0 ? l->sm_count : 1))};
-    const uint32_t slot[] = {SL_CTAID, SL_CTAIDY, SL_CTAIDZ, SL_SMID};
-    for (unsigned i = 0; i < b->nwarps; i++) {
-        uint64_t *R = b->warps[i].regs[0];
-        for (int j = 0; j < 4; j++) {
-            if (j > 0 && !((k->specials >> slot[j]) & 1)) continue;
-            for (unsigned l = 0; l < 32; l++) LANE_REG(R + l, slot[j]) = v[j];
-        }
-    }
-}
-
-/* The block's steps since the last call, added to the launch's. */
-static uint64_t flush(pblock *b, uint64_t *counted) {
-    uint64_t total = __atomic_add_fetch(&b->run->steps, b->steps - *counted, __ATOMIC_RELAXED);
-    *counted = b->steps;
-    return total;
-}
-
-/* The launch's bounds, looked at every 2^16 thread-instructions of a block (the shared count
- * is not touched on every turn, so host threads do not contend for it). */
-static bool bounded(pblock *b, uint64_t *counted) {
-    prun *r = b->run;
-    if (b->steps - *counted < (1u << 16)) return !failed(r);
-    uint64_t total = flush(b, counted);
-    if (failed(r)) return false;
-    bool steps = total > r->step_limit;
-    if (!steps && (r->deadline_ns == 0 || now_ns() < r->deadline_ns)) return true;
-    const pinst *in = NULL;
-    const pthr *t = ptx__where(b, &in);
-    if (steps) {
-        ptx__fault(b, t, in, CUDA_ERROR_LAUNCH_TIMEOUT,
-                   "the launch's threads ran more than %llu instructions (an endless loop, or a "
-                   "spin on a value no thread sets; CUSHIM_MOCK_PTX_STEPS raises the bound)",
-                   (unsigned long long)r->step_limit);
-    } else {
-        ptx__fault(b, t, in, CUDA_ERROR_LAUNCH_TIMEOUT,
-                   "the launch ran longer than %g s (an endless loop, or a spin on a value no "
-                   "thread sets; CUSHIM_MOCK_TIMEOUT_S raises the bound)",
-                   r->timeout_s);
-    }
-    return false;
-}
-
-/* One turn of every warp of the block. 1: progress, 0: nothing could run (the block is
- * stuck), -1: finished or failed. */
-static int block_turn(pblock *b, uint64_t *counted) {
-    prun *r = b->run;
-    bool progress = false;
-    unsigned order[64], n = b->nwarps;
-    for (unsigned i = 0; i < n && i < 64; i++) order[i] = i;
-    if (b->rng != 0 && n <= 64) { /* a random order of the warps for this turn */
-        for (unsigned i = n; i > 1; i--) {
-            unsigned j = (unsigned)(next_random(&b->rng) % i), x = order[i - 1];
-            order[i - 1] = order[j];
-            order[j] = x;
-        }
-    }
-    for (unsigned i = 0; i < n; i++) {
-        if (ptx__warp_turn(b, &b->warps[i < 64 ? order[i] : i], QUANTUM)) progress = true;
-        if (failed(r)) return -1;
-    }
-    if (!bounded(b, counted)) return -1;
-    if (ptx__bar_try(b)) progress = true;
-    if (b->exited == b->n) {
-        b->done = true; /* none waits: every pthr says TS_RUN */
-        return -1;
-    }
-    if (!progress) {
-        for (unsigned w = 0; w < b->nwarps; w++) {
-            if (ptx__warp_try(b, w)) progress = true;
-        }
-    }
-    return progress ? 1 : 0;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* The grid                                                                                   */
@@ -173,13 +38,14 @@ static void worker(void *arg) {
      * end, not after every block: a short block would make it a contended line. */
     uint64_t counted = 0;
     unsigned long long i = 0, end = 0, n = batch(r, r->nblocks);
+    bool fast = ptx__jit_whole(r);
     for (;;) {
         if (i == end) {
             i = __atomic_fetch_add(&r->next, n, __ATOMIC_RELAXED);
             end = i + n < r->nblocks ? i + n : r->nblocks;
             if (i < r->nblocks) n = batch(r, r->nblocks - end);
         }
-        if (i >= r->nblocks || failed(r)) break;
+        if (i >= r->nblocks || ptx__failed(r)) break;
         if (!made && !ptx__block_take(&b, r)) {
             b.run = r;
             ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a block");
@@ -187,15 +53,11 @@ static void worker(void *arg) {
         }
         made = true;
         b.w = &w;
-        block_start(&b, r->order != NULL ? r->order[i] : i);
+        ptx__block_run(&b, r->order != NULL ? r->order[i] : i, fast, &counted);
         i++;
-        int s;
-        while ((s = block_turn(&b, &counted)) > 0) {
-        }
-        if (s == 0) ptx__deadlock(&b);
     }
     if (made) {
-        flush(&b, &counted);
+        ptx__block_flush(&b, &counted);
         if (b.jit_ran != 0) __atomic_fetch_add(&r->jit_ran, b.jit_ran, __ATOMIC_RELAXED);
         ptx__block_give(&b);
     } else {
@@ -212,23 +74,23 @@ static void cooperative(prun *r, pworker *w) {
     for (unsigned long long i = 0; ok && i < r->nblocks; i++) {
         ok = ptx__block_alloc(&bs[i], r);
         bs[i].w = w;
-        if (ok) block_start(&bs[i], i);
+        if (ok) ptx__block_start(&bs[i], i);
     }
     if (!ok) {
         r->failed = 1;
         r->code = CUDA_ERROR_OUT_OF_MEMORY;
         snprintf(r->err, r->errlen, "out of memory for a cooperative grid");
     }
-    while (ok && !failed(r)) {
+    while (ok && !ptx__failed(r)) {
         bool progress = false, all_done = true;
-        for (unsigned long long k = 0; k < r->nblocks && !failed(r); k++) {
+        for (unsigned long long k = 0; k < r->nblocks && !ptx__failed(r); k++) {
             unsigned long long i = r->order != NULL ? r->order[k] : k;
             if (bs[i].done) continue;
-            int s = block_turn(&bs[i], &counted[i]);
+            int s = ptx__block_turn(&bs[i], &counted[i], 0);
             if (s > 0) progress = true;
             if (!bs[i].done) all_done = false;
         }
-        if (all_done || failed(r)) break;
+        if (all_done || ptx__failed(r)) break;
         if (!progress) {
             /* The first block still waiting is the one named. */
             unsigned long long i = 0;
@@ -238,7 +100,7 @@ static void cooperative(prun *r, pworker *w) {
         }
     }
     for (unsigned long long i = 0; bs != NULL && i < r->nblocks; i++) {
-        if (counted != NULL) flush(&bs[i], &counted[i]);
+        if (counted != NULL) ptx__block_flush(&bs[i], &counted[i]);
         r->jit_ran += bs[i].jit_ran;
         ptx__block_free(&bs[i]);
     }
@@ -319,11 +181,11 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     r.step_limit = e != NULL && strtoull(e, NULL, 10) > 0 ? strtoull(e, NULL, 10) : 1ull << 40;
     e = getenv("CUSHIM_MOCK_TIMEOUT_S");
     r.timeout_s = e != NULL && strtod(e, NULL) > 0 ? strtod(e, NULL) : 30.0;
-    r.deadline_ns = now_ns() + (uint64_t)(r.timeout_s * 1e9);
+    r.deadline_ns = ptx__now_ns() + (uint64_t)(r.timeout_s * 1e9);
     e = getenv("CUSHIM_MOCK_SCHEDULE");
     if (e != NULL && strncmp(e, "random:", 7) == 0) {
         uint64_t seed = strtoull(e + 7, NULL, 0);
-        r.seed = next_random(&seed) | 1;
+        r.seed = ptx__random(&seed) | 1;
     }
     if (r.seed != 0 && r.nblocks <= (1ull << 24)) {
         /* A random order of the blocks (they start in it; with several host threads they
@@ -333,7 +195,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         uint64_t s = r.seed;
         for (unsigned long long i = 0; i < r.nblocks; i++) r.order[i] = i;
         for (unsigned long long i = r.nblocks; i > 1; i--) {
-            unsigned long long j = next_random(&s) % i, x = r.order[i - 1];
+            unsigned long long j = ptx__random(&s) % i, x = r.order[i - 1];
             r.order[i - 1] = r.order[j];
             r.order[j] = x;
         }
@@ -362,7 +224,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
     pthread_mutex_init(&r.out_lock, NULL);
     r.jit = ptx__jit_for(k, &r);
     /* The wall-clock bound starts after a compile (the host's compiler may take seconds). */
-    r.deadline_ns = now_ns() + (uint64_t)(r.timeout_s * 1e9);
+    r.deadline_ns = ptx__now_ns() + (uint64_t)(r.timeout_s * 1e9);
     if (l->cooperative) {
         pworker w = {.run = &r};
         cooperative(&r, &w);

@@ -122,9 +122,9 @@ static int pick(pwarp *w) {
     return best;
 }
 
-bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
+bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget, uint64_t used) {
     bool ran = false;
-    uint64_t start = b->steps;
+    uint64_t start = b->steps - used * 32;
     while (b->steps - start < budget * 32) {
         if (!unblock(w)) {
             ptx__fault(b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a warp");
@@ -143,8 +143,9 @@ bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget) {
         ran = true;
         w->last = i;
         uint32_t live = w->live;
-        int s = b->run->jit != NULL ? ptx__jit_exec(b, w, &w->paths[i], budget)
+        int s = b->run->jit != NULL ? ptx__jit_exec(b, w, &w->paths[i], budget, used)
                                     : ptx__exec(b, w, &w->paths[i], budget);
+        used = 0;
         if (s == TS_FAULT) return true;
         if (s == TS_SPLIT && !path_split(w, i, 0, 0, false)) {
             ptx__fault(b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a warp");

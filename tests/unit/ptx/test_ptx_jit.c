@@ -2,7 +2,7 @@
  * runs must agree bit for bit, in their results, their codes and their fault sentences, while
  * the tier's count shows that compiled code ran. Integer and floating-point families, guards,
  * loops, a partial warp, an access out of bounds, a spin, a kernel the tier cannot take, a
- * missing compiler and a damaged cache. */
+ * missing compiler, a damaged cache, and the warps' turns when a block runs compiled whole. */
 #include <dirent.h>
 #include <pthread.h>
 #include <time.h>
@@ -347,6 +347,61 @@ static void test_two_threads_compile_at_once(void **state) {
     dev_free_all();
 }
 
+/* The turns of a block's warps are the same when its warps run compiled one after another (a
+ * block whose every warp reaches its exit in one call ends without the scheduler): one warp of
+ * each block spins on a flag that warp 2 sets, counting its loads, so the count says how much of
+ * a turn it had before warp 2 ran. In block 0 the spinner is warp 0 (it yields from compiled code
+ * at its budget); in the others warp 1, whose lanes first split (compiled code hands it to the
+ * interpreter part way through its turn). Each warp then takes a ticket from a counter in
+ * memory: the order the warps ended in. */
+static const char turns_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"
+         ".reg .pred %p<8>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+         "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; shr.u32 %r2, %r1, 5;\n"
+         "mov.u32 %r3, %ctaid.x; mul.wide.u32 %rd2, %r3, 1024; add.s64 %rd3, %rd1, %rd2;\n"
+         "setp.eq.u32 %p1, %r3, 0; selp.u32 %r4, 0, 1, %p1;\n"
+         "mov.u32 %r6, 0;\n"
+         "setp.ne.u32 %p2, %r2, %r4; @%p2 bra NOSPIN;\n"
+         "and.b32 %r5, %r1, 31; setp.lt.u32 %p3, %r5, 16; setp.ne.u32 %p7, %r3, 0;\n"
+         "and.pred %p4, %p3, %p7;\n"
+         "@!%p4 bra JOIN;\n"
+         "add.u32 %r6, %r1, 7;\n"
+         "JOIN:\n"
+         "mov.u32 %r7, 0;\n"
+         "SPIN:\n"
+         "ld.volatile.global.u32 %r8, [%rd3+516]; add.u32 %r7, %r7, 1;\n"
+         "setp.eq.u32 %p5, %r8, 0; @%p5 bra SPIN;\n"
+         "st.global.u32 [%rd3+520], %r7;\n"
+         "bra TICKET;\n"
+         "NOSPIN:\n"
+         "setp.ne.u32 %p6, %r2, 2; @%p6 bra TICKET;\n"
+         "mov.u32 %r9, 1; st.volatile.global.u32 [%rd3+516], %r9;\n"
+         "TICKET:\n"
+         "ld.volatile.global.u32 %r10, [%rd3+512]; add.u32 %r11, %r10, 1;\n"
+         "st.volatile.global.u32 [%rd3+512], %r11;\n"
+         "mad.lo.u32 %r12, %r10, 1000, %r6;\n"
+         "mul.wide.u32 %rd4, %r1, 4; add.s64 %rd5, %rd3, %rd4; st.global.u32 [%rd5], %r12;\n"
+         "ret;\n}\n";
+
+static void test_compiled_blocks_take_the_same_turns(void **state) {
+    (void)state;
+    uint32_t *out = dev_alloc(3 * 1024);
+    void *p[] = {&out};
+    assert_true(same_both_ways(turns_ptx, 3, 128, p, (unsigned char *)out, 3 * 1024, CUDA_SUCCESS) >
+                0);
+    for (unsigned b = 0; b < 3; b++) {
+        const uint32_t *o = out + b * 256;
+        /* The spinner had a whole turn's budget of loads before warp 2 set the flag. */
+        assert_true(o[130] > 1000);
+        /* Warp 2 ended second (after the warp that neither spins nor sets the flag), the
+         * spinner last. */
+        assert_int_equal(o[2 * 32] / 1000, 1);
+        assert_int_equal(o[(b == 0 ? 0 : 32) + 20] / 1000, 3);
+        if (b > 0) assert_int_equal(o[32 + 3] % 1000, 32 + 3 + 7);
+    }
+    dev_free_all();
+}
+
 static int remove_cache(void **state) {
     (void)state;
     DIR *d = opendir(cache);
@@ -380,6 +435,7 @@ int main(void) {
         cmocka_unit_test(test_no_compiler_interprets),
         cmocka_unit_test(test_damaged_cache_is_rebuilt),
         cmocka_unit_test(test_two_threads_compile_at_once),
+        cmocka_unit_test(test_compiled_blocks_take_the_same_turns),
     };
     return cmocka_run_group_tests(tests, NULL, remove_cache);
 }
