@@ -316,16 +316,45 @@ static void mem(stretch *t, size_t j) {
                      "    uint64_t lb = lo[k], span = hi[k] - lo[k];\n");
     }
     /* cons: the lanes' addresses are not a0, a0 + nb, ... (then the first and the last say
-     * whether all lie in [lb, lb + span - nb], aligned); else each lane's is checked. */
+     * whether all lie in [lb, lb + span - nb], aligned). A load whose halves (lanes 0-15 and
+     * 16-31) each read one word or 16 consecutive ones (hd == 0: a 16x16 tile's row or column,
+     * two rows of threads a warp) has each half's run checked so; else each lane's is. */
     ptx__jit_put(t->s,
-                 "    uint64_t cons = 0, bad;\n"
+                 "    uint64_t cons = 0, bad%s;\n"
                  "    for (unsigned l = 0; l < 32; l++) cons |= %s(%s + %lluull) ^ (a0 + l * %u);\n"
                  "    if (cons == 0) bad = span < %u || a0 - lb > span - %u || (a0 & %u);\n"
-                 "    else { uint64_t lim = span - %u; bad = span < %u;\n"
+                 "    else {\n",
+                 ld ? ", hd = 1, h0 = 0, h1 = 0, s0 = 0, s1 = 0" : "", keep, x, imm, nb, 32 * nb,
+                 32 * nb, nb - 1);
+    if (ld) {
+        char x16[24], xl16[32], x1[24], x17[24];
+        name(t, in->s[0], "16", x16, sizeof x16);
+        name(t, in->s[0], "l + 16", xl16, sizeof xl16);
+        name(t, in->s[0], "1", x1, sizeof x1);
+        name(t, in->s[0], "17", x17, sizeof x17);
+        ptx__jit_put(
+            t->s,
+            "      h0 = a0; h1 = %s(%s + %lluull); s0 = %s(%s + %lluull) - h0;\n"
+            "      s1 = %s(%s + %lluull) - h1;\n"
+            "      hd = (s0 != 0 && s0 != %u) | (s1 != 0 && s1 != %u);\n"
+            "      for (unsigned l = 0; l < 16; l++)\n"
+            "        hd |= (%s(%s + %lluull) ^ (h0 + l * s0)) | (%s(%s + %lluull) ^ (h1 + l "
+            "* s1));\n"
+            "    }\n"
+            "    if (cons != 0 && hd == 0) {\n"
+            "      uint64_t r0 = 15 * s0 + %u, r1 = 15 * s1 + %u;\n"
+            "      bad = span < r0 || span < r1 || h0 - lb > span - r0 || h1 - lb > span - "
+            "r1 || ((h0 | h1) & %u);\n"
+            "    } else if (cons != 0) {\n",
+            keep, x16, imm, keep, x1, imm, keep, x17, imm, nb, nb, keep, x, imm, keep, xl16, imm,
+            nb, nb, nb - 1);
+    }
+    ptx__jit_put(t->s,
+                 "      uint64_t lim = span - %u; bad = span < %u;\n"
                  "      for (unsigned l = 0; l < 32; l++) { uint64_t a = %s(%s + %lluull);\n"
                  "        bad |= (uint64_t)(a - lb > lim) | (a & %u); } }\n"
                  "    if (bad)",
-                 keep, x, imm, nb, 32 * nb, 32 * nb, nb - 1, nb, nb, keep, x, imm, nb - 1);
+                 nb, nb, keep, x, imm, nb - 1);
     bail(t, j);
     ptx__jit_put(t->s, "    unsigned char *q = %sa0);\n", base);
     const char *rd = nb == 8 ? "ld_u64" : ty == T_S32 ? "ld_s32" : "ld_u32";
@@ -335,9 +364,23 @@ static void mem(stretch *t, size_t j) {
         /* A loop even for a whole array, not memcpy: gcc copies 128 bytes in 16-byte moves,
          * and the next loop's 32-byte loads of the array then wait for those stores (no store
          * forwarding). */
+        char d16[32];
+        name(t, in->d[0], "l + 16", d16, sizeof d16);
         ptx__jit_put(t->s,
                      "    if (cons == 0) for (unsigned l = 0; l < 32; l++) %s = %s(q + l * %u);\n",
                      d, rd, nb);
+        /* Each half a word read once or a run of 16 (constant strides: vector loops). */
+        ptx__jit_put(t->s,
+                     "    else if (hd == 0) {\n"
+                     "      unsigned char *p0 = %sh0), *p1 = %sh1);\n"
+                     "      if (s0 == 0) { uint64_t w = %s(p0); for (unsigned l = 0; l < 16; l++) "
+                     "%s = w; }\n"
+                     "      else for (unsigned l = 0; l < 16; l++) %s = %s(p0 + l * %u);\n"
+                     "      if (s1 == 0) { uint64_t w = %s(p1); for (unsigned l = 0; l < 16; l++) "
+                     "%s = w; }\n"
+                     "      else for (unsigned l = 0; l < 16; l++) %s = %s(p1 + l * %u);\n"
+                     "    }\n",
+                     base, base, rd, d, d, rd, nb, rd, d16, d16, rd, nb);
         ptx__jit_put(t->s,
                      "    else for (unsigned l = 0; l < 32; l++) %s = %s(%s%s(%s + %lluull)));\n",
                      d, rd, base, keep, x, imm);

@@ -2,7 +2,8 @@
  * runs must agree bit for bit, in their results, their codes and their fault sentences, while
  * the tier's count shows that compiled code ran. Integer and floating-point families, guards,
  * loops, a partial warp, an access out of bounds, a spin, a kernel the tier cannot take, a
- * missing compiler, a damaged cache, and the warps' turns when a block runs compiled whole. */
+ * missing compiler, a damaged cache, the warps' turns when a block runs compiled whole, and loads
+ * whose half-warps each read one word or a run of 16. */
 #include <dirent.h>
 #include <pthread.h>
 #include <time.h>
@@ -347,6 +348,73 @@ static void test_two_threads_compile_at_once(void **state) {
     dev_free_all();
 }
 
+/* A warp's load whose halves (lanes 0-15, 16-31) each read one word or 16 consecutive ones:
+ * lane l reads 32 bits at in + (l < 16 ? a + l * sa : b + %ctaid.x * bstep + (l - 16) * sb), and
+ * lane `odd` 4 bytes past that (32: none), and 64 bits at twice that offset in in2. Two blocks:
+ * the first warp's first load finds the allocation (the interpreter runs it), the second block's
+ * run compiled whole. */
+static const char halves_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out, .param .u64 in, .param .u64 in2, .param .u32 a,\n"
+         ".param .u32 b, .param .u32 sa, .param .u32 sb, .param .u32 odd, .param .u32 bstep)\n{\n"
+         ".reg .pred %p<3>; .reg .b32 %r<20>; .reg .b64 %rd<12>;\n"
+         "ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [in]; ld.param.u64 %rd7, [in2];\n"
+         "ld.param.u32 %r10, [a]; ld.param.u32 %r11, [b]; ld.param.u32 %r12, [sa];\n"
+         "ld.param.u32 %r13, [sb]; ld.param.u32 %r14, [odd]; ld.param.u32 %r15, [bstep];\n"
+         "mov.u32 %r16, %ctaid.x; mad.lo.u32 %r11, %r16, %r15, %r11;\n"
+         "mov.u32 %r1, %tid.x; and.b32 %r2, %r1, 31; setp.lt.u32 %p1, %r2, 16;\n"
+         "and.b32 %r3, %r2, 15; selp.u32 %r4, %r10, %r11, %p1; selp.u32 %r5, %r12, %r13, %p1;\n"
+         "mad.lo.u32 %r6, %r3, %r5, %r4; setp.eq.u32 %p2, %r2, %r14; selp.u32 %r7, 4, 0, %p2;\n"
+         "add.u32 %r6, %r6, %r7; cvt.u64.u32 %rd3, %r6; add.s64 %rd4, %rd2, %rd3;\n"
+         "ld.global.u32 %r8, [%rd4];\n" /* line 16 */
+         "shl.b64 %rd8, %rd3, 1; add.s64 %rd9, %rd7, %rd8; ld.global.u64 %rd10, [%rd9];\n"
+         "mul.wide.u32 %rd5, %r1, 4; add.s64 %rd6, %rd1, %rd5; st.global.u32 [%rd6], %r8;\n"
+         "mul.wide.u32 %rd5, %r1, 8; add.s64 %rd6, %rd1, %rd5; st.global.u64 [%rd6+128], %rd10;\n"
+         "ret;\n}\n";
+
+static void test_half_warp_loads_agree(void **state) {
+    (void)state;
+    uint32_t *in = dev_alloc(2048), *in2 = dev_alloc(4096);
+    uint32_t *out = dev_alloc(32 * 12);
+    for (uint32_t i = 0; i < 512; i++) in[i] = i * 2654435761u;
+    for (uint32_t i = 0; i < 1024; i++) in2[i] = i * 40503u;
+    struct {
+        uint32_t a, b, sa, sb, odd, bstep;
+        CUresult want;
+    } cases[] = {
+        {0, 64, 0, 0, 32, 0, CUDA_SUCCESS},                  /* a word each */
+        {0, 64, 4, 4, 32, 0, CUDA_SUCCESS},                  /* 16 words each */
+        {8, 8, 0, 4, 32, 0, CUDA_SUCCESS},                   /* one of each */
+        {12, 4, 4, 0, 32, 0, CUDA_SUCCESS},                  /* the other way round */
+        {0, 64, 4, 4, 20, 0, CUDA_SUCCESS},                  /* one lane apart: lane by lane */
+        {0, 1984, 0, 4, 32, 0, CUDA_SUCCESS},                /* the last 16 words */
+        {0, 1984, 0, 4, 32, 56, CUDA_ERROR_ILLEGAL_ADDRESS}, /* block 1's run past the end */
+        {0, 2044, 4, 0, 32, 4, CUDA_ERROR_ILLEGAL_ADDRESS},  /* block 1's word past the end */
+        {2, 64, 0, 0, 32, 0, CUDA_ERROR_MISALIGNED_ADDRESS},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        void *p[] = {&out,         &in,          &in2,          &cases[c].a,    &cases[c].b,
+                     &cases[c].sa, &cases[c].sb, &cases[c].odd, &cases[c].bstep};
+        assert_true(
+            same_both_ways(halves_ptx, 2, 32, p, (unsigned char *)out, 32 * 12, cases[c].want) > 0);
+        if (cases[c].want != CUDA_SUCCESS) {
+            assert_has(err, "PTX line 16");
+            if (cases[c].bstep != 0) assert_has(err, "block (1,0,0)");
+            continue;
+        }
+        for (uint32_t l = 0; l < 32; l++) {
+            uint32_t off =
+                l < 16 ? cases[c].a + l * cases[c].sa : cases[c].b + (l - 16) * cases[c].sb;
+            off += l == cases[c].odd ? 4 : 0;
+            uint64_t wide, got;
+            memcpy(&wide, (unsigned char *)in2 + 2 * off, 8);
+            memcpy(&got, (unsigned char *)out + 128 + 8 * l, 8);
+            assert_int_equal(out[l], in[off / 4]);
+            assert_int_equal(got, wide);
+        }
+    }
+    dev_free_all();
+}
+
 /* The turns of a block's warps are the same when its warps run compiled one after another (a
  * block whose every warp reaches its exit in one call ends without the scheduler): one warp of
  * each block spins on a flag that warp 2 sets, counting its loads, so the count says how much of
@@ -436,6 +504,7 @@ int main(void) {
         cmocka_unit_test(test_damaged_cache_is_rebuilt),
         cmocka_unit_test(test_two_threads_compile_at_once),
         cmocka_unit_test(test_compiled_blocks_take_the_same_turns),
+        cmocka_unit_test(test_half_warp_loads_agree),
     };
     return cmocka_run_group_tests(tests, NULL, remove_cache);
 }
