@@ -31,7 +31,7 @@ static void say(const mock_ptx_func *k, const char *why) {
 static pjit *compile(const mock_ptx_func *k) {
     pjit *j = calloc(1, sizeof *j);
     uint8_t *entry = calloc(k->ncode + 1, 1);
-    char *src = j != NULL && entry != NULL ? ptx__jit_source(k, entry, &j->blk_ctx) : NULL;
+    char *src = j != NULL && entry != NULL ? ptx__jit_source(k, entry, &j->whole) : NULL;
     char why[256] = "out of memory";
     if (src != NULL) {
         j->fn = ptx__jit_build(src, &j->dl, why, sizeof why);
@@ -84,21 +84,33 @@ void ptx__jit_ran(const mock_ptx_func *kc, uint64_t steps, uint64_t compiled) {
 
 uint64_t mock__ptx_jit_instructions(void) { return __atomic_load_n(&jit_count, __ATOMIC_RELAXED); }
 
+/* What compiled code is given for block b, but for R, n and pc. Field by field: an initializer
+ * would zero the whole structure first, which gcc does with `rep stos` (once a call into compiled
+ * code, 40% of ptx__jit_exec's time on the reduction). */
+static void ctx_for(struct pjit_ctx *c, const pblock *b, uint64_t budget) {
+    c->params = b->run->params;
+    c->lo = b->w->lo;
+    c->hi = b->w->hi;
+    c->smem = b->smem;
+    c->smem_size = b->smem_size;
+    c->budget = budget;
+    c->blk[0] = b->ctaid[0];
+    c->blk[1] = b->ctaid[1];
+    c->blk[2] = b->ctaid[2];
+    c->blk[3] = b->smid;
+    c->pad = 0;
+}
+
 int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0) {
     const pjit *j = b->run->jit;
     uint64_t n = n0;
     for (;;) {
         if (p->mask == 0xffffffffu && p->depth == 0 && j->entry[p->pc]) {
-            struct pjit_ctx c = {.R = w->regs[0],
-                                 .params = b->run->params,
-                                 .lo = b->w->lo,
-                                 .hi = b->w->hi,
-                                 .smem = b->smem,
-                                 .smem_size = b->smem_size,
-                                 .n = n,
-                                 .budget = budget,
-                                 .blk = {b->ctaid[0], b->ctaid[1], b->ctaid[2], b->smid},
-                                 .pc = p->pc};
+            struct pjit_ctx c;
+            ctx_for(&c, b, budget);
+            c.R = w->regs[0];
+            c.n = n;
+            c.pc = p->pc;
             int s = j->fn(&c);
             b->steps += (c.n - n) * 32;
             b->jit_ran += c.n - n;
@@ -118,18 +130,15 @@ int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0) {
 }
 
 bool ptx__jit_whole(const prun *r) {
-    return r->jit != NULL && r->jit->entry[0] && r->jit->blk_ctx && r->threads % 32 == 0;
+    return r->jit != NULL && r->jit->whole && r->threads % 32 == 0;
 }
 
 int ptx__jit_block(pblock *b, unsigned *stop, uint64_t *used, uint32_t *pc) {
     const pjit *j = b->run->jit;
-    struct pjit_ctx c = {.params = b->run->params,
-                         .lo = b->w->lo,
-                         .hi = b->w->hi,
-                         .smem = b->smem,
-                         .smem_size = b->smem_size,
-                         .budget = QUANTUM,
-                         .blk = {b->ctaid[0], b->ctaid[1], b->ctaid[2], b->smid}};
+    struct pjit_ctx c;
+    ctx_for(&c, b, QUANTUM);
+    c.n = 0;
+    c.pc = 0;
     unsigned i = 0;
     int s = PJIT_EXIT;
     for (; i < b->nwarps; i++) {

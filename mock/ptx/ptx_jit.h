@@ -24,8 +24,8 @@ void ptx__jit_ran(const mock_ptx_func *k, uint64_t steps, uint64_t compiled);
 /* ptx__exec, with the launch's compiled code (b->run->jit) where it may run, the path having run
  * n0 warp-instructions of its turn already. */
 int ptx__jit_exec(pblock *b, pwarp *w, ppath *p, uint64_t budget, uint64_t n0);
-/* Whether launch r's blocks may run whole in compiled code (ptx__jit_block): it has some from the
- * kernel's first instruction, its warps are all full, and it takes the block's index from its
+/* Whether launch r's blocks may run whole in compiled code (ptx__jit_block): the kernel's every
+ * instruction is compiled, its warps are all full, and the code takes the block's index from its
  * context (so a block it runs whole needs none of its registers written). */
 bool ptx__jit_whole(const prun *r);
 /* Block b's warps in turn, each in one call of the compiled code from the kernel's first

@@ -235,7 +235,7 @@ static bool ends_stretch(const pinst *c, int kind, size_t nc) {
            (kind == K_EXIT && c->guard == SL_TRUE);
 }
 
-char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *blk_ctx) {
+char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *whole) {
     size_t nc = k->ncode;
     const pinst *code = k->code;
     uint8_t *kinds = malloc(nc + 1), *leader = calloc(nc + 1, 1);
@@ -260,7 +260,10 @@ char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *blk_ctx) {
     constants(k, kinds, konst);
     zero_extended(k, kinds, zx);
     uniforms(k, uni);
-    *blk_ctx = uni[SL_CTAID] && uni[SL_CTAIDY] && uni[SL_CTAIDZ] && uni[SL_SMID];
+    /* A kernel with an instruction left to the interpreter (a barrier, a collective, a call)
+     * stops every warp there: its blocks gain nothing from a first turn run compiled. */
+    *whole = uni[SL_CTAID] && uni[SL_CTAIDY] && uni[SL_CTAIDZ] && uni[SL_SMID];
+    for (size_t j = 0; j < nc; j++) *whole = *whole && kinds[j] != K_NO;
     size_t words = ((size_t)k->nslots + 63) / 64;
     uint64_t *live = liveness(k, kinds, words);
     warp_uniform(k, kinds, konst, uni, live, words, lu);

@@ -41,7 +41,7 @@ typedef struct pjit {
     void *dl;
     pjit_fn fn;
     uint8_t *entry; /* per instruction: 1 where compiled code may start */
-    bool blk_ctx;   /* it reads the block's index and SM from the context (blk), never from R */
+    bool whole;     /* a warp may run from the start to its exit in one call (ptx__jit_block) */
     size_t ncode;
 } pjit;
 
@@ -94,9 +94,10 @@ typedef struct pjit_kernel {
 bool ptx__jit_stretch(pjit_sbuf *out, const pjit_kernel *g, size_t s, size_t e);
 
 /* The C source for kernel k (ptx_jit_gen.c): malloc'd text, in `entry` (ncode bytes, given) the
- * instructions it may start at, and in *blk_ctx whether it reads the registers of pjit_blk from
- * the context only (none is written); NULL when out of memory. */
-char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *blk_ctx);
+ * instructions it may start at, and in *whole whether a warp may run from the kernel's start to
+ * its exit in one call: every instruction compiled, and the registers of pjit_blk read from the
+ * context only (none is written); NULL when out of memory. */
+char *ptx__jit_source(const mock_ptx_func *k, uint8_t *entry, bool *whole);
 /* Compiles src (ptx_jit_cc.c), from the disk cache when it holds it: its function, and *dl the
  * library to close; NULL with a sentence in why when it cannot. */
 pjit_fn ptx__jit_build(const char *src, void **dl, char *why, size_t whylen);
