@@ -88,7 +88,7 @@ static CUresult make(struct CUarray_st **out, const CUDA_ARRAY3D_DESCRIPTOR *d,
     size_t rows = d->Height ? d->Height : 1, slices = d->Depth ? d->Depth : 1;
     size_t bytes = d->Width * elem * rows * slices; /* at most 2^18 * 16 * 2^16 * 2^16 */
     if (bytes > mock__devx[c->device].total_mem - mock__used(c->device, -1)) {
-        mock__why("a %zu-byte array does not fit in the device's free memory", bytes);
+        mock__why("an array of %zu bytes does not fit in the device's free memory", bytes);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     unsigned char *data = calloc(1, bytes);

@@ -15,7 +15,7 @@ static CUresult array_bytes(CUarray h, size_t offset, size_t n, unsigned char **
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (offset > a->bytes || n > a->bytes - offset) {
-        mock__why("%zu bytes at offset %zu of a %zu-byte array", n, offset, a->bytes);
+        mock__why("%zu bytes at offset %zu of an array of %zu bytes", n, offset, a->bytes);
         return CUDA_ERROR_INVALID_VALUE;
     }
     *p = a->data + offset;

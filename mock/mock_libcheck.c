@@ -24,7 +24,8 @@ static bool segments_inside(int fd, const Elf64_Ehdr *h, off_t size, char *why, 
         }
         if (ph.p_type == PT_LOAD &&
             (ph.p_offset > (Elf64_Off)size || ph.p_filesz > (Elf64_Off)size - ph.p_offset)) {
-            snprintf(why, len, "it is cut short: a segment ends at byte %llu of a %lld-byte file",
+            snprintf(why, len,
+                     "it is cut short: a segment ends at byte %llu of a file of %lld bytes",
                      (unsigned long long)(ph.p_offset + ph.p_filesz), (long long)size);
             return false;
         }

@@ -113,11 +113,11 @@ __attribute__((noinline)) static int race(access *x, const pshadow *s, uint64_t 
         thread_text(x->b, s->wthr, s->wline, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, s->wline,
-            "a %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
+            "%s %zu-byte %s of %s address 0x%llx races with a write by %s, with no "
             "barrier between them (%s)%s%s",
-            x->nb, access_names[!x->ld], space_names[x->shared], (unsigned long long)addr, other,
-            x->ld ? "read after write" : "write after write", wwarp ? warp_text : "",
-            unchanged(x) ? unchanged_text : "");
+            ptx__a(x->nb), x->nb, access_names[!x->ld], space_names[x->shared],
+            (unsigned long long)addr, other, x->ld ? "read after write" : "write after write",
+            wwarp ? warp_text : "", unchanged(x) ? unchanged_text : "");
     }
     bool rwarp = s->rthr / 32 == warp && s->rthr2 == PSH_NOBODY;
     if (!x->ld && s->rep == e &&
@@ -131,10 +131,10 @@ __attribute__((noinline)) static int race(access *x, const pshadow *s, uint64_t 
         thread_text(x->b, first ? s->rthr : s->rthr2, line, other, sizeof other);
         return ptx__check_report(
             x->b, x->t, x->in, 1, line,
-            "a %zu-byte write of %s address 0x%llx races with a read by %s, with no "
+            "%s %zu-byte write of %s address 0x%llx races with a read by %s, with no "
             "barrier between them (write after read)%s%s",
-            x->nb, space_names[x->shared], (unsigned long long)addr, other, rwarp ? warp_text : "",
-            unchanged(x) ? unchanged_text : "");
+            ptx__a(x->nb), x->nb, space_names[x->shared], (unsigned long long)addr, other,
+            rwarp ? warp_text : "", unchanged(x) ? unchanged_text : "");
     }
     return TS_RUN;
 }

@@ -73,7 +73,7 @@ static ptaint *frame(pblock *b, const pwarp *w, int d) {
 /* Registers                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-static const char *const use_names[] = {"the address of a %zu-byte %s", "a branch's condition"};
+static const char *const use_names[] = {"the address of %s %zu-byte %s", "a branch's condition"};
 
 /* A tainted value used as an address or a condition, by the first lane of `lanes`. */
 static int report_use(pblock *b, pwarp *w, const pinst *in, uint32_t lanes, unsigned origin,
@@ -83,7 +83,7 @@ static int report_use(pblock *b, pwarp *w, const pinst *in, uint32_t lanes, unsi
     unsigned src = 0;
     bool st = in->op / T_COUNT == O_ST;
     size_t sz = (size_t)bits_of(in->op % T_COUNT) / 8 * (in->op / T_COUNT == O_ATOM ? 1 : in->vec);
-    snprintf(what, sizeof what, use_names[branch], sz,
+    snprintf(what, sizeof what, use_names[branch], ptx__a(sz), sz,
              in->op / T_COUNT == O_ATOM ? "atomic"
              : st                       ? "write"
                                         : "read");

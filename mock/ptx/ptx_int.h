@@ -345,4 +345,11 @@ bool ptx__is_tex(const char *op, size_t n);
 bool ptx__tex_names(const struct mock_ptx_module *m, const char *body, size_t len, unsigned line,
                     char *err, size_t errlen);
 
+/* The article before a count written in digits: "an 8-byte read", "an 11-byte", "a 16-byte"
+ * (what the count's first word, its leading group of three digits, sounds like). */
+static inline const char *ptx__a(uint64_t n) {
+    while (n >= 1000) n /= 1000;
+    return n == 8 || n == 11 || n == 18 || n / 10 == 8 || n / 100 == 8 ? "an" : "a";
+}
+
 #endif

@@ -60,8 +60,8 @@ static void *global(pblock *b, pthr *t, const pinst *in, uint64_t a, size_t n, b
                  : a + n < a ? "the range wraps past 2^64"
                              : "no allocation");
     }
-    ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS, "a %zu-byte %s at address 0x%llx: %s", n,
-               write ? "write" : "read", (unsigned long long)a, why);
+    ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS, "%s %zu-byte %s at address 0x%llx: %s",
+               ptx__a(n), n, write ? "write" : "read", (unsigned long long)a, why);
     return NULL;
 }
 
@@ -70,7 +70,7 @@ void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size
     if (in->flags & F_ADDR32) a = (uint32_t)a;
     if (n > 1 && (a & (n - 1)) != 0) {
         ptx__fault(b, t, in, CUDA_ERROR_MISALIGNED_ADDRESS,
-                   "a %zu-byte %s at address 0x%llx, not aligned to %zu bytes", n,
+                   "%s %zu-byte %s at address 0x%llx, not aligned to %zu bytes", ptx__a(n), n,
                    write ? "write" : "read", (unsigned long long)a, n);
         return NULL;
     }
@@ -78,23 +78,23 @@ void *ptx__addr(pblock *b, pthr *t, const pinst *in, int space, uint64_t a, size
     case S_SHARED:
         if (within(a, n, 0, b->smem_size)) return b->smem + a;
         ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,
-                   "a %zu-byte %s at shared address 0x%llx, past the block's %zu bytes of "
+                   "%s %zu-byte %s at shared address 0x%llx, past the block's %zu bytes of "
                    "shared memory",
-                   n, write ? "write" : "read", (unsigned long long)a, b->smem_size);
+                   ptx__a(n), n, write ? "write" : "read", (unsigned long long)a, b->smem_size);
         return NULL;
     case S_LOCAL:
         if (within(a, n, 0, r->local_size)) return t->local + a;
         ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,
-                   "a %zu-byte %s at local address 0x%llx, past the thread's %zu bytes of "
+                   "%s %zu-byte %s at local address 0x%llx, past the thread's %zu bytes of "
                    "local memory",
-                   n, write ? "write" : "read", (unsigned long long)a, r->local_size);
+                   ptx__a(n), n, write ? "write" : "read", (unsigned long long)a, r->local_size);
         return NULL;
     case S_PARAM:
         if (!write && within(a, n, 0, r->param_bytes)) return r->params + a;
         ptx__fault(b, t, in, CUDA_ERROR_ILLEGAL_ADDRESS,
-                   "a %zu-byte %s at parameter offset %lld, outside the kernel's %zu bytes of "
+                   "%s %zu-byte %s at parameter offset %lld, outside the kernel's %zu bytes of "
                    "parameters",
-                   n, write ? "write" : "read", (long long)a, r->param_bytes);
+                   ptx__a(n), n, write ? "write" : "read", (long long)a, r->param_bytes);
         return NULL;
     case S_GENERIC: {
         if (within(a, n, (uintptr_t)b->smem, b->smem_size)) return (void *)(uintptr_t)a;

@@ -210,7 +210,8 @@ static int surface(pblock *b, pthr *th, const pinst *in, uint64_t *col, mock_ptx
     }
     if (x % (int64_t)size != 0) {
         return ptx__fault(b, th, in, CUDA_ERROR_MISALIGNED_ADDRESS,
-                          "a %zu-byte surface access at byte %lld of a row", size, (long long)x);
+                          "%s %zu-byte surface access at byte %lld of a row", ptx__a(size), size,
+                          (long long)x);
     }
     unsigned char *p = t->data + (size_t)layer * t->slice + (size_t)z * t->slice +
                        (size_t)y * t->pitch + (size_t)x;

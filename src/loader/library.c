@@ -59,8 +59,8 @@ static bool safe_to_open(cushim__library *lib, const char *path) {
             if (ph.p_type == PT_LOAD && (ph.p_offset > (Elf64_Off)st.st_size ||
                                          ph.p_filesz > (Elf64_Off)st.st_size - ph.p_offset)) {
                 cushim__library_note(
-                    lib, "%s (cut short: a segment ends at byte %llu of a %lld-byte file); ", path,
-                    (unsigned long long)(ph.p_offset + ph.p_filesz), (long long)st.st_size);
+                    lib, "%s (cut short: a segment ends at byte %llu of a file of %lld bytes); ",
+                    path, (unsigned long long)(ph.p_offset + ph.p_filesz), (long long)st.st_size);
                 ok = false;
             }
         }

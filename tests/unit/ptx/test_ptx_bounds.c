@@ -9,7 +9,8 @@
  * message of its fault when it reads past its input, the same twice in turn and twice with one
  * seed); lanes of one warp that wait on each other across a
  * branch (a spin in one, the store it waits for in the other) finish; a whole warp's consecutive
- * words are read and written to the last byte of their space, and past it fault. */
+ * words are read and written to the last byte of their space, and past it fault (the message
+ * says "an 8-byte read"). */
 #include <time.h>
 
 #include "ptx_util.h"
@@ -30,6 +31,7 @@ static void test_wrapping_addresses_fault(void **state) {
     for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
         assert_int_equal(run(text[i], "k", 1, 32, NULL), CUDA_ERROR_ILLEGAL_ADDRESS);
         assert_has(err, "PTX line 9");
+        assert_has(err, "a 4-byte read");
         assert_has(err, i == 4 ? "parameter offset -4" : "0xfffffffffffffffc");
     }
 }
@@ -322,7 +324,7 @@ static void test_coalesced_warp_access_to_the_last_byte(void **state) {
     assert_int_equal(run(COALESCED("128"), "k", 1, 32, q), CUDA_ERROR_ILLEGAL_ADDRESS);
     assert_has(err, "thread (31,0,0)");
     assert_has(err, "PTX line 19");
-    assert_has(err, "8-byte read");
+    assert_has(err, "an 8-byte read");
     dev_free_all();
 }
 
