@@ -73,6 +73,14 @@ typedef struct pwarp {
 
 typedef struct prun prun;
 
+/* What the registers every lane holds from its launch's start depend on, besides the kernel. */
+typedef struct plaunch_shape {
+    unsigned block[3], grid[3];
+    size_t dynamic_smem;
+    int sm_count;
+    bool cooperative;
+} plaunch_shape;
+
 typedef struct pblock {
     prun *run;
     struct pworker *w;
@@ -89,11 +97,12 @@ typedef struct pblock {
     unsigned bar_arrived[16], bar_arrive_count[16]; /* bar.arrive's, until the barrier completes */
     bool done;      /* every lane exited (so every pthr says TS_RUN), until the next block starts */
     uint64_t steps; /* thread-instructions of this block and those its host thread ran before */
-    uint64_t jit_ran;   /* warp-instructions of compiled code, counted as steps are */
-    uint64_t rng;       /* the random schedule's state, 0 for none */
-    struct pcheck *chk; /* the checks' shadow of the block (ptx_check.c), NULL when off */
-    uint32_t nslots;    /* its shape, which a later launch's must match to run in it */
-    uint64_t kernel;    /* the uid of the kernel whose registers it holds */
+    uint64_t jit_ran;        /* warp-instructions of compiled code, counted as steps are */
+    uint64_t rng;            /* the random schedule's state, 0 for none */
+    struct pcheck *chk;      /* the checks' shadow of the block (ptx_check.c), NULL when off */
+    uint32_t nslots;         /* its shape, which a later launch's must match to run in it */
+    uint64_t kernel;         /* the uid of the kernel whose registers it holds */
+    plaunch_shape lanes_for; /* the launch its lanes' registers were set for (ptx__warps_lanes) */
     size_t local_size;
     size_t bytes; /* about what it holds */
 } pblock;
@@ -217,6 +226,9 @@ void ptx__warps_start(pblock *b);
 /* The lanes' registers that no block changes (constants, thread indexes, dimensions): once for
  * all the blocks a host thread runs. */
 void ptx__warps_lanes(pblock *b);
+/* Whether b's lanes hold them for its launch already: a block kept from a launch of the same
+ * kernel and shape (a cooperative grid's workspace is its own: never). */
+bool ptx__warps_lanes_current(const pblock *b);
 /* Runs warp w's paths for a turn of about `budget` warp-instructions, of which its one path has run
  * `used` already (compiled, ptx__jit_block): true when any ran. */
 bool ptx__warp_turn(pblock *b, pwarp *w, uint64_t budget, uint64_t used);

@@ -218,6 +218,23 @@ bool ptx__warps_alloc(pblock *b) {
 }
 
 /* The lanes' registers that no block changes: constants, thread indexes, dimensions. */
+static plaunch_shape shape_of(const mock_ptx_launch *l) {
+    plaunch_shape s;
+    memset(&s, 0, sizeof s); /* padding too: shapes are compared whole */
+    memcpy(s.block, l->block, sizeof s.block);
+    memcpy(s.grid, l->grid, sizeof s.grid);
+    s.dynamic_smem = l->dynamic_smem;
+    s.sm_count = l->sm_count;
+    s.cooperative = l->cooperative;
+    return s;
+}
+
+bool ptx__warps_lanes_current(const pblock *b) {
+    plaunch_shape s = shape_of(b->run->l);
+    return !s.cooperative && b->kernel == b->run->k->uid &&
+           memcmp(&s, &b->lanes_for, sizeof s) == 0;
+}
+
 void ptx__warps_lanes(pblock *b) {
     prun *r = b->run;
     const mock_ptx_launch *l = r->l;
@@ -264,6 +281,7 @@ void ptx__warps_lanes(pblock *b) {
         LANE_REG(R, SL_ENVREG1) = (uint64_t)ws >> 32;
         LANE_REG(R, SL_ENVREG2) = (uint32_t)ws;
     }
+    b->lanes_for = shape_of(l);
 }
 
 /* Every warp: one path of all its lanes at the kernel's first instruction. */

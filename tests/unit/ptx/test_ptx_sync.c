@@ -148,6 +148,59 @@ static void dims_launch(const char *text, unsigned grid, unsigned block, uint32_
     dev_free_all();
 }
 
+/* One kernel, parsed once, launched in several shapes of 64 threads a block: every thread writes
+ * %nctaid.x, %tid.x, %tid.y, %ntid.x, %ntid.y and %nsmid at its linear index. A block kept
+ * from the launch before (ptx_block.c) holds that launch's indexes and dimensions, which are
+ * set again only where they differ: each launch must see its own. */
+static const char shape_ptx[] =
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"
+         ".reg .b32 %r<16>; .reg .b64 %rd<4>;\n"
+         "ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y;\n"
+         "mov.u32 %r3, %ntid.x; mov.u32 %r4, %ntid.y; mov.u32 %r5, %ctaid.x;\n"
+         "mad.lo.u32 %r6, %r2, %r3, %r1; mul.lo.u32 %r7, %r3, %r4; mad.lo.u32 %r8, %r5, %r7, %r6;\n"
+         "mul.wide.u32 %rd2, %r8, 24; add.s64 %rd3, %rd1, %rd2; mov.u32 %r9, %nctaid.x;\n"
+         "mov.u32 %r10, %nsmid;\n"
+         "st.global.u32 [%rd3], %r9; st.global.u32 [%rd3+4], %r1; st.global.u32 [%rd3+8], %r2;\n"
+         "st.global.u32 [%rd3+12], %r3; st.global.u32 [%rd3+16], %r4;\n"
+         "st.global.u32 [%rd3+20], %r10;\n"
+         "ret;\n}\n";
+
+static void test_kept_block_in_another_shape(void **state) {
+    (void)state;
+    mock_ptx_module *m = NULL;
+    assert_ok(mock__ptx_parse(&m, shape_ptx, strlen(shape_ptx), err, sizeof err));
+    const mock_ptx_kernel *k = mock__ptx_kernel(m, "k");
+    assert_non_null(k);
+    static const struct {
+        unsigned grid, bx, by;
+        int sms;
+    } shape[] = {{4, 64, 1, 132}, {4, 64, 1, 132}, {3, 64, 1, 132}, {4, 32, 2, 132},
+                 {4, 16, 4, 132}, {4, 16, 4, 8},   {2, 64, 1, 8}};
+    uint32_t *out = dev_alloc(4 * 64 * 24);
+    for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
+        memset(out, 0xff, 4 * 64 * 24);
+        void *p[] = {&out};
+        mock_ptx_launch l = {.grid = {shape[s].grid, 1, 1},
+                             .block = {shape[s].bx, shape[s].by, 1},
+                             .params = p,
+                             .host_threads = 2,
+                             .sm_count = shape[s].sms,
+                             .check = check};
+        assert_ok(mock__ptx_run(k, &l, err, sizeof err));
+        for (uint32_t i = 0; i < shape[s].grid * 64; i++) {
+            const uint32_t *o = out + 6 * i, t = i % 64;
+            assert_int_equal(o[0], shape[s].grid);
+            assert_int_equal(o[1], t % shape[s].bx);
+            assert_int_equal(o[2], t / shape[s].bx);
+            assert_int_equal(o[3], shape[s].bx);
+            assert_int_equal(o[4], shape[s].by);
+            assert_int_equal(o[5], (uint32_t)shape[s].sms);
+        }
+    }
+    mock__ptx_free(m);
+    dev_free_all();
+}
+
 /* Two kernels of one shape: `set` leaves a 64-bit value in %rd3, `get` stores %rd3 without
  * writing it first (undefined on a GPU, but it must not depend on what ran before). */
 #define REGS_PTX(BODY)                                                                             \
@@ -289,6 +342,7 @@ int main(void) {
         cmocka_unit_test(test_warp_collectives),
         cmocka_unit_test(test_atomics_across_host_threads),
         cmocka_unit_test(test_block_memory_across_launches),
+        cmocka_unit_test(test_kept_block_in_another_shape),
         cmocka_unit_test(test_cooperative_grid_barrier),
         cmocka_unit_test(test_cooperative_groups_grid_sync),
     };
