@@ -233,6 +233,45 @@ static void test_block_memory_across_launches(void **state) {
     assert_int_equal(first, 0);
 }
 
+/* Each block's thread 0 counts the block's runs and takes the next place in the order blocks
+ * ran in: c[0] the places taken, c[1 + place] the block, c[1 + grid + block] its runs. */
+static const char once_ptx[] =
+    HEAD ".visible .entry k(.param .u64 c)\n{\n"
+         ".reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+         "mov.u32 %r1, %tid.x; setp.ne.u32 %p1, %r1, 0; @%p1 bra DONE;\n"
+         "ld.param.u64 %rd1, [c]; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %nctaid.x;\n"
+         "atom.global.add.u32 %r4, [%rd1], 1; add.u32 %r4, %r4, 1;\n"
+         "mul.wide.u32 %rd2, %r4, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2;\n"
+         "add.u32 %r5, %r2, %r3; add.u32 %r5, %r5, 1; mul.wide.u32 %rd4, %r5, 4;\n"
+         "add.s64 %rd5, %rd1, %rd4; atom.global.add.u32 %r6, [%rd5], 1;\n"
+         "DONE: ret;\n}\n";
+
+/* The grid is shared out over the host threads, each helping the others when its own share is
+ * done (ptx_sched.c): every block runs once, whatever the grid and the host threads, and with
+ * one host thread in order. */
+static void test_every_block_once(void **state) {
+    (void)state;
+    static const unsigned grids[] = {1, 2, 3, 5, 17, 100, 1000, 4099};
+    static const int threads[] = {1, 2, 3, 7, 16};
+    for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        for (size_t h = 0; h < sizeof threads / sizeof *threads; h++) {
+            unsigned n = grids[g];
+            uint32_t *c = dev_alloc((2 * (size_t)n + 1) * 4);
+            void *p[] = {&c};
+            assert_ok(run_ex(once_ptx, "k", n, 64, p, threads[h], false, NULL));
+            assert_int_equal(c[0], n);
+            for (unsigned b = 0; b < n; b++) {
+                if (c[1 + n + b] != 1)
+                    fail_msg("grid %u on %d host threads: block %u ran %u times", n, threads[h], b,
+                             c[1 + n + b]);
+                if (threads[h] == 1 && c[1 + b] != b)
+                    fail_msg("grid %u on 1 host thread: place %u went to block %u", n, b, c[1 + b]);
+            }
+            dev_free_all();
+        }
+    }
+}
+
 /* A grid barrier from atomics and a spin (as cooperative groups build one): it completes only
  * when every block is resident, as in a cooperative launch. */
 static const char grid_ptx[] =
@@ -341,6 +380,7 @@ int main(void) {
 #endif
         cmocka_unit_test(test_warp_collectives),
         cmocka_unit_test(test_atomics_across_host_threads),
+        cmocka_unit_test(test_every_block_once),
         cmocka_unit_test(test_block_memory_across_launches),
         cmocka_unit_test(test_kept_block_in_another_shape),
         cmocka_unit_test(test_cooperative_grid_barrier),
