@@ -127,8 +127,11 @@ uint64_t ptx__cvt(const pinst *in, uint64_t v) {
     if (st == T_F64 && (r == R_RZ || r == R_RM || r == R_RP)) {
         int old = fegetround();
         fesetround(fround(r));
+        /* Stored to a volatile before the mode goes back: clang (no FENV_ACCESS) may otherwise
+         * convert after fesetround(old), in the default mode. */
         volatile double vx = x;
-        f = (float)vx;
+        volatile float vf = (float)vx;
+        f = vf;
         fesetround(old);
     } else {
         f = (float)x;
