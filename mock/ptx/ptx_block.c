@@ -70,26 +70,15 @@ bool ptx__block_alloc(pblock *b, prun *r) {
     return true;
 }
 
-static bool fits(const pblock *k, const prun *r, size_t smem) {
-    return r->checks == 0 && k->n == r->threads && k->nslots == r->nslots &&
-           k->local_size == r->local_size && k->smem_size == smem;
-}
-
-bool ptx__block_take(pblock *b, prun *r, int who) {
+bool ptx__block_take(pblock *b, prun *r) {
     size_t smem = r->k->smem_dyn_off + r->l->dynamic_smem;
     pthread_once(&registered, register_fork);
     pthread_mutex_lock(&keep.lock);
-    /* The newest that fits, the likeliest still in a cache; better, the newest this host
-     * thread ran, in its own. */
-    int i = -1;
-    for (int k = keep.n - 1; k >= 0; k--) {
-        if (!fits(&keep.b[k], r, smem)) continue;
-        if (i < 0) i = k;
-        if (keep.b[k].owner == who) {
-            i = k;
-            break;
-        }
-    }
+    int i = keep.n - 1; /* the newest first: the likeliest still in a cache */
+    while (i >= 0 &&
+           (r->checks != 0 || keep.b[i].n != r->threads || keep.b[i].nslots != r->nslots ||
+            keep.b[i].local_size != r->local_size || keep.b[i].smem_size != smem))
+        i--;
     if (i >= 0) {
         *b = keep.b[i];
         keep.bytes -= b->bytes;
@@ -97,11 +86,7 @@ bool ptx__block_take(pblock *b, prun *r, int who) {
         keep.n--;
     }
     pthread_mutex_unlock(&keep.lock);
-    if (i < 0) {
-        b->owner = who;
-        return ptx__block_alloc(b, r);
-    }
-    b->owner = who;
+    if (i < 0) return ptx__block_alloc(b, r);
     b->run = r;
     b->steps = 0;
     b->jit_ran = 0;

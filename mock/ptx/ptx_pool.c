@@ -1,13 +1,12 @@
 /* The host threads that run a grid's blocks, kept between launches: making 15 threads for
  * every launch costs more than a short kernel runs. A launch is a job in a list; an idle thread
  * sleeps on a condition variable until a job wants helpers, joins it, and runs its function
- * (which takes blocks from the launch's own counters) until it returns. Launches from
+ * (which takes blocks from the launch's own atomic counter) until it returns. Launches from
  * several host threads at once share the pool. The threads end when the library is unloaded
  * or the process exits with no launch running; a child after fork() has none of its parent's
  * and makes its own when it first launches. */
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "ptx_pool.h"
@@ -15,7 +14,7 @@
 #define MAX_HELPERS 255
 
 typedef struct pjob {
-    void (*fn)(void *, int);
+    void (*fn)(void *);
     void *arg;
     int want, joined, active;
     struct pjob *next;
@@ -35,8 +34,8 @@ static struct {
 
 static pthread_once_t registered = PTHREAD_ONCE_INIT;
 
-static void *helper(void *index) {
-    int who = 1 + (int)(intptr_t)index;
+static void *helper(void *unused) {
+    (void)unused;
     pthread_mutex_lock(&pool.lock);
     pool.started++;
     pthread_cond_broadcast(&pool.done);
@@ -53,7 +52,7 @@ static void *helper(void *index) {
         j->joined++;
         j->active++;
         pthread_mutex_unlock(&pool.lock);
-        j->fn(j->arg, who);
+        j->fn(j->arg);
         pthread_mutex_lock(&pool.lock);
         if (--j->active == 0) pthread_cond_broadcast(&pool.done);
     }
@@ -114,13 +113,12 @@ static void grow(int want) {
     pthread_t *th = realloc(pool.th, (size_t)want * sizeof *th);
     if (th == NULL) return;
     pool.th = th;
-    while (pool.nth < want &&
-           pthread_create(&pool.th[pool.nth], NULL, helper, (void *)(intptr_t)pool.nth) == 0)
+    while (pool.nth < want && pthread_create(&pool.th[pool.nth], NULL, helper, NULL) == 0)
         pool.nth++;
     while (pool.started < pool.nth) pthread_cond_wait(&pool.done, &pool.lock);
 }
 
-void ptx__pool_run(void (*fn)(void *, int), void *arg, int helpers) {
+void ptx__pool_run(void (*fn)(void *), void *arg, int helpers) {
     pjob j = {.fn = fn, .arg = arg, .want = helpers};
     if (helpers > 0) {
         pthread_once(&registered, register_fork);
@@ -135,7 +133,7 @@ void ptx__pool_run(void (*fn)(void *, int), void *arg, int helpers) {
         }
         pthread_mutex_unlock(&pool.lock);
     }
-    fn(arg, 0);
+    fn(arg);
     if (helpers > 0) {
         /* No helper joins from here on; those that did leave once the blocks are taken. */
         pthread_mutex_lock(&pool.lock);

@@ -103,7 +103,6 @@ typedef struct pblock {
     uint32_t nslots;         /* its shape, which a later launch's must match to run in it */
     uint64_t kernel;         /* the uid of the kernel whose registers it holds */
     plaunch_shape lanes_for; /* the launch its lanes' registers were set for (ptx__warps_lanes) */
-    int owner;               /* the host thread (ptx__pool_run's who) it last ran on */
     size_t local_size;
     size_t bytes; /* about what it holds */
 } pblock;
@@ -115,12 +114,6 @@ typedef struct pworker {
     unsigned next;          /* the entry the next one replaces */
 } pworker;
 
-/* A share of a grid's blocks: the next to run, taken atomically in batches, and its end. */
-typedef struct prange {
-    _Alignas(64) unsigned long long next;
-    unsigned long long end;
-} prange;
-
 struct prun {
     const mock_ptx_func *k;
     const mock_ptx_launch *l;
@@ -131,7 +124,7 @@ struct prun {
     unsigned threads;  /* per block */
     unsigned long long nblocks;
     unsigned long long *order; /* a random schedule's order of blocks, NULL for in turn */
-    int nworkers;              /* host threads that run its blocks */
+    int nworkers;              /* host threads that run its blocks (their batches' size) */
     int failed;                /* atomically: the first fault wins */
     CUresult code;
     char *err;
@@ -139,14 +132,10 @@ struct prun {
     uint64_t step_limit;  /* thread-instructions of the launch, all blocks */
     uint64_t deadline_ns; /* CLOCK_MONOTONIC, 0 for none */
     double timeout_s;
-    /* The grid in shares, a host thread's first (ptx_sched.c): `one` when there is one share
-     * or no memory for more. */
-    prange *shares;
-    int nshares;
-    /* The thread-instructions run, summed as blocks go, and a share's counter: host threads
-     * write them, so each has a cache line of its own, apart from what every thread reads on
-     * every turn (failed, the kernel). */
-    prange one;
+    /* The next block to run, taken atomically, and the thread-instructions run, summed as
+     * blocks go: host threads write them, so each has a cache line of its own, apart from
+     * what every thread reads on every turn (failed, the kernel). */
+    _Alignas(64) unsigned long long next;
     _Alignas(64) uint64_t steps;
     uint64_t jit_ran; /* compiled warp-instructions, added once by each host thread */
     _Alignas(64) char after_steps;
@@ -208,12 +197,11 @@ uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
 
 /* A block's memory (ptx_block.c). ptx__block_alloc makes it for launch r (false when out of
  * memory: ptx__block_free then frees what was made); ptx__block_take takes one of the same shape
- * that an earlier launch left (the one host thread `who` ran, where there is one: its memory is
- * likelier in that thread's cache), or makes one; ptx__block_give leaves it for a later launch (a
+ * that an earlier launch left, or makes one; ptx__block_give leaves it for a later launch (a
  * bounded number and size are kept), or frees it. */
 bool ptx__block_alloc(pblock *b, prun *r);
 void ptx__block_free(pblock *b);
-bool ptx__block_take(pblock *b, prun *r, int who);
+bool ptx__block_take(pblock *b, prun *r);
 void ptx__block_give(pblock *b);
 
 /* A block's run (ptx_turn.c). ptx__block_run runs block `index` in b to its end, its first turn

@@ -15,42 +15,18 @@
 /* The grid                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/* How many blocks a host thread takes at once from a share with `left` to run: an eighth of
- * them (guided self-scheduling), so that a share's counter is written a few dozen times a launch
- * and its last blocks still spread over the threads that come to help. */
-static unsigned long long batch(unsigned long long left) {
-    unsigned long long n = left / 8;
+/* How many blocks a host thread takes at once: a share of what is left that shrinks as the grid
+ * ends (guided self-scheduling), so that the launch's counter is written a few dozen times per
+ * host thread rather than once a block, and the last blocks still spread over the threads. */
+static unsigned long long batch(const prun *r, unsigned long long left) {
+    unsigned long long n = left / (4ull * (unsigned)r->nworkers);
     return n < 1 ? 1 : n > 64 ? 64 : n;
 }
 
-/* The grid in one share per host thread, in order: host thread `who` starts on share who and,
- * that done, helps with the next ones in turn. A pool thread has the same place at every launch,
- * so a grid launched again runs its blocks mostly where they ran before, with the memory they
- * touch in that thread's cache (16 threads over a 1M-thread saxpy each find their 512 KiB of it
- * there); one share (one thread, or no memory for more) is the grid in order. */
-static void share_out(prun *r) {
-    int n = r->nworkers;
-    prange *s = n > 1 ? aligned_alloc(_Alignof(prange), (size_t)n * sizeof *s) : NULL;
-    if (s == NULL) {
-        r->one.next = 0;
-        r->one.end = r->nblocks;
-        r->shares = &r->one;
-        r->nshares = 1;
-        return;
-    }
-    unsigned long long each = r->nblocks / (unsigned)n, more = r->nblocks % (unsigned)n;
-    for (unsigned k = 0; k < (unsigned)n; k++) { /* the first `more` shares a block larger */
-        s[k].next = each * k + (k < more ? k : more);
-        s[k].end = s[k].next + each + (k < more);
-    }
-    r->shares = s;
-    r->nshares = n;
-}
-
-/* A host thread's part of a grid: blocks taken in batches from its share, then from the others'
- * until none is left. Its block's memory is taken when it takes its first (ptx_block.c: kept from
- * an earlier launch where one of the same shape was), and left for a later launch at the end. */
-static void worker(void *arg, int who) {
+/* A host thread's share of a grid: blocks taken in batches from the launch's counter until none
+ * is left. Its block's memory is taken when it takes its first (ptx_block.c: kept from an earlier
+ * launch where one of the same shape was), and left for a later launch at the end. */
+static void worker(void *arg) {
     prun *r = arg;
     pworker w;
     memset(&w, 0, sizeof w);
@@ -61,29 +37,24 @@ static void worker(void *arg, int who) {
     /* The launch's count gets this thread's steps every 2^16 of them (bounded) and at its
      * end, not after every block: a short block would make it a contended line. */
     uint64_t counted = 0;
+    unsigned long long i = 0, end = 0, n = batch(r, r->nblocks);
     bool fast = ptx__jit_whole(r);
-    int home = who % r->nshares;
-    for (int v = 0; v < r->nshares && !ptx__failed(r); v++) {
-        prange *g = &r->shares[(home + v) % r->nshares];
-        for (;;) {
-            /* Read before it is written: a share run out costs its line no write. */
-            unsigned long long i = __atomic_load_n(&g->next, __ATOMIC_RELAXED);
-            if (i >= g->end || ptx__failed(r)) break;
-            unsigned long long n = batch(g->end - i);
-            i = __atomic_fetch_add(&g->next, n, __ATOMIC_RELAXED);
-            unsigned long long end = i + n < g->end ? i + n : g->end;
-            for (; i < end && !ptx__failed(r); i++) {
-                if (!made && !ptx__block_take(&b, r, who)) {
-                    b.run = r;
-                    ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY,
-                               "out of memory for a block");
-                    break;
-                }
-                made = true;
-                b.w = &w;
-                ptx__block_run(&b, r->order != NULL ? r->order[i] : i, fast, &counted);
-            }
+    for (;;) {
+        if (i == end) {
+            i = __atomic_fetch_add(&r->next, n, __ATOMIC_RELAXED);
+            end = i + n < r->nblocks ? i + n : r->nblocks;
+            if (i < r->nblocks) n = batch(r, r->nblocks - end);
         }
+        if (i >= r->nblocks || ptx__failed(r)) break;
+        if (!made && !ptx__block_take(&b, r)) {
+            b.run = r;
+            ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a block");
+            break;
+        }
+        made = true;
+        b.w = &w;
+        ptx__block_run(&b, r->order != NULL ? r->order[i] : i, fast, &counted);
+        i++;
     }
     if (made) {
         ptx__block_flush(&b, &counted);
@@ -259,9 +230,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         cooperative(&r, &w);
     } else {
         r.nworkers = host_threads(l, r.nblocks);
-        share_out(&r);
         ptx__pool_run(worker, &r, r.nworkers - 1);
-        if (r.shares != &r.one) free(r.shares);
     }
     pthread_mutex_destroy(&r.out_lock);
     ptx__check_run_end(&r);

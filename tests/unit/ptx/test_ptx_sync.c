@@ -246,9 +246,8 @@ static const char once_ptx[] =
          "add.s64 %rd5, %rd1, %rd4; atom.global.add.u32 %r6, [%rd5], 1;\n"
          "DONE: ret;\n}\n";
 
-/* The grid is shared out over the host threads, each helping the others when its own share is
- * done (ptx_sched.c): every block runs once, whatever the grid and the host threads, and with
- * one host thread in order. */
+/* The host threads take the grid's blocks in batches from one counter (ptx_sched.c): every block
+ * runs once, whatever the grid and the host threads, and with one host thread in order. */
 static void test_every_block_once(void **state) {
     (void)state;
     static const unsigned grids[] = {1, 2, 3, 5, 17, 100, 1000, 4099};
