@@ -30,7 +30,10 @@
  * Run without CUSHIM_MOCK_THREADS (and without --checks), it ends with a scaling table: each
  * kernel's wall time a launch on 1 host thread over that on all, interpreted and with the tier,
  * beside the same computation in C split block by block over 1 and all host threads
- * (ptx-scale.c): how much of the interpreter's shortfall the machine itself imposes. */
+ * (ptx-scale.c): how much of the interpreter's shortfall the machine itself imposes. With
+ * --rounds N the two runs, and the C on 1 and on all, go in turn N times, and the table gives
+ * the medians: on a machine whose cores' speed moves from second to second (a virtual machine's
+ * CPUs whose other hyperthreads other guests use), one pair of runs says little. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -307,20 +310,29 @@ static void run_all(bool quick, bool checks, const char *only) {
 int main(int argc, char **argv) {
     bool quick = false, checks = false;
     const char *only = NULL;
+    int rounds = 1;
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
         checks |= strcmp(argv[i], "--checks") == 0;
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+    }
+    if (rounds < 1 || rounds > 64) {
+        fprintf(stderr, "ptx-bench: --rounds takes 1 to 64\n");
+        return 2;
     }
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
         char cores[16];
         snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
         printf("%-10s %7s %9s %12s %14s %12s %14s %10s %9s\n", "kernel", "threads", "launches",
                "ms/launch", "insns/launch", "M insns/s", "M insns/cpu-s", "native ms", "x native");
-        ptx_scale scale = {0};
-        int r = ptx_scale_child(&scale, "1", argv);
-        if (r == 0) r = ptx_scale_child(&scale, cores, argv);
-        if (r == 0 && !checks) ptx_scale_print(&scale, atoi(cores), quick);
+        static ptx_scale scale;
+        int r = 0;
+        for (int k = 0; k < rounds && r == 0; k++) {
+            r = ptx_scale_child(&scale, "1", argv);
+            if (r == 0) r = ptx_scale_child(&scale, cores, argv);
+        }
+        if (r == 0 && !checks) ptx_scale_print(&scale, atoi(cores), rounds, quick);
         return r;
     }
     run_all(quick, checks, only);

@@ -64,6 +64,17 @@ static void run_block(ptx_native_grid *g, long i) {
             sum += v;
         }
         __atomic_fetch_add(&g->total, sum, __ATOMIC_RELAXED);
+    } else if (g->kernel == PTX_NATIVE_ROWS) {
+        unsigned r[8][256], sum = 0;
+        for (unsigned k = 0; k < 8; k++)
+            for (unsigned j = 0; j < 256; j++) r[k][j] = (unsigned)i * 256u + j + k;
+        for (unsigned s = 0; s < 64; s++) {
+            const unsigned *a = r[s & 7], *b = r[(s + 1) & 7];
+            unsigned *d = r[(s + 2) & 7];
+            for (unsigned j = 0; j < 256; j++) d[j] = (a[j] ^ (b[j] >> 3)) + s;
+        }
+        for (unsigned j = 0; j < 256; j++) sum += r[1][j];
+        __atomic_fetch_add(&g->total, sum, __ATOMIC_RELAXED);
     } else if (g->kernel == PTX_NATIVE_REDUCE) {
         unsigned sum = 0;
         for (int j = 0; j < 256; j++) sum += (unsigned)g->in[i * 256 + j];

@@ -19,13 +19,17 @@ int ptx_native_reduce(const int *in, int n);
 float *ptx_native_floats(size_t n);
 int *ptx_native_ints(size_t n);
 
-/* PTX_NATIVE_ALU is no kernel of the bench: a block of 256 integer hash chains of 64 steps,
- * no memory (the compiler keeps it to vector multiplies, shifts and xors): what the machine
- * gives work bound by its arithmetic units alone, as an interpreter's is, over N threads. */
-enum { PTX_NATIVE_SAXPY, PTX_NATIVE_MATMUL, PTX_NATIVE_REDUCE, PTX_NATIVE_ALU };
+/* PTX_NATIVE_ALU and PTX_NATIVE_ROWS are no kernels of the bench. ALU: a block of 256 integer
+ * hash chains of 64 steps, no memory (the compiler keeps it to vector multiplies, shifts and
+ * xors): what the machine gives work bound by its arithmetic units alone, over N threads. ROWS:
+ * a block's 256 lanes in 8 rows of 32-bit words in memory, 64 steps each reading two rows and
+ * writing a third (vector loads, stores, shifts, xors and adds from the L1 cache): the traffic
+ * of an interpreter's register rows, bound by the core's load and store ports as much as by
+ * its arithmetic, and the first to lose where a core's other hyperthread is busy. */
+enum { PTX_NATIVE_SAXPY, PTX_NATIVE_MATMUL, PTX_NATIVE_REDUCE, PTX_NATIVE_ALU, PTX_NATIVE_ROWS };
 
 /* The host copies a grid works on: saxpy's n elements of x and y, matmul's dim x dim matrices,
- * reduce's n integers summed into total (and the ALU blocks' hashes, n / 256 blocks). */
+ * reduce's n integers summed into total (and the ALU and ROWS blocks' sums, n / 256 blocks). */
 typedef struct ptx_native_grid {
     int kernel; /* PTX_NATIVE_* */
     int n, dim;

@@ -56,13 +56,27 @@ int ptx_scale_child(ptx_scale *s, const char *threads, char **argv) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* ms of the row `name` run on `threads`, 0 when there is none. */
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place), 0 for none. */
+static double median(double *v, int n) {
+    if (n == 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ms of the row `name` run on `threads`: the median of the rounds' rows, 0 when there is none. */
 static double ms_of(const ptx_scale *s, const char *name, const char *threads) {
+    double v[PTX_SCALE_ROWS];
+    int n = 0;
     for (int i = 0; i < s->nrows; i++) {
         if (strcmp(s->row[i].name, name) == 0 && strcmp(s->row[i].threads, threads) == 0)
-            return s->row[i].ms;
+            v[n++] = s->row[i].ms;
     }
-    return 0;
+    return median(v, n);
 }
 
 static void ratio(double one, double many) {
@@ -73,31 +87,37 @@ static void ratio(double one, double many) {
     }
 }
 
-void ptx_scale_print(const ptx_scale *s, int threads, bool quick) {
+void ptx_scale_print(const ptx_scale *s, int threads, int rounds, bool quick) {
     int n = quick ? 1 << 16 : 1 << 20, dim = quick ? 64 : 256;
     float *x = ptx_native_floats((size_t)n), *y = ptx_native_floats((size_t)n),
           *ma = ptx_native_floats((size_t)dim * dim), *mb = ptx_native_floats((size_t)dim * dim),
           *c = ptx_native_floats((size_t)dim * dim);
     int *in = ptx_native_ints((size_t)n);
-    static const char *kernels[] = {"saxpy", "matmul", "reduce", "alu (C)"};
+    static const char *kernels[] = {"saxpy", "matmul", "reduce", "alu (C)", "rows (C)"};
     char many[16];
     snprintf(many, sizeof many, "%d", threads);
-    printf("\nscaling from 1 to %d host threads (wall time a launch on 1 over that on %d):\n",
-           threads, threads);
-    printf("%-10s %10s %10s %10s %12s %12s\n", "kernel", "interp", "interp+jit", "native",
+    printf("\nscaling from 1 to %d host threads (wall time a launch on 1 over that on %d", threads,
+           threads);
+    if (rounds > 1) printf("; medians of %d rounds, 1 and %d in turn", rounds, threads);
+    printf("):\n%-10s %10s %10s %10s %12s %12s\n", "kernel", "interp", "interp+jit", "native",
            "native ms 1", "native ms N");
-    for (int k = 0; k < 4; k++) { /* the last: native only (no kernel), PTX_NATIVE_ALU */
+    for (int k = 0; k < 5; k++) { /* the last two: native only (no kernel) */
         char jit[32];
         snprintf(jit, sizeof jit, "%s+jit", kernels[k]);
         ptx_native_grid g = {k, n, dim, 2.0f, x, y, ma, mb, c, in, 0};
         bool have = x && y && ma && mb && c && in;
-        double one = have ? ptx_native_grid_time(&g, 1, quick ? 0.1 : 0.5) : 0;
-        double par = have ? ptx_native_grid_time(&g, threads, quick ? 0.1 : 0.5) : 0;
+        double one[PTX_SCALE_ROWS], par[PTX_SCALE_ROWS];
+        int got = 0;
+        for (int r = 0; have && r < rounds && r < PTX_SCALE_ROWS; r++, got++) {
+            one[got] = ptx_native_grid_time(&g, 1, quick ? 0.1 : 0.5);
+            par[got] = ptx_native_grid_time(&g, threads, quick ? 0.1 : 0.5);
+        }
+        double m1 = median(one, got), mn = median(par, got);
         printf("%-10s", kernels[k]);
         ratio(ms_of(s, kernels[k], "1"), ms_of(s, kernels[k], many));
         ratio(ms_of(s, jit, "1"), ms_of(s, jit, many));
-        ratio(one, par);
-        printf(" %12.4f %12.4f\n", one * 1e3, par * 1e3);
+        ratio(m1, mn);
+        printf(" %12.4f %12.4f\n", m1 * 1e3, mn * 1e3);
     }
     free(x);
     free(y);

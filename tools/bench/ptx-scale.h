@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#define PTX_SCALE_ROWS 32
+#define PTX_SCALE_ROWS 256 /* rows kept from the runs; also the most rounds */
 
 typedef struct ptx_scale {
     int nrows;
@@ -19,7 +19,8 @@ typedef struct ptx_scale {
  * its rows kept in s; the child's exit status. */
 int ptx_scale_child(ptx_scale *s, const char *threads, char **argv);
 /* The table: per kernel, the wall time a launch on 1 thread over that on `threads`, interpreted
- * and with the compiling tier, and the same for the C computation, measured here. */
-void ptx_scale_print(const ptx_scale *s, int threads, bool quick);
+ * and with the compiling tier, and the same for the C computation, measured here `rounds` times
+ * (1 and `threads` in turn); each figure the median of the rounds'. */
+void ptx_scale_print(const ptx_scale *s, int threads, int rounds, bool quick);
 
 #endif
