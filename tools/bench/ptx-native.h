@@ -25,7 +25,7 @@ int *ptx_native_ints(size_t n);
  * a block's 256 lanes in 8 rows of 32-bit words in memory, 64 steps each reading two rows and
  * writing a third (vector loads, stores, shifts, xors and adds from the L1 cache): the traffic
  * of an interpreter's register rows, bound by the core's load and store ports as much as by
- * its arithmetic, and the first to lose where a core's other hyperthread is busy. */
+ * its arithmetic, as an interpreter is. */
 enum { PTX_NATIVE_SAXPY, PTX_NATIVE_MATMUL, PTX_NATIVE_REDUCE, PTX_NATIVE_ALU, PTX_NATIVE_ROWS };
 
 /* The host copies a grid works on: saxpy's n elements of x and y, matmul's dim x dim matrices,

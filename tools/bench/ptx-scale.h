@@ -5,7 +5,8 @@
 
 #include <stdbool.h>
 
-#define PTX_SCALE_ROWS 256 /* rows kept from the runs; also the most rounds */
+/* Rows kept from the runs: 64 rounds of two runs of up to 6 rows each, with room. */
+#define PTX_SCALE_ROWS 1024
 
 typedef struct ptx_scale {
     int nrows;
