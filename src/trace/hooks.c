@@ -40,6 +40,12 @@ _Atomic unsigned long long cushim__hook_bypass;
 static record records[CUSHIM__MAX_HOOKS];
 static atomic_uint used; /* records[0..used) may be installed */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* A bypass waits while a call is still inside a hook no longer installed (one that removed
+ * itself, or one removed while another thread ran it): a driver call made there must not be
+ * traced (cushim__hooks_before), and the wrappers' fast path would trace it. Put in by the
+ * remove once those calls have left, or by a later call through the registry. */
+static atomic_bool bypass_waits;
+static void refresh_locked(void);
 /* This thread's place in the hooks: one thread-local object, found once per call (a shared
  * library's thread-local variable costs a call to find). */
 typedef struct where {
@@ -77,6 +83,12 @@ bool cushim__hooks_before(cushim__hook_frame *f, unsigned index, int per_thread,
                           unsigned count) {
     where *w = &here;
     if (w->depth > 0) return false;
+    /* Tried, not waited for: the lock is not this path's to wait on. */
+    if (CUSHIM__UNLIKELY(atomic_load_explicit(&bypass_waits, memory_order_relaxed)) &&
+        pthread_mutex_trylock(&lock) == 0) {
+        if (atomic_load(&bypass_waits)) refresh_locked();
+        pthread_mutex_unlock(&lock);
+    }
     const cushim__entry *e = &cushim__entries[index];
     f->call.entry = e->name;
     f->call.symbol = per_thread ? e->ptds_symbol : e->symbol;
@@ -156,11 +168,23 @@ static unsigned long long bypass_locked(void) {
     return active == 1 ? word : 0;
 }
 
+static bool draining_locked(void) {
+    unsigned n = atomic_load(&used);
+    for (unsigned k = 0; k < n; k++) {
+        if (!(atomic_load(&records[k].state) & ACTIVE) && atomic_load(&records[k].inflight) != 0)
+            return true;
+    }
+    return false;
+}
+
 static void refresh_locked(void) {
     static bool want[CUSHIM_TABLE_ENTRIES]; /* under lock */
     covered(want);
     /* Off before another hook's wrappers go in, on after the bypassing one's are. */
     unsigned long long word = bypass_locked();
+    bool waits = word != 0 && draining_locked();
+    if (waits) word = 0;
+    atomic_store(&bypass_waits, waits);
     if (word == 0) atomic_store(&cushim__hook_bypass, 0);
     cushim__slots_set(want);
     if (word != 0) atomic_store(&cushim__hook_bypass, word);
@@ -266,6 +290,7 @@ CUSHIM_API CUresult cushim_hook_remove(unsigned long long id) {
     while (here.depth == 0 && atomic_load(&r->inflight) != 0) sched_yield();
     pthread_mutex_lock(&lock);
     r->busy = false;
+    if (atomic_load(&bypass_waits)) refresh_locked();
     pthread_mutex_unlock(&lock);
     cushim__clear_error();
     return CUDA_SUCCESS;
@@ -284,6 +309,7 @@ static void after_fork_child(void) {
         records[k].bypass = 0; /* the child's calls go through the registry (the tracer's file) */
     }
     atomic_store(&cushim__hook_bypass, 0);
+    atomic_store(&bypass_waits, false);
 }
 static CUSHIM__CONSTRUCTOR void hooks_register_fork(void) {
     pthread_atfork(NULL, NULL, after_fork_child);

@@ -277,6 +277,37 @@ static void test_a_hook_beside_the_tracer_sees_every_call(void **state) {
     assert_int_equal(count_in(take_file(path, &n), "] cuInit(Flags=0) = CUDA_SUCCESS ("), 5);
 }
 
+/* A hook that removes itself and then calls the driver, from inside its own call: that call is
+ * not traced (a call made inside a hook never is), though the tracer is by then the only hook
+ * and takes the calls after it on its fast path. */
+typedef struct quitter {
+    unsigned long long id;
+    int inner;
+} quitter;
+
+static void quit_then_call(const cushim_hook_call *c, void *user) {
+    quitter *q = user;
+    if (strcmp(c->entry, "cuInit") != 0 || q->inner++ > 0) return;
+    assert_ok(cushim_hook_remove(q->id));
+    assert_ok(cushim_driver()->cuInit(0));
+}
+
+static void test_a_call_inside_a_hook_that_removed_itself_is_not_traced(void **state) {
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cushim-test-hooks-quit-%ld", (long)getpid());
+    const cushim_driver_table *t = cushim_driver();
+    assert_ok(cushim_trace_start("calls", path));
+    quitter q = {0, 0};
+    assert_ok(cushim_hook_add(NULL, quit_then_call, NULL, &q, &q.id));
+    assert_ok(t->cuInit(0)); /* traced; the hook's own cuInit inside it is not */
+    for (int k = 0; k < 2; k++) assert_ok(t->cuInit(0));
+    assert_ok(cushim_trace_stop());
+    assert_int_equal(q.inner, 1);
+    size_t n;
+    assert_int_equal(count_in(take_file(path, &n), "] cuInit(Flags=0) = CUDA_SUCCESS ("), 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_all_hook_sees_every_call_in_order, mock_setup,
@@ -292,6 +323,8 @@ int main(void) {
                                         mock_teardown),
         cmocka_unit_test_setup_teardown(test_a_hook_beside_the_tracer_sees_every_call, mock_setup,
                                         mock_teardown),
+        cmocka_unit_test_setup_teardown(test_a_call_inside_a_hook_that_removed_itself_is_not_traced,
+                                        mock_setup, mock_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
