@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench-init.h"
+#include "bench-median.h"
 #include "bench-ops.h"
 
 static int64_t now_ns(void) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-median.h"
 #include "bench-ops.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -37,16 +38,6 @@ static CUresult run_batch(bench_env *e, const bench_op *op, bool shim_side, int 
     if (r == CUDA_SUCCESS && op->settle) r = cushim_stream_synchronize(e->stream);
     *ns_per_op = (double)(t1 - t0) / n / (op->per > 0 ? op->per : 1);
     return r;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static bool failed_pair(bench_result *out, CUresult r, const char *side) {

@@ -59,7 +59,4 @@ typedef struct bench_result {
  * BENCH_RC_FAILED with out->error. */
 int bench_measure(bench_env *e, const bench_op *op, const bench_settings *s, bench_result *out);
 
-/* The median of v[0..n), which it sorts. */
-double bench_median(double *v, int n);
-
 #endif

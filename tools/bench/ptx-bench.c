@@ -317,8 +317,8 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
     }
-    if (rounds < 1 || rounds > 64) {
-        fprintf(stderr, "ptx-bench: --rounds takes 1 to 64\n");
+    if (rounds < 1 || rounds > PTX_SCALE_ROUNDS) {
+        fprintf(stderr, "ptx-bench: --rounds takes 1 to %d\n", PTX_SCALE_ROUNDS);
         return 2;
     }
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench-median.h"
 #include "ptx-native.h"
 
 /* A row of the main table: "NAME THREADS LAUNCHES MS ...". */
@@ -56,27 +57,15 @@ int ptx_scale_child(ptx_scale *s, const char *threads, char **argv) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of n values (sorted in place), 0 for none. */
-static double median(double *v, int n) {
-    if (n == 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* ms of the row `name` run on `threads`: the median of the rounds' rows, 0 when there is none. */
 static double ms_of(const ptx_scale *s, const char *name, const char *threads) {
-    double v[PTX_SCALE_ROWS];
+    double v[PTX_SCALE_ROUNDS];
     int n = 0;
-    for (int i = 0; i < s->nrows; i++) {
+    for (int i = 0; i < s->nrows && n < PTX_SCALE_ROUNDS; i++) {
         if (strcmp(s->row[i].name, name) == 0 && strcmp(s->row[i].threads, threads) == 0)
             v[n++] = s->row[i].ms;
     }
-    return median(v, n);
+    return bench_median(v, n);
 }
 
 static void ratio(double one, double many) {
@@ -106,13 +95,13 @@ void ptx_scale_print(const ptx_scale *s, int threads, int rounds, bool quick) {
         snprintf(jit, sizeof jit, "%s+jit", kernels[k]);
         ptx_native_grid g = {k, n, dim, 2.0f, x, y, ma, mb, c, in, 0};
         bool have = x && y && ma && mb && c && in;
-        double one[PTX_SCALE_ROWS], par[PTX_SCALE_ROWS];
+        double one[PTX_SCALE_ROUNDS], par[PTX_SCALE_ROUNDS];
         int got = 0;
-        for (int r = 0; have && r < rounds && r < PTX_SCALE_ROWS; r++, got++) {
+        for (; have && got < rounds && got < PTX_SCALE_ROUNDS; got++) {
             one[got] = ptx_native_grid_time(&g, 1, quick ? 0.1 : 0.5);
             par[got] = ptx_native_grid_time(&g, threads, quick ? 0.1 : 0.5);
         }
-        double m1 = median(one, got), mn = median(par, got);
+        double m1 = bench_median(one, got), mn = bench_median(par, got);
         printf("%-10s", kernels[k]);
         ratio(ms_of(s, kernels[k], "1"), ms_of(s, kernels[k], many));
         ratio(ms_of(s, jit, "1"), ms_of(s, jit, many));

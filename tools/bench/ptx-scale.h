@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 
-/* Rows kept from the runs: 64 rounds of two runs of up to 6 rows each, with room. */
-#define PTX_SCALE_ROWS 1024
+/* The most rounds (--rounds), and the rows kept from their runs: two runs a round, each of up
+ * to 6 rows (8 with room). */
+#define PTX_SCALE_ROUNDS 64
+#define PTX_SCALE_ROWS (PTX_SCALE_ROUNDS * 2 * 8)
 
 typedef struct ptx_scale {
     int nrows;
