@@ -3,7 +3,9 @@
  * it; at the launch's end it is kept (up to a bound) for a later launch of the same shape, so that
  * a short launch over many host threads does not spend its time in calloc, zeroing and page
  * faults (a 256-thread block of ~100 register slots is ~220 KiB of registers alone, which glibc
- * would return to the system at every launch's end and fault in again at the next). */
+ * would return to the system at every launch's end and fault in again at the next). A thread of
+ * the pool keeps its newest block itself, so that at a launch's start and end sixteen host
+ * threads do not queue on one lock, and each finds its block in its own core's caches. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,23 +72,33 @@ bool ptx__block_alloc(pblock *b, prun *r) {
     return true;
 }
 
-bool ptx__block_take(pblock *b, prun *r) {
+static bool fits(const pblock *k, const prun *r, size_t smem) {
+    return r->checks == 0 && k->n == r->threads && k->nslots == r->nslots &&
+           k->local_size == r->local_size && k->smem_size == smem;
+}
+
+bool ptx__block_take(pblock *b, prun *r, void **own) {
     size_t smem = r->k->smem_dyn_off + r->l->dynamic_smem;
-    pthread_once(&registered, register_fork);
-    pthread_mutex_lock(&keep.lock);
-    int i = keep.n - 1; /* the newest first: the likeliest still in a cache */
-    while (i >= 0 &&
-           (r->checks != 0 || keep.b[i].n != r->threads || keep.b[i].nslots != r->nslots ||
-            keep.b[i].local_size != r->local_size || keep.b[i].smem_size != smem))
-        i--;
-    if (i >= 0) {
-        *b = keep.b[i];
-        keep.bytes -= b->bytes;
-        memmove(&keep.b[i], &keep.b[i + 1], (size_t)(keep.n - i - 1) * sizeof *keep.b);
-        keep.n--;
+    pblock *mine = own != NULL ? *own : NULL;
+    bool found = mine != NULL && mine->t != NULL && fits(mine, r, smem);
+    if (found) { /* the host thread's own: no lock, and likeliest in this core's caches */
+        *b = *mine;
+        mine->t = NULL;
+    } else {
+        pthread_once(&registered, register_fork);
+        pthread_mutex_lock(&keep.lock);
+        int i = keep.n - 1; /* the newest first: the likeliest still in a cache */
+        while (i >= 0 && !fits(&keep.b[i], r, smem)) i--;
+        if (i >= 0) {
+            *b = keep.b[i];
+            keep.bytes -= b->bytes;
+            memmove(&keep.b[i], &keep.b[i + 1], (size_t)(keep.n - i - 1) * sizeof *keep.b);
+            keep.n--;
+        }
+        pthread_mutex_unlock(&keep.lock);
+        found = i >= 0;
     }
-    pthread_mutex_unlock(&keep.lock);
-    if (i < 0) return ptx__block_alloc(b, r);
+    if (!found) return ptx__block_alloc(b, r);
     b->run = r;
     b->steps = 0;
     b->jit_ran = 0;
@@ -106,22 +118,10 @@ bool ptx__block_take(pblock *b, prun *r) {
     return true;
 }
 
-void ptx__block_give(pblock *b) {
-    if (b->chk != NULL || b->bytes > KEEP_ONE || b->t == NULL) {
-        ptx__block_free(b);
-        return;
-    }
-    /* The register blocks of call depths (ptx_exec.c's call() makes them, and sets them at each
-     * call) go: a deep recursion's would otherwise stay, uncounted in its bytes. */
-    for (unsigned k = 0; b->warps != NULL && k < b->nwarps; k++) {
-        pwarp *w = &b->warps[k];
-        for (int d = 1; d < w->nregs; d++) free(w->regs[d]);
-        if (w->nregs > 1) w->nregs = 1;
-    }
+/* Into the list shared by every host thread (the lock held for the list only). */
+static void give_shared(pblock *b) {
     pblock old;
     bool drop = false;
-    b->run = NULL;
-    b->w = NULL;
     pthread_once(&registered, register_fork);
     pthread_mutex_lock(&keep.lock);
     if (keep.n == KEEP_MAX || keep.bytes + b->bytes > KEEP_ALL) { /* the oldest makes room */
@@ -145,4 +145,36 @@ void ptx__block_give(pblock *b) {
     } else {
         ptx__block_free(b);
     }
+}
+
+void ptx__block_give(pblock *b, void **own) {
+    if (b->chk != NULL || b->bytes > KEEP_ONE || b->t == NULL) {
+        ptx__block_free(b);
+        return;
+    }
+    /* The register blocks of call depths (ptx_exec.c's call() makes them, and sets them at each
+     * call) go: a deep recursion's would otherwise stay, uncounted in its bytes. */
+    for (unsigned k = 0; b->warps != NULL && k < b->nwarps; k++) {
+        pwarp *w = &b->warps[k];
+        for (int d = 1; d < w->nregs; d++) free(w->regs[d]);
+        if (w->nregs > 1) w->nregs = 1;
+    }
+    b->run = NULL;
+    b->w = NULL;
+    /* A pool thread keeps its newest block itself (one, of at most KEEP_ONE bytes, beside the
+     * shared list's bound) and passes the one it held to the shared list. */
+    if (own != NULL && (*own != NULL || (*own = calloc(1, sizeof *b)) != NULL)) {
+        pblock *mine = *own, held = *mine;
+        *mine = *b;
+        memset(b, 0, sizeof *b);
+        if (held.t == NULL) return;
+        *b = held;
+    }
+    give_shared(b);
+}
+
+void ptx__block_drop(void *own) {
+    pblock *mine = own;
+    if (mine->t != NULL) ptx__block_free(mine);
+    free(mine);
 }

@@ -198,11 +198,14 @@ uint64_t ptx__atom(void *p, int op, int t, uint64_t b, uint64_t c);
 /* A block's memory (ptx_block.c). ptx__block_alloc makes it for launch r (false when out of
  * memory: ptx__block_free then frees what was made); ptx__block_take takes one of the same shape
  * that an earlier launch left, or makes one; ptx__block_give leaves it for a later launch (a
- * bounded number and size are kept), or frees it. */
+ * bounded number and size are kept), or frees it. `own` is the host thread's own keeping place
+ * (ptx_pool.h), looked in first and filled first, or NULL; ptx__block_drop frees what it
+ * holds. */
 bool ptx__block_alloc(pblock *b, prun *r);
 void ptx__block_free(pblock *b);
-bool ptx__block_take(pblock *b, prun *r);
-void ptx__block_give(pblock *b);
+bool ptx__block_take(pblock *b, prun *r, void **own);
+void ptx__block_give(pblock *b, void **own);
+void ptx__block_drop(void *own);
 
 /* A block's run (ptx_turn.c). ptx__block_run runs block `index` in b to its end, its first turn
  * compiled whole where `fast` (ptx__jit_whole) says it may; ptx__block_start readies it for

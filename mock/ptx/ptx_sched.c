@@ -26,7 +26,7 @@ static unsigned long long batch(const prun *r, unsigned long long left) {
 /* A host thread's share of a grid: blocks taken in batches from the launch's counter until none
  * is left. Its block's memory is taken when it takes its first (ptx_block.c: kept from an earlier
  * launch where one of the same shape was), and left for a later launch at the end. */
-static void worker(void *arg) {
+static void worker(void *arg, void **own) {
     prun *r = arg;
     pworker w;
     memset(&w, 0, sizeof w);
@@ -46,7 +46,7 @@ static void worker(void *arg) {
             if (i < r->nblocks) n = batch(r, r->nblocks - end);
         }
         if (i >= r->nblocks || ptx__failed(r)) break;
-        if (!made && !ptx__block_take(&b, r)) {
+        if (!made && !ptx__block_take(&b, r, own)) {
             b.run = r;
             ptx__fault(&b, NULL, NULL, CUDA_ERROR_OUT_OF_MEMORY, "out of memory for a block");
             break;
@@ -59,7 +59,7 @@ static void worker(void *arg) {
     if (made) {
         ptx__block_flush(&b, &counted);
         if (b.jit_ran != 0) __atomic_fetch_add(&r->jit_ran, b.jit_ran, __ATOMIC_RELAXED);
-        ptx__block_give(&b);
+        ptx__block_give(&b, own);
     } else {
         ptx__block_free(&b);
     }
@@ -230,7 +230,7 @@ CUresult mock__ptx_run(const mock_ptx_kernel *k, const mock_ptx_launch *l, char 
         cooperative(&r, &w);
     } else {
         r.nworkers = host_threads(l, r.nblocks);
-        ptx__pool_run(worker, &r, r.nworkers - 1);
+        ptx__pool_run(worker, &r, r.nworkers - 1, ptx__block_drop);
     }
     pthread_mutex_destroy(&r.out_lock);
     ptx__check_run_end(&r);

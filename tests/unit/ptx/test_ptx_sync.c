@@ -1,7 +1,9 @@
 /* Threads meeting: barriers (with divergence before them and bar.red), warp collectives
  * (shfl.sync, vote.sync, match.sync, redux.sync, activemask), atomics from blocks on several
  * host threads, and a cooperative grid barrier built from atomics and spins. The pool of host
- * threads survives fork(): a child makes its own and runs a grid over it. */
+ * threads serves launches from several threads at once, and survives fork(): a child makes its
+ * own and runs a grid over it. */
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,6 +273,62 @@ static void test_every_block_once(void **state) {
     }
 }
 
+/* Launches from several host threads at once share the pool (ptx_pool.c: each takes idle helpers
+ * of its own, and a helper keeps its newest block for its next launch): grids and block shapes
+ * differ from thread to thread, so that a helper's kept block often fits no launch it joins. */
+enum { CALLERS = 4, CALLER_LAUNCHES = 200 };
+
+typedef struct caller {
+    const mock_ptx_kernel *k;
+    unsigned grid, block;
+    uint32_t *c;
+    char err[256];
+    int bad; /* launches that failed or ran a block other than once */
+} caller;
+
+static void *caller_main(void *arg) {
+    caller *t = arg;
+    for (int i = 0; i < CALLER_LAUNCHES; i++) {
+        memset(t->c, 0, (2 * (size_t)t->grid + 1) * 4);
+        void *p[] = {&t->c};
+        mock_ptx_launch l = {.grid = {t->grid, 1, 1},
+                             .block = {t->block, 1, 1},
+                             .params = p,
+                             .host_threads = 3,
+                             .sm_count = 132,
+                             .check = check};
+        bool ok =
+            mock__ptx_run(t->k, &l, t->err, sizeof t->err) == CUDA_SUCCESS && t->c[0] == t->grid;
+        for (unsigned b = 0; ok && b < t->grid; b++) ok = t->c[1 + t->grid + b] == 1;
+        t->bad += !ok;
+    }
+    return NULL;
+}
+
+static void test_launches_from_several_threads(void **state) {
+    (void)state;
+    mock_ptx_module *m = NULL;
+    assert_ok(mock__ptx_parse(&m, once_ptx, strlen(once_ptx), err, sizeof err));
+    static const unsigned grids[CALLERS] = {1, 7, 64, 300}, blocks[CALLERS] = {64, 32, 96, 64};
+    caller t[CALLERS];
+    pthread_t th[CALLERS];
+    for (int i = 0; i < CALLERS; i++) {
+        t[i] = (caller){.k = mock__ptx_kernel(m, "k"), .grid = grids[i], .block = blocks[i]};
+        assert_non_null(t[i].k);
+        t[i].c = dev_alloc((2 * (size_t)grids[i] + 1) * 4);
+    }
+    for (int i = 0; i < CALLERS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, caller_main, &t[i]), 0);
+    for (int i = 0; i < CALLERS; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < CALLERS; i++) {
+        if (t[i].bad != 0)
+            fail_msg("grid %u x %u: %d of %d launches wrong (%s)", t[i].grid, t[i].block, t[i].bad,
+                     CALLER_LAUNCHES, t[i].err);
+    }
+    mock__ptx_free(m);
+    dev_free_all();
+}
+
 /* A grid barrier from atomics and a spin (as cooperative groups build one): it completes only
  * when every block is resident, as in a cooperative launch. */
 static const char grid_ptx[] =
@@ -380,6 +438,7 @@ int main(void) {
         cmocka_unit_test(test_warp_collectives),
         cmocka_unit_test(test_atomics_across_host_threads),
         cmocka_unit_test(test_every_block_once),
+        cmocka_unit_test(test_launches_from_several_threads),
         cmocka_unit_test(test_block_memory_across_launches),
         cmocka_unit_test(test_kept_block_in_another_shape),
         cmocka_unit_test(test_cooperative_grid_barrier),
