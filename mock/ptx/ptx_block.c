@@ -77,6 +77,23 @@ static bool fits(const pblock *k, const prun *r, size_t smem) {
            k->local_size == r->local_size && k->smem_size == smem;
 }
 
+/* Out of the list shared by every host thread: the newest of r's shape (the likeliest still in
+ * a cache), or false. */
+static bool take_shared(pblock *b, const prun *r, size_t smem) {
+    pthread_once(&registered, register_fork);
+    pthread_mutex_lock(&keep.lock);
+    int i = keep.n - 1;
+    while (i >= 0 && !fits(&keep.b[i], r, smem)) i--;
+    if (i >= 0) {
+        *b = keep.b[i];
+        keep.bytes -= b->bytes;
+        memmove(&keep.b[i], &keep.b[i + 1], (size_t)(keep.n - i - 1) * sizeof *keep.b);
+        keep.n--;
+    }
+    pthread_mutex_unlock(&keep.lock);
+    return i >= 0;
+}
+
 bool ptx__block_take(pblock *b, prun *r, void **own) {
     size_t smem = r->k->smem_dyn_off + r->l->dynamic_smem;
     pblock *mine = own != NULL ? *own : NULL;
@@ -85,18 +102,7 @@ bool ptx__block_take(pblock *b, prun *r, void **own) {
         *b = *mine;
         mine->t = NULL;
     } else {
-        pthread_once(&registered, register_fork);
-        pthread_mutex_lock(&keep.lock);
-        int i = keep.n - 1; /* the newest first: the likeliest still in a cache */
-        while (i >= 0 && !fits(&keep.b[i], r, smem)) i--;
-        if (i >= 0) {
-            *b = keep.b[i];
-            keep.bytes -= b->bytes;
-            memmove(&keep.b[i], &keep.b[i + 1], (size_t)(keep.n - i - 1) * sizeof *keep.b);
-            keep.n--;
-        }
-        pthread_mutex_unlock(&keep.lock);
-        found = i >= 0;
+        found = take_shared(b, r, smem);
     }
     if (!found) return ptx__block_alloc(b, r);
     b->run = r;

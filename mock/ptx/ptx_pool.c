@@ -73,11 +73,11 @@ static uint64_t now_ns(void) {
 
 static inline uintptr_t slot_of(phelper *h) { return __atomic_load_n(&h->slot, __ATOMIC_ACQUIRE); }
 
-/* Spins until keep(slot) is false or SPIN_NS pass; the slot last seen. */
-static uintptr_t watch(phelper *h, bool (*keep)(uintptr_t, uintptr_t), uintptr_t v) {
+/* Spins while the slot holds `stay`, for SPIN_NS at most; the slot last seen. */
+static uintptr_t watch(phelper *h, uintptr_t stay) {
     uintptr_t s = slot_of(h);
     uint64_t start = 0;
-    for (unsigned i = 1; keep(s, v); i++) {
+    for (unsigned i = 1; s == stay; i++) {
         relax();
         if ((i & 63) == 0) {
             uint64_t t = now_ns();
@@ -92,13 +92,6 @@ static uintptr_t watch(phelper *h, bool (*keep)(uintptr_t, uintptr_t), uintptr_t
     return s;
 }
 
-static bool is_idle(uintptr_t s, uintptr_t unused) {
-    (void)unused;
-    return s == 0;
-}
-
-static bool is_taken(uintptr_t s, uintptr_t taken) { return s == taken; }
-
 static void *helper(void *arg) {
     phelper *h = arg;
     pthread_mutex_lock(&pool.lock);
@@ -106,7 +99,7 @@ static void *helper(void *arg) {
     pthread_cond_broadcast(&pool.started_cond);
     pthread_mutex_unlock(&pool.lock);
     for (;;) {
-        uintptr_t s = watch(h, is_idle, 0);
+        uintptr_t s = watch(h, 0);
         if (s == 0) {
             /* `sleeping` is set before the slot is looked at again, and the caller fills the
              * slot before it looks at `sleeping`: one of the two sees the other's write. */
@@ -152,7 +145,7 @@ static void reclaim(phelper *h, const pjob *j) {
     if (__atomic_compare_exchange_n(&h->slot, &s, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     uintptr_t taken = (uintptr_t)j + 1;
-    if (watch(h, is_taken, taken) != taken) return;
+    if (watch(h, taken) != taken) return;
     pthread_mutex_lock(&h->lock);
     __atomic_store_n(&h->waiting, 1, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&h->slot, __ATOMIC_SEQ_CST) == taken)
