@@ -87,14 +87,24 @@ static void choose(void) {
 #endif
 }
 
-/* A point: the counter read on both sides of CLOCK_MONOTONIC, and their middle kept. */
+/* A point: the counter read on both sides of CLOCK_MONOTONIC, and their middle kept; of three
+ * tries, the one whose counter reads lie closest. A thread preempted between them (a busy
+ * machine, or valgrind switching to another thread) would put the point off by as long as it
+ * waited, and two records a few microseconds apart, converted on lines through two such points,
+ * could come out in the wrong order. */
 static point read_point(void) {
     point p = {0, 0};
 #if defined(CUSHIM__TRACE_HAVE_TSC)
-    unsigned long long a = __rdtsc();
-    p.ns = cushim__now_ns();
-    unsigned long long b = __rdtsc();
-    p.tsc = a + (b - a) / 2;
+    unsigned long long best = ~0ull;
+    for (int i = 0; i < 3; i++) {
+        unsigned long long a = __rdtsc();
+        unsigned long long ns = cushim__now_ns();
+        unsigned long long b = __rdtsc();
+        if (b - a < best) {
+            best = b - a;
+            p = (point){a + (b - a) / 2, ns};
+        }
+    }
 #endif
     return p;
 }
