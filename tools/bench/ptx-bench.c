@@ -33,7 +33,9 @@
  * (ptx-scale.c): how much of the interpreter's shortfall the machine itself imposes. With
  * --rounds N the two runs, and the C on 1 and on all, go in turn N times, and the table gives
  * the medians: on a machine whose cores' speed moves from second to second (a virtual machine's
- * CPUs whose other hyperthreads other guests use), one pair of runs says little. */
+ * CPUs whose other hyperthreads other guests use), one pair of runs says little. With --pairs N
+ * it prints only a scaling table measured in this one process, each row's launches on 1 and on
+ * all host threads in turn for a fraction of a second, N rounds (ptx-pairs.c). */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,6 +47,7 @@
 #include "cushim.h"
 #include "cushim_mock.h"
 #include "ptx-native.h"
+#include "ptx-pairs.h"
 #include "ptx-scale.h"
 
 extern const char ptx_bench_saxpy[], ptx_bench_matmul[], ptx_bench_reduce[];
@@ -132,31 +135,47 @@ static CUdeviceptr zeroed(size_t bytes) {
     return p;
 }
 
+/* A workload's kernel, loaded, and one launch of it with its synchronize. */
+typedef struct loaded {
+    cushim_context *ctx;
+    cushim_module *m;
+    cushim_function *f;
+    cushim_launch_config cfg;
+    void **params;
+} loaded;
+
+static bool launch_once(void *arg) {
+    loaded *l = arg;
+    return cushim_launch(l->f, &l->cfg, l->params) == CUDA_SUCCESS &&
+           cushim_context_synchronize(l->ctx) == CUDA_SUCCESS;
+}
+
+/* Loads w's kernel and launches it once to warm up (and, with the tier on, to compile it); a
+ * kernel the mock cannot run gets a row that says why (false), and the others still run. */
+static bool load(loaded *l, cushim_context *ctx, workload *w, const char *threads) {
+    *l = (loaded){.ctx = ctx, .params = w->params};
+    l->cfg = (cushim_launch_config){
+        .grid = w->grid, .block = w->block, .shared_mem_bytes = 0, .stream = NULL};
+    if (cushim_module_load_data(&l->m, ctx, w->ptx) != CUDA_SUCCESS ||
+        cushim_module_function(&l->f, l->m, w->entry) != CUDA_SUCCESS || !launch_once(l)) {
+        printf("%-10s %7s failed: %s\n", w->name, threads, cushim_last_error());
+        cushim_module_release(l->m);
+        return false;
+    }
+    return true;
+}
+
 /* Launches w until `seconds` have passed (at least twice, after one launch to warm up) and
  * prints its row; its CPU seconds a launch (0: it failed). */
 static double measure(cushim_context *ctx, workload *w, double seconds, const char *threads,
                       count_fn count, host_data *h) {
-    cushim_module *m = NULL;
-    cushim_function *f = NULL;
-    cushim_launch_config cfg = {
-        .grid = w->grid, .block = w->block, .shared_mem_bytes = 0, .stream = NULL};
-    /* A kernel the mock cannot run gets a row that says why, and the others still run. */
-    if (cushim_module_load_data(&m, ctx, w->ptx) != CUDA_SUCCESS ||
-        cushim_module_function(&f, m, w->entry) != CUDA_SUCCESS ||
-        cushim_launch(f, &cfg, w->params) != CUDA_SUCCESS ||
-        cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
-        printf("%-10s %7s failed: %s\n", w->name, threads, cushim_last_error());
-        cushim_module_release(m);
-        return 0;
-    }
+    loaded l;
+    if (!load(&l, ctx, w, threads)) return 0;
     unsigned long long before = count ? count() : 0;
     unsigned launches = 0;
     double start = now(CLOCK_MONOTONIC), cpu_start = now(CLOCK_PROCESS_CPUTIME_ID), elapsed = 0;
     while (launches < 2 || elapsed < seconds) {
-        if (cushim_launch(f, &cfg, w->params) != CUDA_SUCCESS ||
-            cushim_context_synchronize(ctx) != CUDA_SUCCESS) {
-            die(w->name);
-        }
+        if (!launch_once(&l)) die(w->name);
         launches++;
         elapsed = now(CLOCK_MONOTONIC) - start;
     }
@@ -176,8 +195,16 @@ static double measure(cushim_context *ctx, workload *w, double seconds, const ch
     if (native > 0)
         printf(" %10.3f %9.1f%s\n", native * 1e3, cpu / launches / native,
                insns > 0 && !count ? " (fixed counts)" : "");
-    cushim_module_release(m);
+    cushim_module_release(l.m);
     return cpu / launches;
+}
+
+/* w's row of the paired scaling table (ptx-pairs.h). */
+static void paired_row(cushim_context *ctx, workload *w, const ptx_pairs *p) {
+    loaded l;
+    if (!load(&l, ctx, w, "paired")) return;
+    if (!ptx_pairs_row(p, w->name, launch_once, &l)) die(w->name);
+    cushim_module_release(l.m);
 }
 
 /* Each kernel with each check, in the same process: unchecked before and after. */
@@ -228,7 +255,9 @@ static bool wanted(const char *only, const char *name) {
     }
 }
 
-static void run_all(bool quick, bool checks, const char *only) {
+/* Each wanted row measured: alone, with each check (checks), or in pairs of 1 and N host threads
+ * (pairs > 0 rounds, N the CUSHIM_MOCK_THREADS this run was given). */
+static void run_all(bool quick, bool checks, const char *only, int pairs) {
     if (cushim_init() != CUDA_SUCCESS) die("cushim_init");
     cushim_context *ctx = NULL;
     if (cushim_context_primary(&ctx, 0) != CUDA_SUCCESS ||
@@ -279,6 +308,11 @@ static void run_all(bool quick, bool checks, const char *only) {
          0,
          native_reduce},
     };
+    ptx_pairs p = {.threads = threads ? atoi(threads) : 1,
+                   .rounds = pairs,
+                   .seconds = quick ? 0.05 : 0.2,
+                   .rows = {.kernel = PTX_NATIVE_ROWS, .n = (int)n, .dim = (int)dim}};
+    if (pairs > 0) ptx_pairs_header(&p);
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         if (checks) {
             if (!wanted(only, w[i].name)) continue;
@@ -290,12 +324,16 @@ static void run_all(bool quick, bool checks, const char *only) {
         workload jit = w[i];
         snprintf(name, sizeof name, "%s+jit", w[i].name);
         jit.name = name;
-        setenv("CUSHIM_MOCK_JIT", "off", 1);
-        if (wanted(only, w[i].name))
-            measure(ctx, &w[i], quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
-        setenv("CUSHIM_MOCK_JIT", "on", 1);
-        if (wanted(only, jit.name))
-            measure(ctx, &jit, quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+        for (int tier = 0; tier < 2; tier++) {
+            workload *row = tier ? &jit : &w[i];
+            setenv("CUSHIM_MOCK_JIT", tier ? "on" : "off", 1);
+            if (!wanted(only, row->name)) continue;
+            if (pairs > 0) {
+                paired_row(ctx, row, &p);
+            } else {
+                measure(ctx, row, quick ? 0.2 : 1.0, threads ? threads : "default", count, &h);
+            }
+        }
     }
     free(h.x);
     free(h.y);
@@ -310,20 +348,27 @@ static void run_all(bool quick, bool checks, const char *only) {
 int main(int argc, char **argv) {
     bool quick = false, checks = false;
     const char *only = NULL;
-    int rounds = 1;
+    int rounds = 1, pairs = 0;
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
         checks |= strcmp(argv[i], "--checks") == 0;
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        if (strcmp(argv[i], "--pairs") == 0 && i + 1 < argc) pairs = atoi(argv[++i]);
     }
     if (rounds < 1 || rounds > PTX_SCALE_ROUNDS) {
         fprintf(stderr, "ptx-bench: --rounds takes 1 to %d\n", PTX_SCALE_ROUNDS);
         return 2;
     }
+    if (pairs < 0 || pairs > PTX_PAIRS_MAX || (pairs > 0 && checks)) {
+        fprintf(stderr, "ptx-bench: --pairs takes 1 to %d, and not with --checks\n", PTX_PAIRS_MAX);
+        return 2;
+    }
+    char cores[16];
+    snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    /* Paired, this process measures both settings itself. */
+    if (pairs > 0 && getenv("CUSHIM_MOCK_THREADS") == NULL) setenv("CUSHIM_MOCK_THREADS", cores, 1);
     if (getenv("CUSHIM_MOCK_THREADS") == NULL) {
-        char cores[16];
-        snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
         printf("%-10s %7s %9s %12s %14s %12s %14s %10s %9s\n", "kernel", "threads", "launches",
                "ms/launch", "insns/launch", "M insns/s", "M insns/cpu-s", "native ms", "x native");
         static ptx_scale scale;
@@ -335,6 +380,6 @@ int main(int argc, char **argv) {
         if (r == 0 && !checks) ptx_scale_print(&scale, atoi(cores), rounds, quick);
         return r;
     }
-    run_all(quick, checks, only);
+    run_all(quick, checks, only, pairs);
     return 0;
 }

@@ -1,0 +1,104 @@
+/* ptx-bench's paired scaling rows (ptx-pairs.h). */
+#include "ptx-pairs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench-median.h"
+
+static double wall(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The machine's CPU time so far, and the part of it that a hypervisor gave to others while this
+ * guest's CPUs wanted to run (the `steal` column of /proc/stat), in its ticks; false where there
+ * is no such file. */
+static bool cpu_ticks(unsigned long long *total, unsigned long long *steal) {
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    int n = f != NULL ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                               &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+                      : 0;
+    if (f != NULL) fclose(f);
+    *total = 0;
+    for (int i = 0; i < 8; i++) *total += v[i];
+    *steal = v[7];
+    return n == 8;
+}
+
+/* Wall seconds a launch, over launches on `threads` host threads until `seconds` have passed (at
+ * least two), after one untimed launch: the one that wakes the pool's sleeping helpers, or finds
+ * their kept blocks the wrong shape; 0 when a launch fails. */
+static double segment(int threads, ptx_pairs_launch launch, void *user, double seconds) {
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("CUSHIM_MOCK_THREADS", n, 1);
+    if (!launch(user)) return 0;
+    unsigned launches = 0;
+    double start = wall(), elapsed = 0;
+    while (launches < 2 || elapsed < seconds) {
+        if (!launch(user)) return 0;
+        launches++;
+        elapsed = wall() - start;
+    }
+    return elapsed / launches;
+}
+
+void ptx_pairs_header(const ptx_pairs *p) {
+    printf("\npaired scaling from 1 to %d host threads (one process: each row's launches on 1 and "
+           "on %d in turn, %.2f s each, %d rounds; `rows (C)` the C reference on 1 and %d in the "
+           "same rounds; medians, lowest and highest of the rounds):\n",
+           p->threads, p->threads, p->seconds, p->rounds, p->threads);
+    printf("%-12s %8s %8s %8s %10s %12s %8s\n", "kernel", "median", "lowest", "highest", "rows (C)",
+           "of rows (C)", "steal %");
+}
+
+bool ptx_pairs_row(const ptx_pairs *p, const char *name, ptx_pairs_launch launch, void *user) {
+    double interp[PTX_PAIRS_MAX], c[PTX_PAIRS_MAX], rel[PTX_PAIRS_MAX];
+    ptx_native_grid rows = p->rows;
+    unsigned long long t0, s0, t1, s1;
+    bool ticks = cpu_ticks(&t0, &s0);
+    int n = 0;
+    for (; n < p->rounds && n < PTX_PAIRS_MAX; n++) {
+        /* In turn 1 then N, N then 1: a drift within the round falls on both sides alike. */
+        bool flip = n % 2 != 0;
+        double one = segment(flip ? p->threads : 1, launch, user, p->seconds);
+        double many = segment(flip ? 1 : p->threads, launch, user, p->seconds);
+        if (flip) {
+            double t = one;
+            one = many;
+            many = t;
+        }
+        double c1 = ptx_native_grid_time(&rows, flip ? p->threads : 1, p->seconds / 2);
+        double cn = ptx_native_grid_time(&rows, flip ? 1 : p->threads, p->seconds / 2);
+        if (flip) {
+            double t = c1;
+            c1 = cn;
+            cn = t;
+        }
+        if (one <= 0 || many <= 0) {
+            printf("%-12s a launch failed\n", name);
+            return false;
+        }
+        interp[n] = one / many;
+        c[n] = cn > 0 ? c1 / cn : 0;
+        rel[n] = c[n] > 0 ? interp[n] / c[n] : 0;
+    }
+    ticks = ticks && cpu_ticks(&t1, &s1) && t1 > t0;
+    double lo = interp[0], hi = interp[0];
+    for (int i = 1; i < n; i++) {
+        lo = interp[i] < lo ? interp[i] : lo;
+        hi = interp[i] > hi ? interp[i] : hi;
+    }
+    printf("%-12s %8.2f %8.2f %8.2f %10.2f %12.2f", name, bench_median(interp, n), lo, hi,
+           bench_median(c, n), bench_median(rel, n));
+    if (ticks) {
+        printf(" %8.2f\n", 100.0 * (double)(s1 - s0) / (double)(t1 - t0));
+    } else {
+        printf(" %8s\n", "n/a");
+    }
+    return true;
+}
