@@ -55,6 +55,15 @@ static inline char *read_ptx(const char *name) {
     return text;
 }
 
+/* Waits, in the current context, for what the legacy stream still has to write. cuMemsetD* on
+ * device memory, and cuMemcpyHtoD from pageable memory (which returns once the data is staged),
+ * may return before the memory is written, and a CU_STREAM_NON_BLOCKING stream does not wait
+ * for the legacy stream: memory set up that way is settled before such a stream's work reads it.
+ * (Without it, gpu_graphs' host function once saw a kernel's input before its memset, and
+ * gpu_launch_cooperative's grid barrier its counter zeroed under it, with other GPU tests
+ * running beside them.) */
+static inline void gpu_settle(void) { assert_ok(cushim_driver()->cuCtxSynchronize()); }
+
 /* Loads ptx/NAME into the current context through the raw table and returns `entry`. */
 static inline CUfunction raw_kernel(CUmodule *m, const char *file, const char *entry) {
     char *ptx = read_ptx(file);

@@ -91,6 +91,7 @@ static void test_dozen_kernels_replayed_and_updated(void **state) {
     assert_ok(t->cuMemcpyHtoD(b->x, b->hx, sizeof b->hx));
     assert_ok(t->cuMemcpyHtoD(b->y0, b->hy0, sizeof b->hy0));
     assert_ok(t->cuMemsetD32(b->acc, 0, N));
+    gpu_settle();
     cushim_stream *s = NULL;
     cushim_event *start = NULL, *stop = NULL;
     assert_ok(cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0));
@@ -118,6 +119,7 @@ static void test_dozen_kernels_replayed_and_updated(void **state) {
     cushim_graph *g2 = capture_step(s, b, 3.0f, KERNELS);
     assert_ok(cushim_graph_exec_update(x, g2));
     assert_ok(t->cuMemsetD32(b->acc, 0, N));
+    gpu_settle();
     replays = 0;
     for (int i = 0; i < 10; i++) assert_ok(cushim_graph_exec_launch(x, s));
     assert_ok(cushim_stream_synchronize(s));
@@ -187,6 +189,7 @@ static void test_host_functions_in_stream_order(void **state) {
     unsigned bits;
     memcpy(&bits, &one, sizeof bits);
     assert_ok(t->cuMemsetD32(ones, bits, N));
+    gpu_settle();
     cushim_stream *s = NULL;
     assert_ok(cushim_stream_create(&s, ctx, CU_STREAM_NON_BLOCKING, 0));
     CUstream raw = cushim_stream_raw(s);

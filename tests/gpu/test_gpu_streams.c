@@ -41,6 +41,7 @@ static void test_two_streams_ordered_by_an_event(void **state) {
     assert_ok(t->cuMemAlloc(&b, sizeof host_b));
     assert_ok(t->cuMemcpyHtoD(a, host_a, sizeof host_a));
     assert_ok(t->cuMemcpyHtoD(b, host_b, sizeof host_b));
+    gpu_settle();
     cushim_stream *sa = NULL, *sb = NULL;
     cushim_event *done_a = NULL;
     assert_ok(cushim_stream_create(&sa, ctx, CU_STREAM_NON_BLOCKING, 0));
@@ -167,6 +168,7 @@ static void test_every_device(void **state) {
         CUdeviceptr buf = 0;
         assert_ok(t->cuMemAlloc(&buf, sizeof host));
         assert_ok(t->cuMemcpyHtoD(buf, host, sizeof host));
+        gpu_settle();
         launch_double(dbl, buf, s);
         assert_ok(t->cuCtxSetCurrent(cushim_context_raw(ctx)));
         assert_ok(cushim_stream_synchronize(s));

@@ -30,6 +30,7 @@ static inline CUdeviceptr gpu_alloc_zeroed(size_t bytes) {
     with_ctx(true);
     assert_ok(cushim_driver()->cuMemAlloc(&p, bytes));
     assert_ok(cushim_driver()->cuMemsetD8(p, 0, bytes));
+    gpu_settle();
     with_ctx(false);
     return p;
 }

@@ -48,6 +48,7 @@ static CUresult run(const kernel *k, cushim_dim3 grid, cushim_dim3 cluster, unsi
     with_ctx(true);
     assert_ok(cushim_driver()->cuMemAlloc(&d, bytes));
     assert_ok(cushim_driver()->cuMemsetD8(d, 0xff, bytes));
+    gpu_settle();
     with_ctx(false);
     void *params[] = {&d};
     cushim_launch_config cfg = {

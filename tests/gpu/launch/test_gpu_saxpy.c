@@ -48,6 +48,7 @@ static void saxpy(bool on_stream) {
     assert_ok(d->cuMemAlloc(&dy, ELEMENTS * sizeof *y));
     assert_ok(d->cuMemcpyHtoD(dx, x, ELEMENTS * sizeof *x));
     assert_ok(d->cuMemcpyHtoD(dy, y, ELEMENTS * sizeof *y));
+    gpu_settle();
     with_ctx(false);
 
     cushim_stream *s = NULL;
