@@ -38,7 +38,11 @@ typedef struct pjob {
 typedef struct phelper {
     uintptr_t slot;
     int sleeping; /* the helper sleeps, or is about to, on `offer` */
-    int waiting;  /* the caller sleeps, or is about to, on `left` */
+    /* Callers that sleep, or are about to, on `left`: a count, not a flag. A caller woken when
+     * the helper emptied its slot may run only after the helper has taken the next caller's job
+     * and that caller has gone to sleep too; a flag it cleared then hid the second sleeper from
+     * the helper, which woke nobody, and the second slept for ever. */
+    int waiting;
     pthread_mutex_t lock;
     pthread_cond_t offer; /* its slot was filled */
     pthread_cond_t left;  /* it emptied its slot */
@@ -147,10 +151,10 @@ static void reclaim(phelper *h, const pjob *j) {
     uintptr_t taken = (uintptr_t)j + 1;
     if (watch(h, taken) != taken) return;
     pthread_mutex_lock(&h->lock);
-    __atomic_store_n(&h->waiting, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&h->waiting, 1, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&h->slot, __ATOMIC_SEQ_CST) == taken)
         pthread_cond_wait(&h->left, &h->lock);
-    __atomic_store_n(&h->waiting, 0, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&h->waiting, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&h->lock);
 }
 

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ptx_pool.h"
+#include "ptx_run.h"
 #include "ptx_util.h"
 
 /* TSan starts no thread in the child of a multi-threaded fork: the fork test is left out. */
@@ -329,6 +331,43 @@ static void test_launches_from_several_threads(void **state) {
     dev_free_all();
 }
 
+/* Several callers share one helper (ptx_pool.c), and the helper's part outlasts a caller's
+ * watch, so that each caller sleeps until the helper empties its slot: a caller woken late must
+ * not hide from the helper that the next caller of the same helper sleeps too (the helper once
+ * kept a flag that the late one cleared, and the next slept for ever: test_ptx_sync's
+ * test_launches_from_several_threads hung once in CI). */
+enum { SHARERS = 8, SHARER_RUNS = 500 };
+
+static void slow_on_helper(void *arg, void **own) {
+    (void)arg;
+    if (own != NULL) usleep(300); /* longer than the 200 us a caller watches */
+}
+
+static void *sharer_main(void *arg) {
+    int *done = arg;
+    for (int i = 0; i < SHARER_RUNS; i++) ptx__pool_run(slow_on_helper, NULL, 1, ptx__block_drop);
+    __atomic_store_n(done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_callers_sharing_a_helper(void **state) {
+    (void)state;
+    pthread_t th[SHARERS];
+    int done[SHARERS] = {0};
+    for (int i = 0; i < SHARERS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, sharer_main, &done[i]), 0);
+    /* A caller that sleeps for ever would hang the test: it fails instead, after 60 s. */
+    for (int waited = 0;; waited++) {
+        int n = 0;
+        for (int i = 0; i < SHARERS; i++) n += __atomic_load_n(&done[i], __ATOMIC_ACQUIRE);
+        if (n == SHARERS) break;
+        if (waited == 60000)
+            fail_msg("%d of %d callers still wait after 60 s", SHARERS - n, SHARERS);
+        usleep(1000);
+    }
+    for (int i = 0; i < SHARERS; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+}
+
 /* A grid barrier from atomics and a spin (as cooperative groups build one): it completes only
  * when every block is resident, as in a cooperative launch. */
 static const char grid_ptx[] =
@@ -439,6 +478,7 @@ int main(void) {
         cmocka_unit_test(test_atomics_across_host_threads),
         cmocka_unit_test(test_every_block_once),
         cmocka_unit_test(test_launches_from_several_threads),
+        cmocka_unit_test(test_callers_sharing_a_helper),
         cmocka_unit_test(test_block_memory_across_launches),
         cmocka_unit_test(test_kept_block_in_another_shape),
         cmocka_unit_test(test_cooperative_grid_barrier),
