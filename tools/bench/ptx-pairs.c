@@ -47,6 +47,12 @@ static double segment(int threads, ptx_pairs_launch launch, void *user, double s
     return elapsed / launches;
 }
 
+static void swap(double *a, double *b) {
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
 void ptx_pairs_header(const ptx_pairs *p) {
     printf("\npaired scaling from 1 to %d host threads (one process: each row's launches on 1 and "
            "on %d in turn, %.2f s each, %d rounds; `rows (C)` the C reference on 1 and %d in the "
@@ -65,19 +71,14 @@ bool ptx_pairs_row(const ptx_pairs *p, const char *name, ptx_pairs_launch launch
     for (; n < p->rounds && n < PTX_PAIRS_MAX; n++) {
         /* In turn 1 then N, N then 1: a drift within the round falls on both sides alike. */
         bool flip = n % 2 != 0;
-        double one = segment(flip ? p->threads : 1, launch, user, p->seconds);
-        double many = segment(flip ? 1 : p->threads, launch, user, p->seconds);
+        int first = flip ? p->threads : 1, second = flip ? 1 : p->threads;
+        double one = segment(first, launch, user, p->seconds);
+        double many = segment(second, launch, user, p->seconds);
+        double c1 = ptx_native_grid_time(&rows, first, p->seconds / 2);
+        double cn = ptx_native_grid_time(&rows, second, p->seconds / 2);
         if (flip) {
-            double t = one;
-            one = many;
-            many = t;
-        }
-        double c1 = ptx_native_grid_time(&rows, flip ? p->threads : 1, p->seconds / 2);
-        double cn = ptx_native_grid_time(&rows, flip ? 1 : p->threads, p->seconds / 2);
-        if (flip) {
-            double t = c1;
-            c1 = cn;
-            cn = t;
+            swap(&one, &many);
+            swap(&c1, &cn);
         }
         if (one <= 0 || many <= 0) {
             printf("%-12s a launch failed\n", name);
