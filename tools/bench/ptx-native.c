@@ -109,7 +109,7 @@ static void *run_share(void *arg) {
     return NULL;
 }
 
-static double wall(void) {
+double ptx_native_wall(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
@@ -122,7 +122,7 @@ double ptx_native_grid_time(ptx_native_grid *g, int threads, double seconds) {
     share *s = calloc((size_t)threads, sizeof *s);
     if (s == NULL) return 0;
     int stop = 0, made = 0;
-    double start = wall();
+    double start = ptx_native_wall();
     for (; made < threads; made++) {
         s[made] = (share){.g = g,
                           .first = nblocks * made / threads,
@@ -138,7 +138,7 @@ double ptx_native_grid_time(ptx_native_grid *g, int threads, double seconds) {
         pthread_join(s[t].th, NULL);
         blocks += (double)s[t].runs * (double)(s[t].end - s[t].first);
     }
-    double elapsed = wall() - start;
+    double elapsed = ptx_native_wall() - start;
     free(s);
     return made == threads && blocks > 0 ? elapsed / (blocks / (double)nblocks) : 0;
 }

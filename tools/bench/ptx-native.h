@@ -45,4 +45,7 @@ typedef struct ptx_native_grid {
  * thread cannot be made. */
 double ptx_native_grid_time(ptx_native_grid *g, int threads, double seconds);
 
+/* Seconds on CLOCK_MONOTONIC. */
+double ptx_native_wall(void);
+
 #endif

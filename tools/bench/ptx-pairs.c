@@ -3,15 +3,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "bench-median.h"
-
-static double wall(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* The machine's CPU time so far, and the part of it that a hypervisor gave to others while this
  * guest's CPUs wanted to run (the `steal` column of /proc/stat), in its ticks; false where there
@@ -38,11 +31,11 @@ static double segment(int threads, ptx_pairs_launch launch, void *user, double s
     setenv("CUSHIM_MOCK_THREADS", n, 1);
     if (!launch(user)) return 0;
     unsigned launches = 0;
-    double start = wall(), elapsed = 0;
+    double start = ptx_native_wall(), elapsed = 0;
     while (launches < 2 || elapsed < seconds) {
         if (!launch(user)) return 0;
         launches++;
-        elapsed = wall() - start;
+        elapsed = ptx_native_wall() - start;
     }
     return elapsed / launches;
 }
@@ -89,12 +82,8 @@ bool ptx_pairs_row(const ptx_pairs *p, const char *name, ptx_pairs_launch launch
         rel[n] = c[n] > 0 ? interp[n] / c[n] : 0;
     }
     ticks = ticks && cpu_ticks(&t1, &s1) && t1 > t0;
-    double lo = interp[0], hi = interp[0];
-    for (int i = 1; i < n; i++) {
-        lo = interp[i] < lo ? interp[i] : lo;
-        hi = interp[i] > hi ? interp[i] : hi;
-    }
-    printf("%-12s %8.2f %8.2f %8.2f %10.2f %12.2f", name, bench_median(interp, n), lo, hi,
+    double median = bench_median(interp, n); /* which sorts them: lowest first, highest last */
+    printf("%-12s %8.2f %8.2f %8.2f %10.2f %12.2f", name, median, interp[0], interp[n - 1],
            bench_median(c, n), bench_median(rel, n));
     if (ticks) {
         printf(" %8.2f\n", 100.0 * (double)(s1 - s0) / (double)(t1 - t0));
